@@ -1,0 +1,235 @@
+#include "engine/attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/layers.h"
+#include "kernels/gemm.h"
+#include "kernels/relative_softmax.h"
+
+namespace rpt {
+namespace {
+
+// Query, key and value of `rows` tokens: qkv [rows, 3 d]; the scaled query is copied out to a
+// contiguous [rows, heads, head_dim] so the key-term GEMM covers all rows and heads at once.
+struct Projections {
+  std::vector<float> qkv;           // [rows, 3 d]
+  std::vector<float> scaled_query;  // [rows, d]
+};
+
+Projections project(const SelfAttentionWeights& weights, const float* x, int rows, int d,
+                    int head_dim) {
+  Projections p;
+  p.qkv.resize(static_cast<std::size_t>(rows) * 3 * d);
+  p.scaled_query.resize(static_cast<std::size_t>(rows) * d);
+  linear_forward(x, rows, weights.qkv, p.qkv.data());
+  const float scale = std::sqrt(static_cast<float>(head_dim));
+  for (int r = 0; r < rows; ++r) {
+    const float* q = p.qkv.data() + static_cast<long>(r) * 3 * d;
+    float* out = p.scaled_query.data() + static_cast<long>(r) * d;
+    for (int i = 0; i < d; ++i) out[i] = q[i] / scale;
+  }
+  return p;
+}
+
+// Relative position buffers for `rows` tokens: key term P and bucket sums A, both
+// [rows, heads, 2k+1].
+struct RelativeTerms {
+  int k = 0;
+  int width = 0;  // 2k + 1
+  std::vector<float> key_term;
+  std::vector<float> bucket_sums;
+};
+
+RelativeTerms relative_terms(const SelfAttentionWeights& weights, const float* scaled_query,
+                             int rows, int heads, int head_dim) {
+  RelativeTerms terms;
+  terms.k = weights.max_relative_position;
+  if (terms.k == 0) return terms;
+  terms.width = 2 * terms.k + 1;
+  const int query_rows = rows * heads;
+  terms.key_term.resize(static_cast<std::size_t>(query_rows) * terms.width);
+  terms.bucket_sums.assign(static_cast<std::size_t>(query_rows) * terms.width, 0.0f);
+  // P = (Q / sqrt(d)) K_rel^T: [rows * heads, head_dim] x [head_dim, 2k+1], one GEMM.
+  kernels::gemm_cpu({.transpose_b = true,
+                     .m = query_rows,
+                     .n = terms.width,
+                     .k = head_dim,
+                     .a = scaled_query,
+                     .lda = head_dim,
+                     .b = weights.relative_keys.data<float>(),
+                     .ldb = head_dim,
+                     .c = terms.key_term.data(),
+                     .ldc = terms.width});
+  return terms;
+}
+
+// context [rows * heads, head_dim] += A V_rel: [rows * heads, 2k+1] x [2k+1, head_dim].
+void add_value_term(const SelfAttentionWeights& weights, const RelativeTerms& terms, int rows,
+                    int heads, int head_dim, float* context) {
+  if (terms.k == 0) return;
+  kernels::gemm_cpu({.m = rows * heads,
+                     .n = head_dim,
+                     .k = terms.width,
+                     .a = terms.bucket_sums.data(),
+                     .lda = terms.width,
+                     .b = weights.relative_values.data<float>(),
+                     .ldb = head_dim,
+                     .beta = 1.0f,
+                     .c = context,
+                     .ldc = head_dim});
+}
+
+kernels::RelativeSoftmaxArgs softmax_args(const SelfAttentionWeights& weights,
+                                          RelativeTerms& terms, int token, int head, int heads,
+                                          int query_position) {
+  kernels::RelativeSoftmaxArgs args;
+  args.first_query_position = query_position;
+  if (terms.k > 0) {
+    const long row = (static_cast<long>(token) * heads + head) * terms.width;
+    args.key_term = terms.key_term.data() + row;
+    args.ld_key_term = heads * terms.width;
+    args.max_relative_position = terms.k;
+    args.bucket_sums = terms.bucket_sums.data() + row;
+    args.ld_bucket_sums = heads * terms.width;
+  }
+  if (weights.offset_bias.defined()) {
+    const long width = weights.offset_bias.dim(1);
+    args.offset_bias =
+        weights.offset_bias.data<float>() + head * width + (width - 1) / 2;  // centre
+  }
+  return args;
+}
+
+}  // namespace
+
+void self_attention_forward(const SelfAttentionWeights& weights,
+                            const ArchitectureConfig& architecture, const float* x, int batch,
+                            int length, const std::vector<int>& lengths, float* out) {
+  const int d = architecture.d_model;
+  const int heads = architecture.heads;
+  const int head_dim = architecture.head_dim();
+  const int tokens = batch * length;
+  Projections p = project(weights, x, tokens, d, head_dim);
+  RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), tokens, heads, head_dim);
+
+  std::vector<float> context(static_cast<std::size_t>(tokens) * d, 0.0f);
+  std::vector<float> scores(static_cast<std::size_t>(length) * length);
+  for (int b = 0; b < batch; ++b) {
+    const int n = lengths[static_cast<std::size_t>(b)];
+    const long first = static_cast<long>(b) * length;
+    for (int h = 0; h < heads; ++h) {
+      const float* q = p.scaled_query.data() + first * d + h * head_dim;
+      const float* k = p.qkv.data() + first * 3 * d + d + h * head_dim;
+      const float* v = p.qkv.data() + first * 3 * d + 2 * d + h * head_dim;
+      // scores [n, n] = q [n, head_dim] k^T; only the n valid keys and queries.
+      kernels::gemm_cpu({.transpose_b = true, .m = n, .n = n, .k = head_dim,
+                         .a = q, .lda = d, .b = k, .ldb = 3 * d,
+                         .c = scores.data(), .ldc = n});
+      kernels::RelativeSoftmaxArgs args =
+          softmax_args(weights, terms, static_cast<int>(first), h, heads, 0);
+      args.scores = scores.data();
+      args.queries = n;
+      args.keys = n;
+      args.ld_scores = n;
+      kernels::relative_softmax_cpu(args);
+      // context [n, head_dim] = alpha [n, n] v
+      kernels::gemm_cpu({.m = n, .n = head_dim, .k = n,
+                         .a = scores.data(), .lda = n, .b = v, .ldb = 3 * d,
+                         .c = context.data() + first * d + h * head_dim, .ldc = d});
+    }
+  }
+  add_value_term(weights, terms, tokens, heads, head_dim, context.data());
+  linear_forward(context.data(), tokens, weights.output, out);
+  for (int b = 0; b < batch; ++b) {  // padded rows carry no information: zero them
+    const long first = static_cast<long>(b) * length;
+    std::fill(out + (first + lengths[static_cast<std::size_t>(b)]) * d,
+              out + (first + length) * d, 0.0f);
+  }
+}
+
+void self_attention_step(const SelfAttentionWeights& weights,
+                         const ArchitectureConfig& architecture, const float* x,
+                         const std::vector<int>& positions, int cache_capacity,
+                         LayerCache& cache, float* out) {
+  const int d = architecture.d_model;
+  const int heads = architecture.heads;
+  const int head_dim = architecture.head_dim();
+  const int rows = static_cast<int>(positions.size());
+  Projections p = project(weights, x, rows, d, head_dim);
+  RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), rows, heads, head_dim);
+
+  std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
+  std::vector<float> scores(static_cast<std::size_t>(cache_capacity));
+  for (int r = 0; r < rows; ++r) {
+    const int t = positions[static_cast<std::size_t>(r)];
+    const long row_base = static_cast<long>(r) * cache_capacity * d;
+    float* keys = cache.keys.data() + row_base;
+    float* values = cache.values.data() + row_base;
+    const float* qkv = p.qkv.data() + static_cast<long>(r) * 3 * d;
+    std::copy(qkv + d, qkv + 2 * d, keys + static_cast<long>(t) * d);
+    std::copy(qkv + 2 * d, qkv + 3 * d, values + static_cast<long>(t) * d);
+    for (int h = 0; h < heads; ++h) {
+      // scores [t + 1] = K [t + 1, head_dim] q
+      kernels::gemv_cpu({.rows = t + 1, .cols = head_dim,
+                         .a = keys + h * head_dim, .lda = d,
+                         .x = p.scaled_query.data() + static_cast<long>(r) * d + h * head_dim,
+                         .y = scores.data()});
+      kernels::RelativeSoftmaxArgs args = softmax_args(weights, terms, r, h, heads, t);
+      args.scores = scores.data();
+      args.queries = 1;
+      args.keys = t + 1;
+      args.ld_scores = t + 1;
+      kernels::relative_softmax_cpu(args);
+      // context [head_dim] = V^T alpha
+      kernels::gemv_cpu({.transpose_a = true, .rows = t + 1, .cols = head_dim,
+                         .a = values + h * head_dim, .lda = d,
+                         .x = scores.data(),
+                         .y = context.data() + static_cast<long>(r) * d + h * head_dim});
+    }
+  }
+  add_value_term(weights, terms, rows, heads, head_dim, context.data());
+  linear_forward(context.data(), rows, weights.output, out);
+}
+
+void cross_attention_step(const CrossAttentionWeights& weights,
+                          const ArchitectureConfig& architecture, const float* x, int rows,
+                          const std::vector<MemoryGroup>& groups, float* out) {
+  const int d = architecture.d_model;
+  const int heads = architecture.heads;
+  const int head_dim = architecture.head_dim();
+  std::vector<float> query(static_cast<std::size_t>(rows) * d);
+  linear_forward(x, rows, weights.query, query.data());
+  const float scale = std::sqrt(static_cast<float>(head_dim));
+  for (float& value : query) value /= scale;
+
+  std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
+  std::vector<float> scores;
+  for (const MemoryGroup& group : groups) {
+    scores.resize(static_cast<std::size_t>(group.rows) * group.memory_length);
+    for (int h = 0; h < heads; ++h) {
+      const float* q = query.data() + static_cast<long>(group.first_row) * d + h * head_dim;
+      const float* k = group.keys_values + h * head_dim;
+      const float* v = group.keys_values + d + h * head_dim;
+      // scores [beams, memory] = q [beams, head_dim] K^T: all beams of the sentence in one GEMM
+      kernels::gemm_cpu({.transpose_b = true, .m = group.rows, .n = group.memory_length,
+                         .k = head_dim, .a = q, .lda = d, .b = k, .ldb = group.row_stride,
+                         .c = scores.data(), .ldc = group.memory_length});
+      kernels::RelativeSoftmaxArgs args;
+      args.scores = scores.data();
+      args.queries = group.rows;
+      args.keys = group.memory_length;
+      args.ld_scores = group.memory_length;
+      kernels::relative_softmax_cpu(args);
+      kernels::gemm_cpu({.m = group.rows, .n = head_dim, .k = group.memory_length,
+                         .a = scores.data(), .lda = group.memory_length, .b = v,
+                         .ldb = group.row_stride,
+                         .c = context.data() + static_cast<long>(group.first_row) * d +
+                              h * head_dim,
+                         .ldc = d});
+    }
+  }
+  linear_forward(context.data(), rows, weights.output, out);
+}
+
+}  // namespace rpt

@@ -1,0 +1,70 @@
+// Beam search over one sentence, with OpenNMT-py's semantics (our parity reference):
+// candidates are ranked by (cumulative log-prob) / length_penalty(generated + 1); a beam that
+// picks EOS becomes a finished hypothesis; the sentence is done when this step's best pick is
+// finished and at least n_best hypotheses exist; at max_length every pick is finished.
+// Greedy decoding is beam_size 1. Not thread-safe; one instance per sentence.
+#pragma once
+
+#include <vector>
+
+namespace rpt {
+
+enum class LengthPenaltyType {
+  kAverage,  // len^alpha (OpenNMT-py "avg", CTranslate2's form)
+  kGnmt,     // ((5 + len) / 6)^alpha (Wu et al. 2016)
+  kNone,
+};
+
+struct DecodingOptions {
+  int beam_size = 4;         // 1: greedy
+  int n_best = 1;            // hypotheses returned, <= beam_size
+  int max_length = 250;      // generated tokens, EOS not counted
+  int min_length = 0;        // EOS is blocked before this many tokens
+  float length_penalty = 1.0f;  // alpha
+  LengthPenaltyType length_penalty_type = LengthPenaltyType::kAverage;
+};
+
+// Throws InvalidArgument naming the bad option and its allowed range.
+void validate(const DecodingOptions& options);
+
+struct Hypothesis {
+  std::vector<int> ids;  // target ids, without the final EOS
+  float score = 0.0f;    // normalised by the length penalty
+};
+
+class BeamSearch {
+ public:
+  BeamSearch(const DecodingOptions& options, int start_id, int eos_id);
+
+  int alive() const { return static_cast<int>(beams_.size()); }
+  // Tokens generated so far: the decoder position of the next input token.
+  int generated() const { return generated_; }
+  int last_token(int beam) const;
+  bool done() const { return done_; }
+
+  // Consumes the log-probs of the alive beams ([alive(), vocab], row stride vocab; EOS may be
+  // overwritten for min_length) and returns, for every beam alive after the step, the index of
+  // its parent among the beams alive before it.
+  std::vector<int> advance(float* log_probs, int vocab);
+
+  // The n_best hypotheses, best first. Valid once done().
+  const std::vector<Hypothesis>& results() const { return results_; }
+
+ private:
+  struct Beam {
+    std::vector<int> ids;
+    float cumulative = 0.0f;  // sum of log-probs
+  };
+  float penalty(int length) const;
+
+  DecodingOptions options_;
+  int start_id_;
+  int eos_id_;
+  int generated_ = 0;
+  bool done_ = false;
+  std::vector<Beam> beams_;
+  std::vector<Hypothesis> finished_;
+  std::vector<Hypothesis> results_;
+};
+
+}  // namespace rpt

@@ -1,0 +1,144 @@
+#include "engine/decoder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/errors.h"
+#include "engine/layers.h"
+#include "kernels/embedding.h"
+#include "kernels/log_softmax.h"
+
+namespace rpt {
+
+DecoderState::DecoderState(const Model& model)
+    : d_model_(model.config().architecture.d_model),
+      layers_(static_cast<std::size_t>(model.config().architecture.decoder_layers)) {}
+
+void DecoderState::resize_spare(std::size_t floats) {
+  if (spare_.keys.size() < floats) {
+    spare_.keys.resize(floats);
+    spare_.values.resize(floats);
+  }
+}
+
+void DecoderState::reorder(const std::vector<int>& parents, const std::vector<int>& lengths) {
+  const int new_rows = static_cast<int>(parents.size());
+  const std::size_t row_floats = static_cast<std::size_t>(capacity_) * d_model_;
+  for (LayerCache& layer : layers_) {
+    resize_spare(row_floats * new_rows);
+    for (int r = 0; r < new_rows; ++r) {
+      const int parent = parents[static_cast<std::size_t>(r)];
+      if (parent < 0) continue;
+      RPT_CHECK(parent < rows_, InvalidArgument, "reorder parent ", parent, " out of ", rows_);
+      const std::size_t count = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]) *
+                                d_model_;
+      const std::size_t from = static_cast<std::size_t>(parent) * row_floats;
+      const std::size_t to = static_cast<std::size_t>(r) * row_floats;
+      std::copy_n(layer.keys.begin() + static_cast<long>(from), count,
+                  spare_.keys.begin() + static_cast<long>(to));
+      std::copy_n(layer.values.begin() + static_cast<long>(from), count,
+                  spare_.values.begin() + static_cast<long>(to));
+    }
+    std::swap(layer.keys, spare_.keys);
+    std::swap(layer.values, spare_.values);
+  }
+  rows_ = new_rows;
+}
+
+void DecoderState::reserve_steps(int steps) {
+  if (steps <= capacity_) return;
+  const int new_capacity = std::max(steps, std::max(16, capacity_ * 2));
+  const std::size_t old_row = static_cast<std::size_t>(capacity_) * d_model_;
+  const std::size_t new_row = static_cast<std::size_t>(new_capacity) * d_model_;
+  for (LayerCache& layer : layers_) {
+    std::vector<float> keys(new_row * rows_);
+    std::vector<float> values(new_row * rows_);
+    for (int r = 0; r < rows_; ++r) {
+      std::copy_n(layer.keys.begin() + static_cast<long>(r * old_row), old_row,
+                  keys.begin() + static_cast<long>(r * new_row));
+      std::copy_n(layer.values.begin() + static_cast<long>(r * old_row), old_row,
+                  values.begin() + static_cast<long>(r * new_row));
+    }
+    layer.keys = std::move(keys);
+    layer.values = std::move(values);
+  }
+  spare_ = LayerCache();
+  capacity_ = new_capacity;
+}
+
+Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderState& state) {
+  const ArchitectureConfig& arch = model.config().architecture;
+  const int d = arch.d_model;
+  const int rows = static_cast<int>(input.tokens.size());
+  RPT_CHECK(rows == state.rows() && input.positions.size() == input.tokens.size(),
+            InvalidArgument, "decoder step with ", rows, " tokens for ", state.rows(), " rows");
+  const int needed = rows == 0 ? 0 : *std::max_element(input.positions.begin(),
+                                                       input.positions.end()) + 1;
+  RPT_CHECK(needed <= model.max_sequence_length(), InvalidArgument, "decoding step ", needed,
+            " exceeds the model's maximum length ", model.max_sequence_length());
+  state.reserve_steps(needed);
+
+  const int vocab = static_cast<int>(model.decoder_embeddings().dim(0));
+  for (int token : input.tokens) {
+    RPT_CHECK(token >= 0 && token < vocab, InvalidArgument, "target token id ", token,
+              " out of range");
+  }
+  std::vector<float> x(static_cast<std::size_t>(rows) * d);
+  kernels::embedding_cpu({.ids = input.tokens.data(),
+                          .count = rows,
+                          .table = model.decoder_embeddings().data<float>(),
+                          .vocab = vocab,
+                          .dim = d,
+                          .scale = arch.embedding_scale ? std::sqrt(static_cast<float>(d)) : 1.0f,
+                          .positions = model.config().position.sinusoidal
+                                           ? input.positions.data()
+                                           : nullptr,
+                          .out = x.data()});
+
+  const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
+  const long count = static_cast<long>(rows) * d;
+  std::vector<float> normed(x.size());
+  std::vector<float> attended(x.size());
+  std::vector<MemoryGroup> memory = input.memory;
+  for (std::size_t l = 0; l < model.decoder_layers().size(); ++l) {
+    const DecoderLayerWeights& layer = model.decoder_layers()[l];
+    LayerCache& cache = state.layers()[l];
+    // Self-attention over the cache.
+    const float* input_x = x.data();
+    if (pre_norm) {
+      layer_norm_forward(x.data(), rows, layer.self_attention.norm, arch.norm_eps,
+                         normed.data());
+      input_x = normed.data();
+    }
+    self_attention_step(layer.self_attention, arch, input_x, input.positions, state.capacity(),
+                        cache, attended.data());
+    add_in_place(x.data(), attended.data(), count);
+    if (!pre_norm) {
+      layer_norm_forward(x.data(), rows, layer.self_attention.norm, arch.norm_eps, x.data());
+    }
+    // Cross-attention over each sentence's memory, this layer's slice.
+    input_x = x.data();
+    if (pre_norm) {
+      layer_norm_forward(x.data(), rows, layer.cross_attention.norm, arch.norm_eps,
+                         normed.data());
+      input_x = normed.data();
+    }
+    for (std::size_t g = 0; g < memory.size(); ++g) {
+      memory[g].keys_values = input.memory[g].keys_values + static_cast<long>(l) * 2 * d;
+    }
+    cross_attention_step(layer.cross_attention, arch, input_x, rows, memory, attended.data());
+    add_in_place(x.data(), attended.data(), count);
+    if (!pre_norm) {
+      layer_norm_forward(x.data(), rows, layer.cross_attention.norm, arch.norm_eps, x.data());
+    }
+    feed_forward_forward(x.data(), rows, layer.ffn, arch);
+  }
+  if (pre_norm) layer_norm_forward(x.data(), rows, model.decoder_norm(), arch.norm_eps, x.data());
+
+  Tensor log_probs = Tensor::empty({rows, vocab});
+  linear_forward(x.data(), rows, model.generator(), log_probs.data<float>());
+  kernels::log_softmax_cpu(log_probs.data<float>(), rows, vocab);
+  return log_probs;
+}
+
+}  // namespace rpt

@@ -1,0 +1,49 @@
+// Incremental decoding on the CPU. A DecoderState holds the self-attention KV cache of a set of
+// rows; every row carries its own step, so rows of different sentences, started at different
+// times, decode together (step-level batching). Not thread-safe: one state per decoding loop.
+#pragma once
+
+#include <vector>
+
+#include "engine/attention.h"
+#include "engine/model.h"
+#include "engine/tensor.h"
+
+namespace rpt {
+
+class DecoderState {
+ public:
+  explicit DecoderState(const Model& model);
+
+  int rows() const { return rows_; }
+  int capacity() const { return capacity_; }
+
+  // Rearranges rows for the next step: new row i continues old row parents[i] (a beam's
+  // parent) with the first lengths[i] cached positions, or starts empty when parents[i] < 0.
+  void reorder(const std::vector<int>& parents, const std::vector<int>& lengths);
+  // Makes room for positions [0, steps).
+  void reserve_steps(int steps);
+
+  std::vector<LayerCache>& layers() { return layers_; }
+
+ private:
+  void resize_spare(std::size_t floats);
+
+  int d_model_;
+  int rows_ = 0;
+  int capacity_ = 0;
+  std::vector<LayerCache> layers_;
+  LayerCache spare_;  // reused buffer for reorder
+};
+
+struct DecoderStepInput {
+  std::vector<int> tokens;     // [rows]: the previous token of each row
+  std::vector<int> positions;  // [rows]: the step of each row (0 for the start token)
+  std::vector<MemoryGroup> memory;  // row groups and their sentence's encoder memory
+  // memory[g].keys_values points at layer 0; layer l adds l * 2 * d_model.
+};
+
+// Runs one step for every row and returns log-probabilities [rows, target_vocab].
+Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderState& state);
+
+}  // namespace rpt

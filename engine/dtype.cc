@@ -1,0 +1,109 @@
+#include "engine/dtype.h"
+
+#include <bit>
+#include <cstring>
+
+#include "engine/errors.h"
+
+namespace rpt {
+
+std::size_t dtype_size(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat32:
+    case DataType::kInt32:
+      return 4;
+    case DataType::kFloat16:
+    case DataType::kBFloat16:
+      return 2;
+  }
+  RPT_THROW(InvalidArgument, "unknown dtype");
+}
+
+std::string_view dtype_name(DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat32:
+      return "float32";
+    case DataType::kFloat16:
+      return "float16";
+    case DataType::kBFloat16:
+      return "bfloat16";
+    case DataType::kInt32:
+      return "int32";
+  }
+  return "unknown";
+}
+
+DataType parse_dtype(std::string_view name) {
+  if (name == "float32") return DataType::kFloat32;
+  if (name == "float16") return DataType::kFloat16;
+  if (name == "bfloat16") return DataType::kBFloat16;
+  if (name == "int32") return DataType::kInt32;
+  RPT_THROW(InvalidArgument, "unknown dtype '", name,
+            "' (expected float32, float16, bfloat16 or int32)");
+}
+
+float half_to_float(std::uint16_t bits) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
+  std::uint32_t exponent = (bits >> 10) & 0x1fu;
+  std::uint32_t mantissa = bits & 0x3ffu;
+  std::uint32_t out;
+  if (exponent == 0x1f) {  // inf or nan
+    out = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {  // normal
+    out = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {  // zero
+    out = sign;
+  } else {  // subnormal: renormalise
+    exponent = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    out = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  return std::bit_cast<float>(out);
+}
+
+std::uint16_t float_to_half(float value) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t sign = (x >> 16) & 0x8000u;
+  const std::uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // inf or nan
+    return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  }
+  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow
+  if (abs < 0x38800000u) {  // subnormal or zero in half precision
+    const float magic = std::bit_cast<float>(0x3f000000u);  // 0.5: shifts mantissa into place
+    const float shifted = std::bit_cast<float>(abs) + magic;
+    return static_cast<std::uint16_t>(sign | (std::bit_cast<std::uint32_t>(shifted) - 0x3f000000u));
+  }
+  const std::uint32_t rounded = abs + 0xfffu + ((abs >> 13) & 1u) - (112u << 23);
+  return static_cast<std::uint16_t>(sign | (rounded >> 13));
+}
+
+float bfloat16_to_float(std::uint16_t bits) {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+}
+
+void convert_to_float32(const void* source, DataType dtype, std::size_t count, float* out) {
+  switch (dtype) {
+    case DataType::kFloat32:
+      std::memcpy(out, source, count * sizeof(float));
+      return;
+    case DataType::kFloat16: {
+      const auto* in = static_cast<const std::uint16_t*>(source);
+      for (std::size_t i = 0; i < count; ++i) out[i] = half_to_float(in[i]);
+      return;
+    }
+    case DataType::kBFloat16: {
+      const auto* in = static_cast<const std::uint16_t*>(source);
+      for (std::size_t i = 0; i < count; ++i) out[i] = bfloat16_to_float(in[i]);
+      return;
+    }
+    case DataType::kInt32:
+      break;
+  }
+  RPT_THROW(InvalidArgument, "cannot convert ", dtype_name(dtype), " to float32");
+}
+
+}  // namespace rpt

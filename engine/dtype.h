@@ -1,0 +1,26 @@
+// Element types of tensors and the conversions between them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rpt {
+
+enum class DataType : std::uint8_t { kFloat32, kFloat16, kBFloat16, kInt32 };
+
+std::size_t dtype_size(DataType dtype);
+std::string_view dtype_name(DataType dtype);
+// Parses "float32" | "float16" | "bfloat16" | "int32"; throws InvalidArgument otherwise.
+DataType parse_dtype(std::string_view name);
+
+// IEEE binary16 <-> binary32, round to nearest even.
+float half_to_float(std::uint16_t bits);
+std::uint16_t float_to_half(float value);
+float bfloat16_to_float(std::uint16_t bits);
+
+// Converts `count` elements of `source` (any floating dtype) to float32 into `out`.
+void convert_to_float32(const void* source, DataType dtype, std::size_t count, float* out);
+
+}  // namespace rpt

@@ -1,0 +1,235 @@
+#include "engine/model.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include "engine/errors.h"
+#include "engine/weights_file.h"
+#include "kernels/position.h"
+
+namespace rpt {
+
+// Builds a Model from a weights file: converts to float32, checks every shape against the
+// config, fuses projections.
+class ModelLoader {
+ public:
+  ModelLoader(const WeightsFile& weights, const ModelConfig& config, Model& model)
+      : weights_(weights), config_(config), arch_(config.architecture), model_(model) {}
+
+  void load(int max_sequence_length) {
+    const int d = arch_.d_model;
+    const int target_vocab = model_.target_vocabulary_->size();
+    model_.decoder_embeddings_ = tensor("decoder.embeddings", {target_vocab, d});
+    model_.encoder_embeddings_ =
+        arch_.shared_embeddings
+            ? model_.decoder_embeddings_
+            : tensor("encoder.embeddings", {model_.source_vocabulary_->size(), d});
+    RPT_CHECK(!arch_.shared_embeddings ||
+                  model_.source_vocabulary_->size() == model_.target_vocabulary_->size(),
+              ModelError, "shared_embeddings needs one vocabulary size for both sides");
+
+    const int encoder_k = config_.position.encoder_max_relative_position;
+    const int decoder_k = config_.position.decoder_max_relative_position;
+    for (int i = 0; i < arch_.encoder_layers; ++i) {
+      const std::string prefix = "encoder.layer_" + std::to_string(i) + ".";
+      EncoderLayerWeights layer;
+      layer.self_attention = self_attention(prefix + "self_attention.", encoder_k,
+                                            /*bidirectional=*/true, max_sequence_length);
+      layer.ffn = feed_forward(prefix + "ffn.");
+      model_.encoder_layers_.push_back(std::move(layer));
+    }
+    std::vector<Tensor> memory_weights;
+    std::vector<Tensor> memory_biases;
+    for (int i = 0; i < arch_.decoder_layers; ++i) {
+      const std::string prefix = "decoder.layer_" + std::to_string(i) + ".";
+      DecoderLayerWeights layer;
+      layer.self_attention = self_attention(prefix + "self_attention.", decoder_k,
+                                            /*bidirectional=*/false, max_sequence_length);
+      const std::string cross = prefix + "cross_attention.";
+      layer.cross_attention.norm = layer_norm(cross + "norm");
+      layer.cross_attention.query = linear(cross + "query", d, d, arch_.qkv_bias);
+      layer.cross_attention.output = linear(cross + "output", d, d, arch_.qkv_bias);
+      for (const char* part : {"key", "value"}) {
+        LinearWeights projection = linear(cross + part, d, d, arch_.qkv_bias);
+        memory_weights.push_back(projection.weight);
+        memory_biases.push_back(projection.bias);
+      }
+      layer.ffn = feed_forward(prefix + "ffn.");
+      model_.decoder_layers_.push_back(std::move(layer));
+    }
+    model_.memory_key_value_ = fuse(memory_weights, memory_biases);
+    if (arch_.norm_placement == NormPlacement::kPre) {
+      model_.encoder_norm_ = layer_norm("encoder.norm");
+      model_.decoder_norm_ = layer_norm("decoder.norm");
+    }
+    model_.generator_.weight = arch_.tied_generator
+                                   ? model_.decoder_embeddings_
+                                   : tensor("generator.weight", {target_vocab, d});
+    if (weights_.contains("generator.bias")) {
+      model_.generator_.bias = tensor("generator.bias", {target_vocab});
+    }
+  }
+
+  std::size_t bytes_loaded() const { return bytes_; }
+
+ private:
+  Tensor tensor(const std::string& name, const Shape& expected) {
+    Tensor stored = weights_.get(name);
+    RPT_CHECK(stored.shape() == expected, ModelError, weights_.path(), ": tensor ", name,
+              " has shape ", shape_string(stored.shape()), ", the config implies ",
+              shape_string(expected));
+    // float32 files are used in place (memory-mapped); other dtypes are converted once.
+    Tensor out = stored.dtype() == DataType::kFloat32 ? stored : stored.to_float32();
+    bytes_ += out.nbytes();
+    return out;
+  }
+
+  LayerNormWeights layer_norm(const std::string& name) {
+    return {tensor(name + ".gamma", {arch_.d_model}), tensor(name + ".beta", {arch_.d_model})};
+  }
+
+  LinearWeights linear(const std::string& name, int out, int in, bool has_bias) {
+    LinearWeights layer;
+    layer.weight = tensor(name + ".weight", {out, in});
+    if (has_bias) layer.bias = tensor(name + ".bias", {out});
+    return layer;
+  }
+
+  // Stacks weights [out_i, in] into [sum out_i, in] (and biases likewise).
+  LinearWeights fuse(const std::vector<Tensor>& weights, const std::vector<Tensor>& biases) {
+    std::int64_t rows = 0;
+    for (const Tensor& w : weights) rows += w.dim(0);
+    const std::int64_t in = weights.front().dim(1);
+    LinearWeights fused;
+    fused.weight = Tensor::empty({rows, in});
+    float* out = fused.weight.data<float>();
+    for (const Tensor& w : weights) {
+      std::memcpy(out, w.data<float>(), w.nbytes());
+      out += w.numel();
+    }
+    if (biases.front().defined()) {
+      fused.bias = Tensor::empty({rows});
+      float* b = fused.bias.data<float>();
+      for (const Tensor& bias : biases) {
+        std::memcpy(b, bias.data<float>(), bias.nbytes());
+        b += bias.numel();
+      }
+    }
+    bytes_ += fused.weight.nbytes() + (fused.bias.defined() ? fused.bias.nbytes() : 0);
+    return fused;
+  }
+
+  SelfAttentionWeights self_attention(const std::string& prefix, int k, bool bidirectional,
+                                      int max_sequence_length) {
+    const int d = arch_.d_model;
+    SelfAttentionWeights attention;
+    attention.norm = layer_norm(prefix + "norm");
+    std::vector<Tensor> weights;
+    std::vector<Tensor> biases;
+    for (const char* part : {"query", "key", "value"}) {
+      LinearWeights projection = linear(prefix + part, d, d, arch_.qkv_bias);
+      weights.push_back(projection.weight);
+      biases.push_back(projection.bias);
+    }
+    attention.qkv = fuse(weights, biases);
+    attention.output = linear(prefix + "output", d, d, arch_.qkv_bias);
+
+    const PositionConfig& position = config_.position;
+    if (position.type == PositionType::kRelative && k > 0) {
+      attention.max_relative_position = k;
+      attention.relative_keys = tensor(prefix + "relative_keys", {2 * k + 1, arch_.head_dim()});
+      attention.relative_values =
+          position.separate_relative_values
+              ? tensor(prefix + "relative_values", {2 * k + 1, arch_.head_dim()})
+              : attention.relative_keys;
+    } else if (position.type == PositionType::kT5Bucket) {
+      const Tensor table =
+          tensor(prefix + "relative_bias", {position.buckets, arch_.heads});  // [buckets, heads]
+      attention.offset_bias =
+          expand_t5_bias(table, bidirectional, max_sequence_length);
+    }
+    return attention;
+  }
+
+  // Precomputes, once per model, the bias of every offset: [heads, 2 * max_offset + 1].
+  Tensor expand_t5_bias(const Tensor& table, bool bidirectional, int max_offset) {
+    const PositionConfig& position = config_.position;
+    const int width = 2 * max_offset + 1;
+    Tensor expanded = Tensor::empty({arch_.heads, width});
+    const float* bias = table.data<float>();
+    float* out = expanded.data<float>();
+    for (int offset = -max_offset; offset <= max_offset; ++offset) {
+      const int bucket =
+          kernels::t5_bucket(offset, bidirectional, position.buckets, position.max_distance);
+      for (int h = 0; h < arch_.heads; ++h) {
+        out[static_cast<long>(h) * width + offset + max_offset] = bias[bucket * arch_.heads + h];
+      }
+    }
+    bytes_ += expanded.nbytes();
+    return expanded;
+  }
+
+  FeedForwardWeights feed_forward(const std::string& prefix) {
+    FeedForwardWeights ffn;
+    ffn.norm = layer_norm(prefix + "norm");
+    ffn.inner = linear(prefix + "inner", arch_.d_ff, arch_.d_model, arch_.ffn_bias);
+    ffn.outer = linear(prefix + "outer", arch_.d_model, arch_.d_ff, arch_.ffn_bias);
+    return ffn;
+  }
+
+  const WeightsFile& weights_;
+  const ModelConfig& config_;
+  const ArchitectureConfig& arch_;
+  Model& model_;
+  std::size_t bytes_ = 0;
+};
+
+namespace {
+
+std::string in_directory(const std::string& directory, const std::string& file) {
+  return file.empty() ? file : (std::filesystem::path(directory) / file).string();
+}
+
+int required_id(const Vocabulary& vocabulary, const std::string& token, const char* role) {
+  RPT_CHECK(vocabulary.contains(token), ModelError, "target vocabulary has no ", role,
+            " token '", token, "'");
+  return vocabulary.to_id(token);
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> Model::load(const std::string& directory,
+                                         const ModelLoadOptions& options) {
+  RPT_CHECK(std::filesystem::is_directory(directory), ModelError, "model directory ", directory,
+            " does not exist");
+  RPT_CHECK(options.max_sequence_length > 0, InvalidArgument,
+            "max_sequence_length must be positive");
+  std::shared_ptr<Model> model(new Model());
+  model->directory_ = directory;
+  model->config_ = ModelConfig::load(directory);
+  const ModelConfig& config = model->config_;
+  const SpecialTokens& special = config.special_tokens;
+  model->source_vocabulary_ = std::make_unique<Vocabulary>(
+      in_directory(directory, config.source_vocabulary), special.unk);
+  model->target_vocabulary_ = std::make_unique<Vocabulary>(
+      in_directory(directory, config.target_vocabulary), special.unk);
+  model->source_tokenizer_ =
+      std::make_unique<Tokenizer>(in_directory(directory, config.source_tokenizer));
+  model->target_tokenizer_ =
+      std::make_unique<Tokenizer>(in_directory(directory, config.target_tokenizer));
+  const Vocabulary& target = *model->target_vocabulary_;
+  model->decoder_start_id_ = required_id(target, config.decoder_start_token, "decoder start");
+  model->eos_id_ = required_id(target, special.eos, "end-of-sentence");
+  model->pad_id_ = target.contains(special.pad) ? target.to_id(special.pad) : -1;
+  model->max_sequence_length_ = options.max_sequence_length;
+
+  const WeightsFile weights(in_directory(directory, config.weights_file),
+                            WeightsFileOptions{.verify_checksums = options.verify_checksums});
+  model->stored_dtype_ = std::string(dtype_name(weights.get("decoder.embeddings").dtype()));
+  ModelLoader loader(weights, config, *model);
+  loader.load(options.max_sequence_length);
+  model->weights_bytes_ = loader.bytes_loaded();
+  return model;
+}
+
+}  // namespace rpt

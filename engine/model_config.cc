@@ -1,0 +1,151 @@
+#include "engine/model_config.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/errors.h"
+
+namespace rpt {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+T value_or(const json& object, const char* key, T fallback) {
+  return object.contains(key) ? object.at(key).get<T>() : fallback;
+}
+
+Activation parse_activation(const std::string& name, const std::string& origin) {
+  if (name == "relu") return Activation::kRelu;
+  if (name == "gelu") return Activation::kGelu;
+  if (name == "silu") return Activation::kSilu;
+  RPT_THROW(ModelError, origin, ": unsupported activation '", name, "' (relu, gelu, silu)");
+}
+
+PositionType parse_position_type(const std::string& name, const std::string& origin) {
+  if (name == "relative") return PositionType::kRelative;
+  if (name == "t5_bucket") return PositionType::kT5Bucket;
+  if (name == "sinusoidal") return PositionType::kSinusoidal;
+  if (name == "none") return PositionType::kNone;
+  RPT_THROW(ModelError, origin, ": unknown position type '", name,
+            "' (relative, t5_bucket, sinusoidal, none)");
+}
+
+void validate(const ModelConfig& config, const std::string& origin) {
+  const ArchitectureConfig& a = config.architecture;
+  RPT_CHECK(a.encoder_layers > 0 && a.decoder_layers > 0, ModelError, origin,
+            ": encoder_layers and decoder_layers must be positive");
+  RPT_CHECK(a.d_model > 0 && a.heads > 0 && a.d_model % a.heads == 0, ModelError, origin,
+            ": d_model (", a.d_model, ") must be a positive multiple of heads (", a.heads, ")");
+  RPT_CHECK(a.d_ff > 0, ModelError, origin, ": d_ff must be positive");
+  RPT_CHECK(a.norm_eps > 0.0f, ModelError, origin, ": norm_eps must be positive");
+  const PositionConfig& p = config.position;
+  if (p.type == PositionType::kRelative) {
+    RPT_CHECK(p.encoder_max_relative_position >= 0 && p.decoder_max_relative_position >= 0,
+              ModelError, origin, ": max relative positions must be >= 0");
+  }
+  if (p.type == PositionType::kT5Bucket) {
+    RPT_CHECK(p.buckets >= 2 && p.max_distance > 0, ModelError, origin,
+              ": t5_bucket needs buckets >= 2 and max_distance > 0");
+  }
+  RPT_CHECK(!p.sinusoidal || a.d_model % 2 == 0, ModelError, origin,
+            ": sinusoidal encodings need an even d_model");
+}
+
+}  // namespace
+
+std::string position_type_name(PositionType type) {
+  switch (type) {
+    case PositionType::kRelative:
+      return "relative";
+    case PositionType::kT5Bucket:
+      return "t5_bucket";
+    case PositionType::kSinusoidal:
+      return "sinusoidal";
+    case PositionType::kNone:
+      return "none";
+  }
+  return "unknown";
+}
+
+ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& origin) {
+  ModelConfig config;
+  try {
+    const json root = json::parse(json_text);
+    RPT_CHECK(value_or<std::string>(root, "format", "") == "rpt-model", ModelError, origin,
+              " is not an rpt model config (\"format\" must be \"rpt-model\")");
+    const int version = root.at("format_version").get<int>();
+    RPT_CHECK(version <= kModelFormatVersion, ModelError, origin, " has format_version ",
+              version, ", newer than this build supports (", kModelFormatVersion,
+              "); upgrade rpt");
+    config.name = value_or<std::string>(root, "name", "");
+    config.source_language = value_or<std::string>(root, "source_language", "");
+    config.target_language = value_or<std::string>(root, "target_language", "");
+    config.weights_file = value_or<std::string>(root, "weights", config.weights_file);
+    config.source_vocabulary =
+        value_or<std::string>(root, "source_vocabulary", config.source_vocabulary);
+    config.target_vocabulary =
+        value_or<std::string>(root, "target_vocabulary", config.target_vocabulary);
+    config.source_tokenizer = value_or<std::string>(root, "source_tokenizer", "");
+    config.target_tokenizer = value_or<std::string>(root, "target_tokenizer", "");
+    if (root.contains("special_tokens")) {
+      const json& s = root.at("special_tokens");
+      config.special_tokens.pad = value_or<std::string>(s, "pad", config.special_tokens.pad);
+      config.special_tokens.unk = value_or<std::string>(s, "unk", config.special_tokens.unk);
+      config.special_tokens.bos = value_or<std::string>(s, "bos", config.special_tokens.bos);
+      config.special_tokens.eos = value_or<std::string>(s, "eos", config.special_tokens.eos);
+    }
+    config.decoder_start_token =
+        value_or<std::string>(root, "decoder_start_token", config.special_tokens.bos);
+
+    const json& a = root.at("architecture");
+    ArchitectureConfig& arch = config.architecture;
+    arch.encoder_layers = a.at("encoder_layers").get<int>();
+    arch.decoder_layers = a.at("decoder_layers").get<int>();
+    arch.d_model = a.at("d_model").get<int>();
+    arch.heads = a.at("heads").get<int>();
+    arch.d_ff = a.at("d_ff").get<int>();
+    arch.activation = parse_activation(value_or<std::string>(a, "activation", "relu"), origin);
+    const auto placement = value_or<std::string>(a, "norm_placement", "pre");
+    RPT_CHECK(placement == "pre" || placement == "post", ModelError, origin,
+              ": norm_placement must be pre or post, not '", placement, "'");
+    arch.norm_placement = placement == "pre" ? NormPlacement::kPre : NormPlacement::kPost;
+    arch.norm_eps = value_or<float>(a, "norm_eps", arch.norm_eps);
+    arch.embedding_scale = value_or<bool>(a, "embedding_scale", false);
+    arch.qkv_bias = value_or<bool>(a, "qkv_bias", false);
+    arch.ffn_bias = value_or<bool>(a, "ffn_bias", true);
+    arch.tied_generator = value_or<bool>(a, "tied_generator", false);
+    arch.shared_embeddings = value_or<bool>(a, "shared_embeddings", false);
+
+    const json& p = root.at("position");
+    PositionConfig& pos = config.position;
+    pos.type = parse_position_type(p.at("type").get<std::string>(), origin);
+    pos.encoder_max_relative_position = value_or<int>(p, "encoder_max_relative_position", 0);
+    pos.decoder_max_relative_position = value_or<int>(p, "decoder_max_relative_position", 0);
+    const auto tables = value_or<std::string>(p, "relative_tables", "shared");
+    RPT_CHECK(tables == "shared" || tables == "separate", ModelError, origin,
+              ": relative_tables must be shared or separate, not '", tables, "'");
+    pos.separate_relative_values = tables == "separate";
+    pos.buckets = value_or<int>(p, "buckets", 0);
+    pos.max_distance = value_or<int>(p, "max_distance", 0);
+    pos.sinusoidal = value_or<bool>(p, "sinusoidal", pos.type == PositionType::kSinusoidal);
+  } catch (const json::exception& error) {
+    RPT_THROW(ModelError, origin, " is malformed: ", error.what());
+  }
+  validate(config, origin);
+  return config;
+}
+
+ModelConfig ModelConfig::load(const std::string& directory) {
+  const std::string path = (std::filesystem::path(directory) / "config.json").string();
+  std::ifstream file(path);
+  RPT_CHECK(file.good(), ModelError, "model directory ", directory,
+            " has no readable config.json (", path, ")");
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse(text.str(), path);
+}
+
+}  // namespace rpt

@@ -1,0 +1,71 @@
+// The architecture and metadata of a model directory (config.json, docs/model-format.md).
+#pragma once
+
+#include <string>
+
+namespace rpt {
+
+inline constexpr int kModelFormatVersion = 1;
+
+enum class Activation { kRelu, kGelu, kSilu };
+enum class NormPlacement { kPre, kPost };
+enum class PositionType { kRelative, kT5Bucket, kSinusoidal, kNone };
+
+struct SpecialTokens {
+  std::string pad = "<blank>";
+  std::string unk = "<unk>";
+  std::string bos = "<s>";
+  std::string eos = "</s>";
+};
+
+struct PositionConfig {
+  PositionType type = PositionType::kRelative;
+  int encoder_max_relative_position = 0;  // k of the encoder stack (relative)
+  int decoder_max_relative_position = 0;  // k of the decoder stack (relative)
+  bool separate_relative_values = false;  // false: one table serves keys and values
+  int buckets = 0;                        // t5_bucket
+  int max_distance = 0;                   // t5_bucket
+  bool sinusoidal = false;                // absolute encodings added to the embeddings
+};
+
+struct ArchitectureConfig {
+  int encoder_layers = 0;
+  int decoder_layers = 0;
+  int d_model = 0;
+  int heads = 0;
+  int d_ff = 0;
+  Activation activation = Activation::kRelu;
+  NormPlacement norm_placement = NormPlacement::kPre;
+  float norm_eps = 1e-6f;
+  bool embedding_scale = false;
+  bool qkv_bias = false;
+  bool ffn_bias = true;
+  bool tied_generator = false;
+  bool shared_embeddings = false;
+
+  int head_dim() const { return d_model / heads; }
+};
+
+struct ModelConfig {
+  std::string name;
+  std::string source_language;
+  std::string target_language;
+  std::string weights_file = "model.bin";
+  std::string source_vocabulary = "source_vocab.txt";
+  std::string target_vocabulary = "target_vocab.txt";
+  std::string source_tokenizer;  // empty: whitespace tokenisation
+  std::string target_tokenizer;
+  SpecialTokens special_tokens;
+  std::string decoder_start_token = "<s>";
+  ArchitectureConfig architecture;
+  PositionConfig position;
+
+  // Reads and validates `directory`/config.json; throws ModelError naming the file.
+  static ModelConfig load(const std::string& directory);
+  // Parses config.json text; `origin` names the file in error messages.
+  static ModelConfig parse(const std::string& json_text, const std::string& origin);
+};
+
+std::string position_type_name(PositionType type);
+
+}  // namespace rpt

@@ -1,0 +1,92 @@
+#include "engine/translator.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/batch_decoder.h"
+#include "engine/errors.h"
+
+namespace rpt {
+
+Translator::Translator(std::shared_ptr<const Model> model, TranslatorOptions options)
+    : model_(std::move(model)), options_(options) {
+  RPT_CHECK(model_ != nullptr, InvalidArgument, "Translator needs a model");
+  RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
+  RPT_CHECK(options_.max_input_length >= 1 &&
+                options_.max_input_length <= model_->max_sequence_length(),
+            InvalidArgument, "max_input_length must be in [1, ", model_->max_sequence_length(),
+            "]");
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate_ids(
+    const std::vector<std::vector<int>>& sources, const DecodingOptions& options) const {
+  validate(options);
+  RPT_CHECK(options.max_length < model_->max_sequence_length(), InvalidArgument,
+            "max_length must be below the model's maximum sequence length ",
+            model_->max_sequence_length());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    RPT_CHECK(!sources[i].empty(), InvalidArgument, "sentence ", i, " is empty");
+    RPT_CHECK(static_cast<int>(sources[i].size()) <= options_.max_input_length, InvalidArgument,
+              "sentence ", i, " has ", sources[i].size(), " tokens, over the limit of ",
+              options_.max_input_length);
+  }
+  // Longest first: encoder batches of similar lengths waste less padding.
+  std::vector<std::size_t> order(sources.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return sources[a].size() > sources[b].size();
+  });
+
+  std::vector<std::vector<Hypothesis>> results(sources.size());
+  BatchDecoder decoder(model_);
+  std::size_t next = 0;
+  while (next < order.size() || !decoder.empty()) {
+    const auto room = static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences());
+    std::vector<SentenceRequest> admitted;
+    for (; next < order.size() && admitted.size() < room; ++next) {
+      admitted.push_back({.id = order[next], .source_ids = sources[order[next]], .options = options});
+    }
+    decoder.add(admitted);
+    for (FinishedSentence& done : decoder.step()) {
+      results[done.id] = std::move(done.hypotheses);
+    }
+  }
+  return results;
+}
+
+std::vector<TranslationResult> Translator::translate_tokens(
+    const std::vector<std::vector<std::string>>& sources, const DecodingOptions& options) const {
+  const Vocabulary& source_vocabulary = model_->source_vocabulary();
+  std::vector<std::vector<int>> ids(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    for (const std::string& token : sources[i]) ids[i].push_back(source_vocabulary.to_id(token));
+  }
+  const auto hypotheses = translate_ids(ids, options);
+
+  const Vocabulary& target_vocabulary = model_->target_vocabulary();
+  std::vector<TranslationResult> results(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    results[i].source_tokens = static_cast<int>(sources[i].size());
+    for (const Hypothesis& h : hypotheses[i]) {
+      TranslationHypothesis out;
+      out.ids = h.ids;
+      out.score = h.score;
+      for (int id : h.ids) out.tokens.push_back(target_vocabulary.to_token(id));
+      out.text = model_->target_tokenizer().decode(out.tokens);
+      results[i].hypotheses.push_back(std::move(out));
+    }
+  }
+  return results;
+}
+
+std::vector<TranslationResult> Translator::translate(const std::vector<std::string>& sources,
+                                                     const DecodingOptions& options) const {
+  std::vector<std::vector<std::string>> pieces(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    pieces[i] = model_->source_tokenizer().encode(sources[i]);
+    RPT_CHECK(!pieces[i].empty(), InvalidArgument, "sentence ", i, " is empty");
+  }
+  return translate_tokens(pieces, options);
+}
+
+}  // namespace rpt

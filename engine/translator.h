@@ -1,0 +1,58 @@
+// The Translator facade: text in, hypotheses out.
+//
+// Thread safety: translate() may be called from several threads at once; each call decodes with
+// its own state over the shared, immutable Model.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/beam_search.h"
+#include "engine/model.h"
+
+namespace rpt {
+
+struct TranslatorOptions {
+  // Sentences decoded together; as one finishes, the next waiting one joins (in-flight).
+  int max_batch_size = 32;
+  // Longest accepted source, in tokens (pieces); longer input is refused, never truncated.
+  int max_input_length = 1024;
+};
+
+struct TranslationHypothesis {
+  std::string text;                 // detokenized
+  std::vector<std::string> tokens;  // target pieces
+  std::vector<int> ids;             // target ids, EOS excluded
+  float score = 0.0f;               // cumulative log-prob / length penalty
+};
+
+struct TranslationResult {
+  std::vector<TranslationHypothesis> hypotheses;  // n_best, best first
+  int source_tokens = 0;
+};
+
+class Translator {
+ public:
+  explicit Translator(std::shared_ptr<const Model> model, TranslatorOptions options = {});
+
+  // Translates raw sentences (tokenized with the model's source tokenizer). Throws
+  // InvalidArgument for an empty or over-long sentence or bad options, before any work.
+  std::vector<TranslationResult> translate(const std::vector<std::string>& sources,
+                                           const DecodingOptions& options) const;
+  // The same from source pieces (already tokenized).
+  std::vector<TranslationResult> translate_tokens(
+      const std::vector<std::vector<std::string>>& sources, const DecodingOptions& options) const;
+  // The same from source ids.
+  std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int>>& sources,
+                                                     const DecodingOptions& options) const;
+
+  const Model& model() const { return *model_; }
+  const TranslatorOptions& options() const { return options_; }
+
+ private:
+  std::shared_ptr<const Model> model_;
+  TranslatorOptions options_;
+};
+
+}  // namespace rpt

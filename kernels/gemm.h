@@ -1,0 +1,44 @@
+// Matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major, float32.
+// CPU definition: a multithreaded BLAS (OpenBLAS). Stateless; no allocation.
+#pragma once
+
+namespace rpt::kernels {
+
+struct GemmArgs {
+  bool transpose_a = false;
+  bool transpose_b = false;
+  int m = 0;  // rows of op(A) and C
+  int n = 0;  // columns of op(B) and C
+  int k = 0;  // columns of op(A), rows of op(B)
+  float alpha = 1.0f;
+  const float* a = nullptr;  // op(A): [m, k]; lda = row stride of A as stored
+  int lda = 0;
+  const float* b = nullptr;  // op(B): [k, n]; ldb = row stride of B as stored
+  int ldb = 0;
+  float beta = 0.0f;
+  float* c = nullptr;  // [m, n], row stride ldc
+  int ldc = 0;
+};
+
+void gemm_cpu(const GemmArgs& args);
+
+// y = alpha * op(A) x + beta * y with A [rows, cols] row-major (row stride lda).
+struct GemvArgs {
+  bool transpose_a = false;
+  int rows = 0;
+  int cols = 0;
+  float alpha = 1.0f;
+  const float* a = nullptr;
+  int lda = 0;
+  const float* x = nullptr;  // [cols] (or [rows] when transposed)
+  float beta = 0.0f;
+  float* y = nullptr;  // [rows] (or [cols] when transposed)
+};
+
+void gemv_cpu(const GemvArgs& args);
+
+// Threads the CPU BLAS may use for one call (0: the library default).
+void set_cpu_blas_threads(int threads);
+int cpu_blas_threads();
+
+}  // namespace rpt::kernels

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every system dependency of rpt from Debian packages. Idempotent and non-interactive:
+# packages already present are skipped, so a second run does nothing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc
+  libsentencepiece-dev sentencepiece
+  prometheus-cpp-dev libcivetweb-dev
+  libspdlog-dev libfmt-dev
+  libopenblas-dev
+  libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-numpy python3-grpcio python3-protobuf
+  prometheus curl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} Debian packages already installed"
+  exit 0
+fi
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
