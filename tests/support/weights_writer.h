@@ -1,0 +1,42 @@
+// Test support: writes model.bin files (docs/model-format.md) and whole synthetic model
+// directories with random weights, for tests that need shapes or options no committed
+// checkpoint has (post-norm, separate relative tables, corrupt files).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/model_config.h"
+#include "engine/tensor.h"
+
+namespace rpt::testing {
+
+struct NamedTensor {
+  std::string name;
+  std::string dtype = "float32";  // float32 or float16 (converted from `values`)
+  Shape shape;
+  std::vector<float> values;
+};
+
+// Writes tensors with the given format `version`; returns the file's bytes too.
+std::vector<unsigned char> write_weights(const std::string& path,
+                                         const std::vector<NamedTensor>& tensors,
+                                         std::uint32_t version = 1);
+
+struct SyntheticModelOptions {
+  ModelConfig config;       // architecture and position settings to use
+  int vocabulary_size = 40;  // shared by both sides; tokens are "w0".."wN" plus specials
+  std::uint32_t seed = 7;
+  std::string dtype = "float32";
+};
+
+// A small model directory with random weights and whitespace tokenisation; returns its path.
+std::string write_synthetic_model(const std::string& directory,
+                                  const SyntheticModelOptions& options);
+
+// A fresh temporary directory under the system temp dir.
+std::string make_temp_directory(const std::string& prefix);
+
+}  // namespace rpt::testing

@@ -1,0 +1,161 @@
+// The weights-file reader against good, corrupt, truncated and newer-version files, and model
+// directories with missing or inconsistent parts.
+#include "engine/weights_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/errors.h"
+#include "engine/model.h"
+#include "tests/support/weights_writer.h"
+
+namespace rpt {
+namespace {
+
+using testing::NamedTensor;
+
+class WeightsFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    directory_ = testing::make_temp_directory("rpt-weights");
+    path_ = directory_ + "/model.bin";
+    bytes_ = testing::write_weights(path_, tensors_);
+  }
+  void TearDown() override { std::filesystem::remove_all(directory_); }
+
+  void rewrite(const std::vector<unsigned char>& bytes, std::size_t size) {
+    std::ofstream(path_, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(size));
+  }
+
+  // Loading must fail with ModelError whose message names the file and contains `fragment`.
+  void expect_refused(const std::string& fragment) {
+    try {
+      WeightsFile file(path_);
+      FAIL() << "loaded a bad file, expected: " << fragment;
+    } catch (const ModelError& error) {
+      EXPECT_NE(error.message().find(path_), std::string::npos) << error.message();
+      EXPECT_NE(error.message().find(fragment), std::string::npos) << error.message();
+    }
+  }
+
+  std::vector<NamedTensor> tensors_ = {
+      {"a", "float32", {2, 3}, {1, 2, 3, 4, 5, 6}},
+      {"b", "float16", {4}, {0.5f, -1.25f, 65504.0f, 0.0f}},
+  };
+  std::string directory_;
+  std::string path_;
+  std::vector<unsigned char> bytes_;
+};
+
+TEST_F(WeightsFileTest, ReadsTensorsInPlaceAndConvertsHalf) {
+  WeightsFile file(path_);
+  EXPECT_EQ(file.names(), (std::vector<std::string>{"a", "b"}));
+  const Tensor a = file.get("a");
+  EXPECT_EQ(a.shape(), (Shape{2, 3}));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data<float>()) % 64, 0u);
+  EXPECT_FLOAT_EQ(a.data<float>()[5], 6.0f);
+  const Tensor b = file.get("b").to_float32();
+  EXPECT_FLOAT_EQ(b.data<float>()[1], -1.25f);
+  EXPECT_FLOAT_EQ(b.data<float>()[2], 65504.0f);
+  EXPECT_THROW(file.get("missing"), ModelError);
+}
+
+TEST_F(WeightsFileTest, TensorsOutliveTheFileObject) {
+  Tensor a;
+  {
+    WeightsFile file(path_);
+    a = file.get("a");
+  }
+  EXPECT_FLOAT_EQ(a.data<float>()[0], 1.0f);  // the mapping is still alive
+}
+
+TEST_F(WeightsFileTest, RefusesTruncatedFile) {
+  rewrite(bytes_, bytes_.size() - 3);
+  expect_refused("truncated");
+  rewrite(bytes_, 10);
+  expect_refused("truncated");
+}
+
+TEST_F(WeightsFileTest, RefusesCorruptData) {
+  auto corrupt = bytes_;
+  corrupt[corrupt.size() - 2] ^= 0x40;
+  rewrite(corrupt, corrupt.size());
+  expect_refused("checksum mismatch in tensor b");
+}
+
+TEST_F(WeightsFileTest, RefusesCorruptHeader) {
+  auto corrupt = bytes_;
+  corrupt[30] ^= 0x01;
+  rewrite(corrupt, corrupt.size());
+  expect_refused("header checksum");
+}
+
+TEST_F(WeightsFileTest, RefusesBadMagic) {
+  auto corrupt = bytes_;
+  corrupt[0] = 'X';
+  rewrite(corrupt, corrupt.size());
+  expect_refused("not an rpt weights file");
+}
+
+TEST_F(WeightsFileTest, RefusesNewerVersion) {
+  testing::write_weights(path_, tensors_, 2);
+  expect_refused("newer than this build supports");
+}
+
+TEST_F(WeightsFileTest, RefusesMissingFile) {
+  std::filesystem::remove(path_);
+  expect_refused("cannot open");
+}
+
+TEST(ModelLoad, RefusesMissingDirectoryAndConfig) {
+  EXPECT_THROW(Model::load("/nonexistent/rpt-model"), ModelError);
+  const std::string directory = testing::make_temp_directory("rpt-empty-model");
+  try {
+    Model::load(directory);
+    FAIL() << "loaded a directory without config.json";
+  } catch (const ModelError& error) {
+    EXPECT_NE(error.message().find("config.json"), std::string::npos);
+  }
+  std::filesystem::remove_all(directory);
+}
+
+TEST(ModelLoad, RefusesShapeMismatchNamingTheTensor) {
+  const std::string directory = testing::make_temp_directory("rpt-bad-shape");
+  testing::SyntheticModelOptions options;
+  ModelConfig& c = options.config;
+  c.architecture = {.encoder_layers = 1, .decoder_layers = 1, .d_model = 8, .heads = 2, .d_ff = 16};
+  c.position.type = PositionType::kRelative;
+  c.position.encoder_max_relative_position = 2;
+  c.position.decoder_max_relative_position = 2;
+  testing::write_synthetic_model(directory, options);
+  EXPECT_NO_THROW(Model::load(directory));
+  // Claim a larger d_ff than the weights have.
+  std::string text;
+  {
+    std::ifstream in(directory + "/config.json");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto at = text.find("\"d_ff\": 16");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 10, "\"d_ff\": 32");
+  std::ofstream(directory + "/config.json", std::ios::trunc) << text;
+  try {
+    Model::load(directory);
+    FAIL() << "loaded inconsistent shapes";
+  } catch (const ModelError& error) {
+    EXPECT_NE(error.message().find("ffn.inner.weight"), std::string::npos) << error.message();
+  }
+  std::filesystem::remove_all(directory);
+}
+
+TEST(ModelLoad, RefusesNewerConfigVersion) {
+  EXPECT_THROW(ModelConfig::parse(R"({"format": "rpt-model", "format_version": 99})", "x"),
+               ModelError);
+  EXPECT_THROW(ModelConfig::parse("{not json", "x"), ModelError);
+}
+
+}  // namespace
+}  // namespace rpt
