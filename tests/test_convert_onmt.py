@@ -1,0 +1,349 @@
+"""Tests of tools/convert_onmt.py against the committed fixtures (tests/fixtures/*/).
+
+    python3 -m unittest discover -s tests -p 'test_convert_onmt.py' -v
+
+Needs torch and numpy; without torch every test is skipped, with the reason printed. For each
+fixture, the committed checkpoint.pt is converted into a temporary directory; model.bin is read
+back by the small reader below (independent of the converter) and compared tensor by tensor
+with the committed model/ and with the checkpoint itself. Checkpoints with unsupported options
+or damaged weights must be refused with a message that names the problem.
+"""
+
+import argparse
+import contextlib
+import glob
+import io
+import json
+import os
+import struct
+import sys
+import tempfile
+import types
+import unittest
+import zlib
+
+try:
+    import numpy as np
+    import torch
+    MISSING = None
+except ImportError as e:  # pragma: no cover - depends on the machine
+    MISSING = f"torch and numpy are needed to test the converter ({e})"
+    print(f"test_convert_onmt: SKIPPED: {MISSING}", file=sys.stderr)
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(REPO, "tests", "fixtures")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+NUMPY_DTYPES = {"float32": "<f4", "float16": "<f2", "int32": "<i4"}
+
+
+def read_model_bin(path):
+    """{name: numpy array} from an rpt model.bin, checking every rule of the format."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"RPTW":
+        raise ValueError("bad magic")
+    version, header_len, header_crc, zero = struct.unpack_from("<IQII", data, 4)
+    header = data[24:24 + header_len]
+    if version != 1 or zero != 0 or zlib.crc32(header) != header_crc:
+        raise ValueError("bad version, reserved field or header CRC")
+    tensors = {}
+    for entry in json.loads(header.decode("utf-8"))["tensors"]:
+        offset, nbytes = entry["offset"], entry["nbytes"]
+        if offset % 64 or offset < 24 + header_len or offset + nbytes > len(data):
+            raise ValueError(f"{entry['name']}: misplaced data")
+        blob = data[offset:offset + nbytes]
+        if zlib.crc32(blob) != entry["crc32"]:
+            raise ValueError(f"{entry['name']}: bad CRC")
+        if entry["dtype"] == "bfloat16":
+            words = np.frombuffer(blob, "<u2").astype(np.uint32) << 16
+            array = words.view(np.float32)
+        else:
+            array = np.frombuffer(blob, NUMPY_DTYPES[entry["dtype"]])
+        if array.size != int(np.prod(entry["shape"])):
+            raise ValueError(f"{entry['name']}: nbytes does not match the shape")
+        tensors[entry["name"]] = array.reshape(entry["shape"])
+    return tensors
+
+
+def to_numpy(tensor):
+    # through a list: the torch <-> numpy bridge is broken when numpy 2 meets an older torch
+    return np.array(tensor.float().tolist(), dtype=np.float32).reshape(tuple(tensor.shape))
+
+
+def load_torch(path):
+    return torch.load(path, map_location="cpu", weights_only=False)
+
+
+def fixture_dirs():
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(FIXTURES, "*", "checkpoint.pt")))
+
+
+def convert(checkpoint, out_dir, *extra):
+    """(exit status, stderr) of the converter run in this process."""
+    import convert_onmt
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = convert_onmt.main([checkpoint, out_dir, *extra])
+    return status, err.getvalue()
+
+
+@unittest.skipIf(MISSING, MISSING)
+class ConvertFixturesTest(unittest.TestCase):
+    def setUp(self):
+        self.fixtures = fixture_dirs()
+        if not self.fixtures:
+            self.skipTest("no fixtures under tests/fixtures (run tools/make_fixtures.py)")
+        self.temp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.temp.cleanup)
+
+    def converted(self, fixture, *extra):
+        out = os.path.join(self.temp.name, os.path.basename(fixture) + "-".join(extra))
+        status, err = convert(os.path.join(fixture, "checkpoint.pt"), out, *extra)
+        self.assertEqual(status, 0, err)
+        return out
+
+    def test_weights_match_committed_model(self):
+        for fixture in self.fixtures:
+            with self.subTest(fixture=os.path.basename(fixture)):
+                out = self.converted(fixture)
+                ours = read_model_bin(os.path.join(out, "model.bin"))
+                committed = read_model_bin(os.path.join(fixture, "model", "model.bin"))
+                self.assertEqual(list(ours), list(committed))
+                for name, array in committed.items():
+                    np.testing.assert_array_equal(ours[name], array, err_msg=name)
+
+    def test_config_and_vocabularies_match_committed_model(self):
+        for fixture in self.fixtures:
+            with self.subTest(fixture=os.path.basename(fixture)):
+                out = self.converted(fixture)
+                with open(os.path.join(out, "config.json")) as f:
+                    ours = json.load(f)
+                with open(os.path.join(fixture, "model", "config.json")) as f:
+                    committed = json.load(f)
+                for key in ("architecture", "position", "special_tokens", "decoder_start_token",
+                            "format", "format_version"):
+                    self.assertEqual(ours[key], committed[key], key)
+                for vocab in ("source_vocab.txt", "target_vocab.txt"):
+                    with open(os.path.join(out, vocab), "rb") as a, \
+                            open(os.path.join(fixture, "model", vocab), "rb") as b:
+                        self.assertEqual(a.read(), b.read(), vocab)
+
+    def test_weights_match_checkpoint(self):
+        for fixture in self.fixtures:
+            with self.subTest(fixture=os.path.basename(fixture)):
+                checkpoint = load_torch(os.path.join(fixture, "checkpoint.pt"))
+                with open(os.path.join(fixture, "model", "config.json")) as f:
+                    config = json.load(f)
+                weights = read_model_bin(os.path.join(fixture, "model", "model.bin"))
+                for ours, theirs in expected_pairs(config, checkpoint):
+                    np.testing.assert_array_equal(weights[ours], to_numpy(theirs), err_msg=ours)
+                self.assertEqual(config["architecture"]["encoder_layers"],
+                                 checkpoint["opt"].enc_layers)
+
+    def test_float16(self):
+        fixture = self.fixtures[0]
+        out = self.converted(fixture, "--dtype", "float16")
+        half = read_model_bin(os.path.join(out, "model.bin"))
+        full = read_model_bin(os.path.join(fixture, "model", "model.bin"))
+        for name, array in full.items():
+            self.assertEqual(half[name].dtype, np.float16)
+            np.testing.assert_allclose(half[name].astype(np.float32), array, rtol=1e-3,
+                                       atol=1e-4, err_msg=name)
+
+
+def expected_pairs(config, checkpoint):
+    """(rpt name, checkpoint tensor) for a sample of tensors, mapped by hand."""
+    model, generator = checkpoint["model"], checkpoint["generator"]
+    arch, kind = config["architecture"], config["position"]["type"]
+    enc, dec = "encoder.transformer", "decoder.transformer_layers"
+    pairs = [
+        ("decoder.embeddings", model["decoder.embeddings.make_embedding.emb_luts.0.weight"]),
+        ("encoder.layer_0.self_attention.query.weight", model[f"{enc}.0.self_attn.linear_query.weight"]),
+        ("encoder.layer_0.self_attention.norm.gamma", model[f"{enc}.0.layer_norm.weight"]),
+        ("encoder.layer_0.ffn.inner.weight", model[f"{enc}.0.feed_forward.w_1.weight"]),
+        ("decoder.layer_0.cross_attention.key.weight", model[f"{dec}.0.context_attn.linear_keys.weight"]),
+        ("decoder.layer_0.cross_attention.norm.beta", model[f"{dec}.0.layer_norm_2.bias"]),
+        ("decoder.layer_0.self_attention.norm.gamma", model[f"{dec}.0.layer_norm_1.weight"]),
+        ("decoder.norm.gamma", model["decoder.layer_norm.weight"]),
+        ("encoder.norm.beta", model["encoder.layer_norm.bias"]),
+        ("generator.bias", generator["bias"]),
+    ]
+    last = arch["decoder_layers"] - 1
+    if not arch["shared_embeddings"]:
+        pairs.append(("encoder.embeddings", model["encoder.embeddings.make_embedding.emb_luts.0.weight"]))
+    if not arch["tied_generator"]:
+        pairs.append(("generator.weight", generator["weight"]))
+    if arch["qkv_bias"]:
+        pairs.append((f"decoder.layer_{last}.self_attention.output.bias", model[f"{dec}.{last}.self_attn.final_linear.bias"]))
+    if arch["ffn_bias"]:
+        pairs.append(("encoder.layer_0.ffn.outer.bias", model[f"{enc}.0.feed_forward.w_2.bias"]))
+    if kind == "relative":
+        pairs.append((f"decoder.layer_{last}.self_attention.relative_keys",
+                      model[f"{dec}.{last}.self_attn.relative_positions_embeddings.weight"]))
+        pairs.append(("encoder.layer_0.self_attention.relative_keys",
+                      model[f"{enc}.0.self_attn.relative_positions_embeddings.weight"]))
+    if kind == "t5_bucket":
+        pairs.append((f"decoder.layer_{last}.self_attention.relative_bias",
+                      model[f"{dec}.{last}.self_attn.relative_attention_bias.weight"]))
+        pairs.append(("encoder.layer_0.self_attention.relative_bias",
+                      model[f"{enc}.0.self_attn.relative_attention_bias.weight"]))
+    return pairs
+
+
+REFUSED_OPTIONS = [
+    ("max_relative_positions", -1, "rotary"),
+    ("max_relative_positions", -2, "ALiBi"),
+    ("position_encoding_type", "SinusoidalConcat", "position_encoding_type"),
+    ("num_kv", 2, "num_kv"),
+    ("pos_ffn_activation_fn", "gated-gelu", "pos_ffn_activation_fn"),
+    ("pos_ffn_activation_fn", "silu", "pos_ffn_activation_fn"),
+    ("layer_norm", "rms", "layer_norm"),
+    ("parallel_residual", True, "parallel_residual"),
+    ("self_attn_type", "average", "self_attn_type"),
+    ("copy_attn", True, "copy_attn"),
+    ("n_src_feats", 1, "source features"),
+    ("encoder_type", "rnn", "encoder_type"),
+    ("decoder_type", "cnn", "decoder_type"),
+    ("model_task", "lm", "model_task"),
+    ("num_experts", 4, "num_experts"),
+    ("lora_layers", ["linear_values"], "lora_layers"),
+]
+
+
+@unittest.skipIf(MISSING, MISSING)
+class RefusalTest(unittest.TestCase):
+    def setUp(self):
+        fixtures = fixture_dirs()
+        if not fixtures:
+            self.skipTest("no fixtures under tests/fixtures (run tools/make_fixtures.py)")
+        self.checkpoint = load_torch(os.path.join(fixtures[0], "checkpoint.pt"))
+        self.temp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.temp.cleanup)
+
+    def refusal(self, checkpoint):
+        path = os.path.join(self.temp.name, "damaged.pt")
+        torch.save(checkpoint, path)
+        status, err = convert(path, os.path.join(self.temp.name, "out"))
+        self.assertEqual(status, 2, "the converter accepted a checkpoint it must refuse")
+        return err
+
+    def with_option(self, name, value):
+        checkpoint = dict(self.checkpoint)
+        checkpoint["opt"] = argparse.Namespace(**{**vars(self.checkpoint["opt"]), name: value})
+        return checkpoint
+
+    def with_model(self, change):
+        checkpoint = dict(self.checkpoint)
+        checkpoint["model"] = dict(self.checkpoint["model"])
+        change(checkpoint["model"])
+        return checkpoint
+
+    def test_unsupported_options_are_named(self):
+        for name, value, message in REFUSED_OPTIONS:
+            with self.subTest(option=name, value=value):
+                self.assertIn(message, self.refusal(self.with_option(name, value)))
+
+    def test_missing_tensor(self):
+        name = "decoder.transformer_layers.0.context_attn.linear_query.weight"
+        err = self.refusal(self.with_model(lambda model: model.pop(name)))
+        self.assertIn(name, err)
+
+    def test_unknown_tensor(self):
+        name = "encoder.transformer.0.feed_forward.w_3.weight"
+        weight = self.checkpoint["model"]["encoder.transformer.0.feed_forward.w_1.weight"]
+        err = self.refusal(self.with_model(lambda model: model.update({name: weight})))
+        self.assertIn(name, err)
+
+    def test_biases_in_some_layers_only(self):
+        name = "encoder.transformer.0.self_attn.linear_query.bias"
+        bias = torch.zeros(self.checkpoint["model"]["encoder.layer_norm.weight"].shape)
+        err = self.refusal(self.with_model(lambda model: model.update({name: bias})))
+        self.assertIn("biases are present in some layers only", err)
+
+    def test_wrong_shape(self):
+        name = "encoder.transformer.0.feed_forward.w_2.weight"
+        err = self.refusal(self.with_model(
+            lambda model: model.update({name: model[name][:, :-1]})))
+        self.assertIn("encoder.layer_0.ffn.outer.weight", err)
+
+    def test_safetensors_checkpoint(self):
+        checkpoint = dict(self.checkpoint)
+        checkpoint.pop("model")
+        self.assertIn("safetensors", self.refusal(checkpoint))
+
+    def test_not_a_checkpoint(self):
+        path = os.path.join(self.temp.name, "junk.pt")
+        with open(path, "wb") as f:
+            f.write(b"not a checkpoint")
+        status, err = convert(path, os.path.join(self.temp.name, "out"))
+        self.assertEqual(status, 2)
+        self.assertIn("not a readable PyTorch checkpoint", err)
+
+
+@unittest.skipIf(MISSING, MISSING)
+class V2CheckpointTest(unittest.TestCase):
+    """A v2-style checkpoint: torchtext fields as vocabularies, v2 option and generator names."""
+
+    def test_v2_layout_converts_to_the_same_weights(self):
+        fixtures = fixture_dirs()
+        if not fixtures:
+            self.skipTest("no fixtures under tests/fixtures (run tools/make_fixtures.py)")
+        fixture = fixtures[0]
+        with tempfile.TemporaryDirectory() as temp:
+            path = os.path.join(temp, "v2.pt")
+            save_as_v2(load_torch(os.path.join(fixture, "checkpoint.pt")), path)
+            status, err = convert(path, os.path.join(temp, "out"))
+            self.assertEqual(status, 0, err)
+            ours = read_model_bin(os.path.join(temp, "out", "model.bin"))
+            with open(os.path.join(temp, "out", "source_vocab.txt"), "rb") as a, \
+                    open(os.path.join(fixture, "model", "source_vocab.txt"), "rb") as b:
+                self.assertEqual(a.read(), b.read())
+        committed = read_model_bin(os.path.join(fixture, "model", "model.bin"))
+        self.assertEqual(list(ours), list(committed))
+        for name, array in committed.items():
+            np.testing.assert_array_equal(ours[name], array, err_msg=name)
+
+
+def save_as_v2(checkpoint, path):
+    """Saves `checkpoint` the way OpenNMT-py 2.x did, with classes from modules that will not
+    exist when the file is read back (as torchtext's and onmt's fields don't for the converter)."""
+    fake = types.ModuleType("torchtext.data.field")
+
+    class Field:
+        pass
+
+    class TextMultiField:
+        pass
+
+    class Vocab:
+        pass
+
+    for cls in (Field, TextMultiField, Vocab):
+        cls.__module__, cls.__qualname__ = fake.__name__, cls.__name__
+        setattr(fake, cls.__name__, cls)
+
+    def multifield(tokens):
+        vocab, field, multi = Vocab(), Field(), TextMultiField()
+        vocab.itos, field.vocab, multi.fields = list(tokens), vocab, [("words", field)]
+        return multi
+
+    opt = dict(vars(checkpoint["opt"]))
+    for v3_name, v2_name in (("hidden_size", "rnn_size"), ("enc_hid_size", "enc_rnn_size"),
+                             ("dec_hid_size", "dec_rnn_size")):
+        opt[v2_name] = opt.pop(v3_name)
+    for name in ("add_qkvbias", "add_ffnbias", "relative_positions_buckets", "num_kv"):
+        opt.pop(name, None)
+    v2 = {"model": checkpoint["model"], "opt": argparse.Namespace(**opt),
+          "generator": {"0." + k: v for k, v in checkpoint["generator"].items()},
+          "vocab": {"src": multifield(checkpoint["vocab"]["src"]),
+                    "tgt": multifield(checkpoint["vocab"]["tgt"])}}
+    sys.modules[fake.__name__] = fake
+    try:
+        torch.save(v2, path)
+    finally:
+        del sys.modules[fake.__name__]
+
+
+if __name__ == "__main__":
+    unittest.main()
