@@ -1,0 +1,134 @@
+// The Translator facade: batch invariance (a sentence's translation does not depend on what it
+// is decoded with), in-flight admission, thread safety and input validation.
+#include "engine/translator.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "engine/errors.h"
+#include "tests/support/weights_writer.h"
+
+namespace rpt {
+namespace {
+
+class TranslatorTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    directory_ = testing::make_temp_directory("rpt-translator");
+    testing::SyntheticModelOptions options;
+    options.vocabulary_size = 60;
+    ModelConfig& c = options.config;
+    c.architecture = {.encoder_layers = 2, .decoder_layers = 2, .d_model = 16, .heads = 4, .d_ff = 32};
+    c.position.type = PositionType::kRelative;
+    c.position.encoder_max_relative_position = 4;
+    c.position.decoder_max_relative_position = 4;
+    testing::write_synthetic_model(directory_, options);
+    model_ = Model::load(directory_);
+  }
+  static void TearDownTestSuite() {
+    model_.reset();
+    std::filesystem::remove_all(directory_);
+  }
+
+  static std::vector<std::string> sentences() {
+    return {"w5 w6 w7",
+            "w10 w11 w12 w13 w14 w15 w16 w17 w18 w19 w20 w21 w22",
+            "w30",
+            "w40 w41 w42 w43 w44 w45",
+            "w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7 w7",
+            "w50 w51",
+            "w9 w8 w7 w6 w5 w4 w33 w34 w35"};
+  }
+
+  static DecodingOptions beam(int size, int n_best) {
+    DecodingOptions options;
+    options.beam_size = size;
+    options.n_best = n_best;
+    options.max_length = 24;
+    return options;
+  }
+
+  static void expect_same(const TranslationResult& a, const TranslationResult& b,
+                          const std::string& what) {
+    ASSERT_EQ(a.hypotheses.size(), b.hypotheses.size()) << what;
+    for (std::size_t h = 0; h < a.hypotheses.size(); ++h) {
+      EXPECT_EQ(a.hypotheses[h].ids, b.hypotheses[h].ids) << what << " hypothesis " << h;
+      EXPECT_NEAR(a.hypotheses[h].score, b.hypotheses[h].score, 1e-5) << what;
+    }
+  }
+
+  static inline std::string directory_;
+  static inline std::shared_ptr<const Model> model_;
+};
+
+TEST_F(TranslatorTest, SentenceAloneEqualsSentenceInMixedBatch) {
+  const Translator translator(model_);
+  for (const auto& options : {beam(1, 1), beam(4, 2)}) {
+    const auto batched = translator.translate(sentences(), options);
+    ASSERT_EQ(batched.size(), sentences().size());
+    for (std::size_t i = 0; i < sentences().size(); ++i) {
+      const auto alone = translator.translate({sentences()[i]}, options);
+      expect_same(alone[0], batched[i], "sentence " + std::to_string(i));
+    }
+  }
+}
+
+TEST_F(TranslatorTest, InFlightAdmissionGivesTheSameResults) {
+  // Two sentences at a time: the others join as earlier ones finish, at other steps.
+  const Translator narrow(model_, {.max_batch_size = 2});
+  const Translator wide(model_, {.max_batch_size = 64});
+  const auto a = narrow.translate(sentences(), beam(3, 3));
+  const auto b = wide.translate(sentences(), beam(3, 3));
+  for (std::size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], "sentence " + std::to_string(i));
+}
+
+TEST_F(TranslatorTest, ConcurrentCallsAgree) {
+  const Translator translator(model_);
+  const auto expected = translator.translate(sentences(), beam(4, 1));
+  std::vector<std::vector<TranslationResult>> results(4);
+  std::vector<std::thread> threads;
+  for (auto& slot : results) {
+    threads.emplace_back([&] { slot = translator.translate(sentences(), beam(4, 1)); });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& result : results) {
+    for (std::size_t i = 0; i < result.size(); ++i) expect_same(result[i], expected[i], "thread");
+  }
+}
+
+TEST_F(TranslatorTest, NBestIsSortedAndDistinct) {
+  const Translator translator(model_);
+  const auto results = translator.translate(sentences(), beam(5, 5));
+  for (const auto& result : results) {
+    ASSERT_EQ(result.hypotheses.size(), 5u);
+    for (std::size_t h = 1; h < 5; ++h) {
+      EXPECT_GE(result.hypotheses[h - 1].score, result.hypotheses[h].score);
+      EXPECT_NE(result.hypotheses[h - 1].ids, result.hypotheses[h].ids);
+    }
+  }
+}
+
+TEST_F(TranslatorTest, RefusesBadInputBeforeAnyWork) {
+  const Translator translator(model_, {.max_input_length = 8});
+  EXPECT_THROW(translator.translate({"w5", "   "}, beam(1, 1)), InvalidArgument);
+  EXPECT_THROW(translator.translate({"w5 w5 w5 w5 w5 w5 w5 w5 w5"}, beam(1, 1)), InvalidArgument);
+  EXPECT_THROW(translator.translate({"w5"}, beam(2, 3)), InvalidArgument);
+  EXPECT_THROW(translator.translate_ids({{5, 99999}}, beam(1, 1)), InvalidArgument);
+  EXPECT_TRUE(translator.translate({}, beam(1, 1)).empty());
+  // Unknown words map to <unk> rather than failing.
+  EXPECT_EQ(translator.translate({"never-seen"}, beam(1, 1)).size(), 1u);
+}
+
+TEST_F(TranslatorTest, MaxLengthBoundsEveryHypothesis) {
+  const Translator translator(model_);
+  DecodingOptions options = beam(2, 2);
+  options.max_length = 3;
+  for (const auto& result : translator.translate(sentences(), options)) {
+    for (const auto& h : result.hypotheses) EXPECT_LE(h.ids.size(), 3u);
+  }
+}
+
+}  // namespace
+}  // namespace rpt

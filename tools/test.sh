@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine (Debian packages), builds everything with the tests, and runs all of
+# them: the GoogleTest suites through ctest (GPU tests skip visibly without a GPU) and the Python
+# tool tests. Exit status is non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/setup.sh
+build_dir=${RPT_BUILD_DIR:-build}
+jobs=${RPT_JOBS:-$(nproc)}
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=ON
+cmake --build "$build_dir" -j "$jobs"
+ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
+python3 -m unittest discover -s tests -p 'test_*.py' -v
