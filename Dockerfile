@@ -1,0 +1,22 @@
+# rpt server image (CPU). Build: docker build -t rpt . ; run: docker run -p 50051:50051 -p 9464:9464 rpt
+FROM debian:12-slim AS build
+WORKDIR /src
+COPY tools/setup.sh tools/setup.sh
+RUN bash tools/setup.sh && rm -rf /var/lib/apt/lists/*
+COPY . .
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=OFF \
+      -DRPT_BUILD_BENCH=OFF -DRPT_WITH_CUDA=OFF \
+ && cmake --build build \
+ && cmake --install build --prefix /opt/rpt
+
+FROM debian:12-slim
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      libgrpc++1.51 libprotobuf32 libsentencepiece0 libopenblas0-pthread libspdlog1.10 \
+      libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 zlib1g \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /opt/rpt /opt/rpt
+COPY models /opt/rpt/models
+EXPOSE 50051 9464
+USER nobody
+ENTRYPOINT ["/opt/rpt/bin/rpt-server", "--listen", "0.0.0.0:50051", "--metrics-port", "9464"]
+CMD ["--model", "en-de=/opt/rpt/models/en-de", "--model", "en-fr=/opt/rpt/models/en-fr"]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# rpt-translate end to end: output shape for n-best and scores, throughput report, and clear
+# non-zero exits on a bad model directory or option. Usage: cli_test.sh RPT_TRANSLATE MODEL_DIR
+set -uo pipefail
+translate=$1
+model=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1; shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+
+printf 'Open the file\nSave %%s as\nQuit\n' > "$work/in.txt"
+
+"$translate" --model "$model" --beam-size 4 < "$work/in.txt" > "$work/out.txt" 2> "$work/err.txt"
+check "exit 0 on a good run" test $? -eq 0
+check "one line per input" test "$(wc -l < "$work/out.txt")" -eq 3
+
+"$translate" --model "$model" --beam-size 4 --n-best 3 --with-scores < "$work/in.txt" > "$work/nbest.txt"
+check "n-best 3 gives three lines per input" test "$(wc -l < "$work/nbest.txt")" -eq 9
+check "scores are tab-prefixed" awk -F'\t' 'NF < 2 || $1 !~ /^-?[0-9.]+$/ {exit 1}' "$work/nbest.txt"
+check "n-best scores descend per input" awk -F'\t' \
+  '{ if (NR % 3 != 1 && $1 > prev + 1e-6) exit 1; prev = $1 }' "$work/nbest.txt"
+check "first n-best equals the 1-best" \
+  diff <(awk 'NR % 3 == 1' "$work/nbest.txt" | cut -f2-) "$work/out.txt"
+
+"$translate" --model "$model" --verbose < "$work/in.txt" > /dev/null 2> "$work/verbose.txt"
+check "verbose reports throughput" grep -q "sentences/s" "$work/verbose.txt"
+
+"$translate" --model "$work/missing-model" < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
+status=$?
+check "missing model exits non-zero" test $status -ne 0
+check "missing model message names the directory" grep -q "missing-model" "$work/bad.txt"
+
+"$translate" --model "$model" --beam-size 0 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
+check "beam size 0 is refused" test $? -ne 0
+"$translate" --model "$model" --beam-size 2 --n-best 3 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
+check "n-best above beam size is refused" test $? -ne 0
+check "refusal names the option" grep -q "n_best" "$work/bad.txt"
+
+exit $failures
