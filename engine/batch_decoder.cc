@@ -5,6 +5,7 @@
 
 #include "engine/encoder.h"
 #include "engine/errors.h"
+#include "kernels/top_k_log_softmax.h"
 
 namespace rpt {
 
@@ -24,6 +25,9 @@ void BatchDecoder::add(const std::vector<SentenceRequest>& requests) {
   std::vector<std::vector<int>> sources;
   for (const SentenceRequest& request : requests) {
     validate(request.options);
+    RPT_CHECK(request.options.beam_size <= model_->target_vocabulary().size(), InvalidArgument,
+              "beam_size ", request.options.beam_size, " exceeds the target vocabulary size ",
+              model_->target_vocabulary().size());
     RPT_CHECK(ids.insert(request.id).second, InvalidArgument, "sentence id ", request.id,
               " is already active");
     sources.push_back(request.source_ids);
@@ -75,23 +79,41 @@ std::vector<FinishedSentence> BatchDecoder::step() {
   }
   state_.reorder(parents, cached_lengths);
 
-  Tensor log_probs = decoder_step(*model_, input, state_);
-  const int vocab = static_cast<int>(log_probs.dim(1));
-  float* rows = log_probs.data<float>();
+  const Tensor logits = decoder_step(*model_, input, state_);
+  const int vocab = static_cast<int>(logits.dim(1));
+
+  // One fused scan of the vocabulary for every row: its best `width` log-probs.
+  int width = 1;
+  std::vector<int> blocked;
+  for (const ActiveSentence& sentence : sentences_) {
+    width = std::max(width, sentence.search.options().beam_size);
+    const int eos = sentence.search.eos_blocked() ? model_->eos_id() : -1;
+    blocked.insert(blocked.end(), static_cast<std::size_t>(sentence.search.alive()), eos);
+  }
+  const int rows = static_cast<int>(input.tokens.size());
+  std::vector<float> log_probs(static_cast<std::size_t>(rows) * width);
+  std::vector<int> ids(log_probs.size());
+  kernels::top_k_log_softmax_cpu({.logits = logits.data<float>(),
+                                  .rows = rows,
+                                  .vocab = vocab,
+                                  .k = width,
+                                  .blocked_token = blocked.data(),
+                                  .log_probs = log_probs.data(),
+                                  .ids = ids.data()});
 
   std::vector<FinishedSentence> finished;
   std::vector<ActiveSentence> remaining;
   for (std::size_t s = 0; s < sentences_.size(); ++s) {
     ActiveSentence& sentence = sentences_[s];
-    const int first_row = input.memory[s].first_row;
-    std::vector<int> local = sentence.search.advance(rows + static_cast<long>(first_row) * vocab,
-                                                     vocab);
+    const long first_row = input.memory[s].first_row;
+    const std::vector<int> local = sentence.search.advance(
+        log_probs.data() + first_row * width, ids.data() + first_row * width, width);
     if (sentence.search.done()) {
       finished.push_back({sentence.id, sentence.search.results()});
       continue;
     }
     sentence.parents.clear();
-    for (int parent : local) sentence.parents.push_back(first_row + parent);
+    for (int parent : local) sentence.parents.push_back(static_cast<int>(first_row) + parent);
     remaining.push_back(std::move(sentence));
   }
   sentences_ = std::move(remaining);

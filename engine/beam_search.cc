@@ -8,8 +8,6 @@
 namespace rpt {
 namespace {
 
-constexpr float kBlockedLogProb = -65504.0f;  // OpenNMT-py's mask value
-
 struct Candidate {
   float score;
   int beam;
@@ -64,36 +62,26 @@ float BeamSearch::penalty(int length) const {
   return 1.0f;
 }
 
-std::vector<int> BeamSearch::advance(float* log_probs, int vocab) {
+std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int stride) {
   RPT_CHECK(!done_, InvalidArgument, "advance on a finished beam search");
   const int width = options_.beam_size;
+  RPT_CHECK(stride >= width, InvalidArgument, "beam search needs ", width,
+            " candidates per beam, got ", stride);
   // The reference scores a pick of the n-th token with penalty(n + 1).
   const float length_penalty = penalty(generated_ + 2);
-  const bool block_eos = generated_ + 1 <= options_.min_length;
 
-  // Top `width` of every beam's row, then the top `width` of those.
+  // Each beam's best `width` candidates are enough: the step keeps `width` overall.
   std::vector<Candidate> candidates;
-  std::vector<Candidate> row_best;
+  candidates.reserve(static_cast<std::size_t>(alive() * width));
   for (int b = 0; b < alive(); ++b) {
-    float* row = log_probs + static_cast<long>(b) * vocab;
-    if (block_eos) row[eos_id_] = kBlockedLogProb;
     const float cumulative = beams_[static_cast<std::size_t>(b)].cumulative;
-    row_best.clear();
-    for (int token = 0; token < vocab; ++token) {
-      const Candidate c{(row[token] + cumulative) / length_penalty, b, token};
-      if (static_cast<int>(row_best.size()) < width) {
-        row_best.push_back(c);
-        std::push_heap(row_best.begin(), row_best.end(), better);  // worst at front
-      } else if (better(c, row_best.front())) {
-        std::pop_heap(row_best.begin(), row_best.end(), better);
-        row_best.back() = c;
-        std::push_heap(row_best.begin(), row_best.end(), better);
-      }
+    for (int i = 0; i < width; ++i) {
+      const long at = static_cast<long>(b) * stride + i;
+      candidates.push_back({(log_probs[at] + cumulative) / length_penalty, b, ids[at]});
     }
-    candidates.insert(candidates.end(), row_best.begin(), row_best.end());
   }
   std::sort(candidates.begin(), candidates.end(), better);
-  if (static_cast<int>(candidates.size()) > width) candidates.resize(static_cast<std::size_t>(width));
+  candidates.resize(static_cast<std::size_t>(width));
 
   ++generated_;
   const bool at_max_length = generated_ >= options_.max_length;

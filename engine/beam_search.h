@@ -41,11 +41,16 @@ class BeamSearch {
   int generated() const { return generated_; }
   int last_token(int beam) const;
   bool done() const { return done_; }
+  const DecodingOptions& options() const { return options_; }
 
-  // Consumes the log-probs of the alive beams ([alive(), vocab], row stride vocab; EOS may be
-  // overwritten for min_length) and returns, for every beam alive after the step, the index of
+  // True while EOS must not be picked (min_length not reached yet).
+  bool eos_blocked() const { return generated_ + 1 <= options_.min_length; }
+
+  // Consumes the step's candidates: for every alive beam its best (log-prob, token) pairs, best
+  // first, at least beam_size of them (log_probs and ids are [alive(), stride]; EOS already
+  // forced down while eos_blocked()). Returns, for every beam alive after the step, the index of
   // its parent among the beams alive before it.
-  std::vector<int> advance(float* log_probs, int vocab);
+  std::vector<int> advance(const float* log_probs, const int* ids, int stride);
 
   // The n_best hypotheses, best first. Valid once done().
   const std::vector<Hypothesis>& results() const { return results_; }

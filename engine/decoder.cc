@@ -6,7 +6,6 @@
 #include "engine/errors.h"
 #include "engine/layers.h"
 #include "kernels/embedding.h"
-#include "kernels/log_softmax.h"
 
 namespace rpt {
 
@@ -135,10 +134,9 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
   }
   if (pre_norm) layer_norm_forward(x.data(), rows, model.decoder_norm(), arch.norm_eps, x.data());
 
-  Tensor log_probs = Tensor::empty({rows, vocab});
-  linear_forward(x.data(), rows, model.generator(), log_probs.data<float>());
-  kernels::log_softmax_cpu(log_probs.data<float>(), rows, vocab);
-  return log_probs;
+  Tensor logits = Tensor::empty({rows, vocab});
+  linear_forward(x.data(), rows, model.generator(), logits.data<float>());
+  return logits;
 }
 
 }  // namespace rpt

@@ -43,7 +43,7 @@ struct DecoderStepInput {
   // memory[g].keys_values points at layer 0; layer l adds l * 2 * d_model.
 };
 
-// Runs one step for every row and returns log-probabilities [rows, target_vocab].
+// Runs one step for every row and returns the output logits [rows, target_vocab].
 Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderState& state);
 
 }  // namespace rpt

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -14,6 +15,26 @@ namespace {
 constexpr int kStart = 0;
 constexpr int kEos = 1;
 constexpr int kVocab = 6;
+
+// The decoder's vocabulary scan in miniature: every row's candidates best first (EOS forced to
+// -65504 while blocked), then one beam search step.
+std::vector<int> advance(BeamSearch& search, std::vector<float> log_probs) {
+  const int rows = search.alive();
+  std::vector<float> best;
+  std::vector<int> ids;
+  for (int r = 0; r < rows; ++r) {
+    float* row = log_probs.data() + r * kVocab;
+    if (search.eos_blocked()) row[kEos] = -65504.0f;
+    std::vector<int> order(kVocab);
+    for (int t = 0; t < kVocab; ++t) order[t] = t;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return row[a] > row[b]; });
+    for (int t : order) {
+      best.push_back(row[t]);
+      ids.push_back(t);
+    }
+  }
+  return search.advance(best.data(), ids.data(), kVocab);
+}
 
 // Log-probs for `rows` alive beams, every row the same distribution.
 std::vector<float> rows_of(int rows, const std::vector<float>& distribution) {
@@ -42,12 +63,12 @@ TEST(BeamSearch, BeamOneIsGreedyWithNormalisedScore) {
     EXPECT_EQ(search.alive(), 1);
     auto lp = rows_of(1, prefer(token));
     total += lp[token];
-    const auto parents = search.advance(lp.data(), kVocab);
+    const auto parents = advance(search, lp);
     EXPECT_EQ(parents, std::vector<int>{0});
   }
   auto lp = rows_of(1, prefer(kEos, -0.01f));
   total += lp[kEos];
-  search.advance(lp.data(), kVocab);
+  advance(search, lp);
   ASSERT_TRUE(search.done());
   ASSERT_EQ(search.results().size(), 1u);
   EXPECT_EQ(search.results()[0].ids, path);
@@ -61,7 +82,7 @@ TEST(BeamSearch, EosAtFirstStepGivesAnEmptyHypothesis) {
   BeamSearch search(options, kStart, kEos);
   EXPECT_EQ(search.last_token(0), kStart);
   auto lp = rows_of(1, prefer(kEos, -0.01f));
-  search.advance(lp.data(), kVocab);
+  advance(search, lp);
   ASSERT_TRUE(search.done());
   ASSERT_EQ(search.results().size(), 1u);
   EXPECT_TRUE(search.results()[0].ids.empty());
@@ -76,7 +97,7 @@ TEST(BeamSearch, MaxLengthFinishesEveryBeam) {
   int steps = 0;
   while (!search.done()) {
     auto lp = rows_of(search.alive(), prefer(2, -20.0f));
-    search.advance(lp.data(), kVocab);
+    advance(search, lp);
     ++steps;
   }
   EXPECT_EQ(steps, 4);
@@ -92,10 +113,10 @@ TEST(BeamSearch, NBestAreDistinctAndOrderedByScore) {
   BeamSearch search(options, kStart, kEos);
   // Step 1 spreads over tokens 2..5; afterwards every beam ends.
   std::vector<float> first = {-9.0f, -9.0f, -0.5f, -1.0f, -1.5f, -2.0f};
-  search.advance(first.data(), kVocab);
+  advance(search, first);
   ASSERT_EQ(search.alive(), 4);
   auto lp = rows_of(4, prefer(kEos, -0.01f));
-  search.advance(lp.data(), kVocab);
+  advance(search, lp);
   ASSERT_TRUE(search.done());
   const auto& results = search.results();
   ASSERT_EQ(results.size(), 4u);
@@ -111,18 +132,18 @@ TEST(BeamSearch, FinishedBeamLeavesAndOthersContinueUntilTheBestEnds) {
   options.beam_size = 2;
   BeamSearch search(options, kStart, kEos);
   std::vector<float> first = {-9.0f, -9.0f, -0.2f, -0.3f, -9.0f, -9.0f};
-  search.advance(first.data(), kVocab);
+  advance(search, first);
   ASSERT_EQ(search.alive(), 2);
   // Beam 0 (token 2) keeps going; beam 1 (token 3) ends: second-best pick is EOS.
   std::vector<float> second = {-9.0f, -6.0f, -9.0f, -9.0f, -0.1f, -9.0f,   // beam 0
                                -9.0f, -0.2f, -9.0f, -9.0f, -9.0f, -9.0f};  // beam 1
-  const auto parents = search.advance(second.data(), kVocab);
+  const auto parents = advance(search, second);
   EXPECT_FALSE(search.done());  // the best pick (2 4) is not finished
   // Survivors: (2 4) from beam 0 and the best non-EOS continuation.
   ASSERT_EQ(parents.size(), 1u);
   EXPECT_EQ(parents[0], 0);
   auto lp = rows_of(search.alive(), prefer(kEos, -0.01f));
-  search.advance(lp.data(), kVocab);
+  advance(search, lp);
   ASSERT_TRUE(search.done());
   EXPECT_EQ(search.results()[0].ids, (std::vector<int>{2, 4}));
 }
@@ -134,11 +155,11 @@ TEST(BeamSearch, MinLengthBlocksEarlyEos) {
   BeamSearch search(options, kStart, kEos);
   for (int step = 0; step < 2; ++step) {
     auto lp = rows_of(1, prefer(kEos, -0.01f));  // EOS is the favourite...
-    search.advance(lp.data(), kVocab);
+    advance(search, lp);
     EXPECT_FALSE(search.done());  // ...but blocked
   }
   auto lp = rows_of(1, prefer(kEos, -0.01f));
-  search.advance(lp.data(), kVocab);
+  advance(search, lp);
   ASSERT_TRUE(search.done());
   EXPECT_EQ(search.results()[0].ids.size(), 2u);
 }
@@ -151,7 +172,7 @@ TEST(BeamSearch, GnmtPenaltyNormalisesScores) {
   BeamSearch search(options, kStart, kEos);
   auto lp = rows_of(1, prefer(kEos, -0.5f));
   lp[kEos] = -0.01f;
-  search.advance(lp.data(), kVocab);
+  advance(search, lp);
   ASSERT_TRUE(search.done());
   EXPECT_NEAR(search.results()[0].score, -0.01 / std::pow((5.0 + 2.0) / 6.0, 0.6), 1e-6);
 }

@@ -5,29 +5,38 @@
 namespace rpt::kernels {
 namespace {
 
-inline float activate(float v, ActivationKind activation) {
-  switch (activation) {
-    case ActivationKind::kRelu:
-      return v > 0.0f ? v : 0.0f;
-    case ActivationKind::kGelu:  // exact erf form, as torch.nn.functional.gelu
-      return 0.5f * v * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
-    case ActivationKind::kSilu:
-      return v / (1.0f + std::exp(-v));
-    case ActivationKind::kIdentity:
-      break;
+// One loop per activation so each inner loop is branch-free and vectorises.
+template <typename Function>
+void apply_rows(float* x, const float* bias, int rows, int cols, Function function) {
+  for (int r = 0; r < rows; ++r) {
+    float* row = x + static_cast<long>(r) * cols;
+    if (bias != nullptr) {
+      for (int c = 0; c < cols; ++c) row[c] = function(row[c] + bias[c]);
+    } else {
+      for (int c = 0; c < cols; ++c) row[c] = function(row[c]);
+    }
   }
-  return v;
 }
 
 }  // namespace
 
 void bias_activation_cpu(float* x, const float* bias, int rows, int cols,
                          ActivationKind activation) {
-  for (int r = 0; r < rows; ++r) {
-    float* row = x + static_cast<long>(r) * cols;
-    for (int c = 0; c < cols; ++c) {
-      row[c] = activate(bias ? row[c] + bias[c] : row[c], activation);
-    }
+  switch (activation) {
+    case ActivationKind::kIdentity:
+      apply_rows(x, bias, rows, cols, [](float v) { return v; });
+      return;
+    case ActivationKind::kRelu:
+      apply_rows(x, bias, rows, cols, [](float v) { return v > 0.0f ? v : 0.0f; });
+      return;
+    case ActivationKind::kGelu:  // exact erf form, as torch.nn.functional.gelu
+      apply_rows(x, bias, rows, cols, [](float v) {
+        return 0.5f * v * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
+      });
+      return;
+    case ActivationKind::kSilu:
+      apply_rows(x, bias, rows, cols, [](float v) { return v / (1.0f + std::exp(-v)); });
+      return;
   }
 }
 

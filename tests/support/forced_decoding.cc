@@ -4,6 +4,7 @@
 
 #include "engine/decoder.h"
 #include "engine/encoder.h"
+#include "kernels/log_softmax.h"
 
 namespace rpt::testing {
 
@@ -47,8 +48,10 @@ std::vector<ForcedDecoding> forced_decode(const Model& model,
       sentences.push_back(b);
     }
     state.reorder(parents, lengths);
-    const Tensor log_probs = decoder_step(model, input, state);
+    Tensor log_probs = decoder_step(model, input, state);
     const auto vocab = static_cast<std::size_t>(log_probs.dim(1));
+    kernels::log_softmax_cpu(log_probs.data<float>(), static_cast<int>(sentences.size()),
+                             static_cast<int>(vocab));
     for (std::size_t r = 0; r < sentences.size(); ++r) {
       const float* row = log_probs.data<float>() + r * vocab;
       out[sentences[r]].step_log_probs.emplace_back(row, row + vocab);

@@ -1,0 +1,55 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "kernels/top_k_log_softmax.h"
+
+namespace rpt::kernels {
+namespace {
+
+using Entry = std::pair<float, int>;  // (log-prob, token)
+
+// Greater log-prob first, then the lower token.
+bool before(const Entry& a, const Entry& b) {
+  return a.first != b.first ? a.first > b.first : a.second < b.second;
+}
+
+}  // namespace
+
+void top_k_log_softmax_cpu(const TopKLogSoftmaxArgs& args) {
+  std::vector<Entry> heap;  // min-heap of the best k under before()
+  heap.reserve(static_cast<std::size_t>(args.k));
+  for (int r = 0; r < args.rows; ++r) {
+    const float* row = args.logits + static_cast<long>(r) * args.vocab;
+    const int blocked = args.blocked_token ? args.blocked_token[r] : -1;
+    float max_value = -std::numeric_limits<float>::infinity();
+    for (int c = 0; c < args.vocab; ++c) max_value = std::max(max_value, row[c]);
+    float sum = 0.0f;
+    for (int c = 0; c < args.vocab; ++c) sum += std::exp(row[c] - max_value);
+    const float log_normalizer = max_value + std::log(sum);
+
+    heap.clear();
+    for (int c = 0; c < args.vocab; ++c) {
+      const Entry entry{c == blocked ? args.blocked_log_prob : row[c] - log_normalizer, c};
+      if (static_cast<int>(heap.size()) < args.k) {
+        heap.push_back(entry);
+        std::push_heap(heap.begin(), heap.end(), before);
+      } else if (before(entry, heap.front())) {
+        std::pop_heap(heap.begin(), heap.end(), before);
+        heap.back() = entry;
+        std::push_heap(heap.begin(), heap.end(), before);
+      }
+    }
+    std::sort_heap(heap.begin(), heap.end(), before);  // best first
+    float* out_log_probs = args.log_probs + static_cast<long>(r) * args.k;
+    int* out_ids = args.ids + static_cast<long>(r) * args.k;
+    for (std::size_t i = 0; i < heap.size(); ++i) {
+      out_log_probs[i] = heap[i].first;
+      out_ids[i] = heap[i].second;
+    }
+  }
+}
+
+}  // namespace rpt::kernels

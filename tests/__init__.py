@@ -1,0 +1,1 @@
+"""rpt tests: C++ suites (GoogleTest, via CMake) and Python tests (python3 -m unittest)."""
