@@ -4,6 +4,7 @@
 // agree within 1e-4; greedy and beam-4 translations token for token.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -81,6 +82,8 @@ TEST_P(GoldenTest, TokenizationAndVocabularyMatch) {
 
 TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin1e4) {
   int checked = 0;
+  float worst_states = 0.0f;
+  float worst_log_probs = 0.0f;
   for (const json& c : golden_.at("cases")) {
     if (!c.contains("encoder_output")) continue;
     const auto source = c.at("source_ids").get<std::vector<int>>();
@@ -93,6 +96,7 @@ TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin1e4) {
       worst = std::max(worst, std::abs(ours.encoder_output[i] - states[i]));
     }
     EXPECT_LE(worst, 1e-4f) << "encoder output of " << c.at("text");
+    worst_states = std::max(worst_states, worst);
     const auto log_probs = c.at("decoder_log_probs").get<std::vector<float>>();
     const auto vocab = static_cast<std::size_t>(c.at("decoder_log_probs_shape")[1].get<int>());
     ASSERT_EQ(ours.step_log_probs.size() * vocab, log_probs.size());
@@ -103,9 +107,13 @@ TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin1e4) {
       }
     }
     EXPECT_LE(worst, 1e-4f) << "step log-probs of " << c.at("text");
+    worst_log_probs = std::max(worst_log_probs, worst);
     ++checked;
   }
   EXPECT_GT(checked, 0);
+  std::printf("[ parity ] %s: %d cases, max |diff| encoder %.3g, step log-probs %.3g\n",
+              GetParam().c_str(), checked, static_cast<double>(worst_states),
+              static_cast<double>(worst_log_probs));
 }
 
 // Translates every case both one by one and all in one batch: both must equal OpenNMT-py.

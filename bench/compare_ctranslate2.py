@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""rpt vs CTranslate2 on the same OpenNMT-py checkpoint, in the same run, on this machine.
+
+Converts CHECKPOINT for both engines (tools/convert_onmt.py and CTranslate2's
+ct2-opennmt-py-converter), translates the same SentencePiece-tokenized input with the same
+beam size, batch size, length penalty and thread count, and prints a table: wall time,
+sentences/s, target tokens/s, BLEU against the reference (when given), and how many
+translations are token-identical between the two. Run it with a Python that has ctranslate2,
+sentencepiece and sacrebleu (PyPI).
+
+    python3 bench/compare_ctranslate2.py --checkpoint ckpt.pt --spm spm.model \\
+        --source test.en --reference test.de --rpt-translate build/tools/rpt-translate \\
+        --device cpu --threads 2 --beam-size 4 --batch-size 32
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import ctranslate2
+import sentencepiece
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def convert(args, work):
+    rpt_dir, ct2_dir = work / "rpt", work / "ct2"
+    subprocess.run([sys.executable, str(REPO / "tools" / "convert_onmt.py"), args.checkpoint,
+                    str(rpt_dir), "--dtype", "float32", "--src-spm", args.spm,
+                    "--tgt-spm", args.tgt_spm or args.spm], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([str(Path(sys.executable).parent / "ct2-opennmt-py-converter"),
+                    "--model_path", args.checkpoint, "--output_dir", str(ct2_dir), "--force"],
+                   check=True, stdout=subprocess.DEVNULL)
+    return rpt_dir, ct2_dir
+
+
+def run_rpt(args, model_dir, lines):
+    command = [args.rpt_translate, "--model", str(model_dir), "--beam-size", str(args.beam_size),
+               "--batch-size", str(args.batch_size), "--threads", str(args.threads),
+               "--max-length", str(args.max_length), "--device", args.device, "--verbose"]
+    done = subprocess.run(command, input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          check=True)
+    # Translation time as rpt-translate reports it (model loading excluded, as for CTranslate2).
+    seconds = float(re.search(r"tokens in ([0-9.]+) s", done.stderr).group(1))
+    return done.stdout.splitlines(), seconds
+
+
+def run_ctranslate2(args, model_dir, pieces):
+    translator = ctranslate2.Translator(str(model_dir), device=args.device,
+                                        compute_type="float32", inter_threads=1,
+                                        intra_threads=args.threads)
+    start = time.perf_counter()
+    results = translator.translate_batch(
+        pieces, beam_size=args.beam_size, max_batch_size=args.batch_size,
+        max_decoding_length=args.max_length, length_penalty=1.0, normalize_scores=True)
+    seconds = time.perf_counter() - start
+    return [r.hypotheses[0] for r in results], seconds
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--checkpoint", required=True)
+    parser.add_argument("--spm", required=True, help="source SentencePiece model")
+    parser.add_argument("--tgt-spm", help="target SentencePiece model (default: --spm)")
+    parser.add_argument("--source", required=True, help="raw source sentences, one a line")
+    parser.add_argument("--reference", help="raw reference translations for BLEU")
+    parser.add_argument("--rpt-translate", default=str(REPO / "build" / "tools" / "rpt-translate"))
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--beam-size", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--max-length", type=int, default=250)
+    parser.add_argument("--limit", type=int, default=0, help="first N sentences only")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+
+    lines = Path(args.source).read_text(encoding="utf-8").splitlines()
+    references = Path(args.reference).read_text(encoding="utf-8").splitlines() if args.reference else None
+    if args.limit:
+        lines, references = lines[:args.limit], references[:args.limit] if references else None
+    source_spm = sentencepiece.SentencePieceProcessor(model_file=args.spm)
+    target_spm = sentencepiece.SentencePieceProcessor(model_file=args.tgt_spm or args.spm)
+    pieces = [source_spm.encode(line, out_type=str) for line in lines]
+
+    with tempfile.TemporaryDirectory() as temp:
+        rpt_dir, ct2_dir = convert(args, Path(temp))
+        rpt_text, rpt_seconds = run_rpt(args, rpt_dir, lines)
+        ct2_pieces, ct2_seconds = run_ctranslate2(args, ct2_dir, pieces)
+    ct2_text = [target_spm.decode(p) for p in ct2_pieces]
+    rpt_tokens = sum(len(target_spm.encode(t, out_type=str)) for t in rpt_text)
+    ct2_tokens = sum(len(p) for p in ct2_pieces)
+    identical = sum(a == b for a, b in zip(rpt_text, ct2_text))
+
+    rows = {"rpt": (rpt_text, rpt_seconds, rpt_tokens), "ctranslate2": (ct2_text, ct2_seconds, ct2_tokens)}
+    report = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+              "settings": {k: getattr(args, k) for k in ("device", "threads", "beam_size",
+                                                        "batch_size", "max_length")},
+              "sentences": len(lines), "identical_translations": identical, "engines": {}}
+    if references is not None:
+        import sacrebleu
+    print(f"{len(lines)} sentences, beam {args.beam_size}, batch {args.batch_size}, "
+          f"{args.threads} threads, device {args.device}")
+    print(f"{'engine':<12} {'seconds':>8} {'sent/s':>8} {'tok/s':>8} {'BLEU':>6}")
+    for name, (text, seconds, tokens) in rows.items():
+        bleu = sacrebleu.corpus_bleu(text, [references]).score if references is not None else None
+        report["engines"][name] = {"seconds": seconds, "sentences_per_second": len(lines) / seconds,
+                                   "target_tokens_per_second": tokens / seconds, "bleu": bleu}
+        bleu_text = f"{bleu:6.2f}" if bleu is not None else "     -"
+        print(f"{name:<12} {seconds:8.2f} {len(lines) / seconds:8.1f} {tokens / seconds:8.1f} {bleu_text}")
+    speedup = report["engines"]["ctranslate2"]["seconds"] / report["engines"]["rpt"]["seconds"]
+    print(f"rpt / CTranslate2 speed: {speedup:.2f}x; identical translations: "
+          f"{identical}/{len(lines)}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
