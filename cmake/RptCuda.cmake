@@ -17,7 +17,7 @@ if(RPT_CUDA_ENABLED)
     set(CMAKE_CUDA_ARCHITECTURES "80-real;86-real;89-real;90")
   endif()
   enable_language(CUDA)
-  set(CMAKE_CUDA_STANDARD 20)
+  set(CMAKE_CUDA_STANDARD 17)  # CMake 3.25 does not know nvcc's C++20 flag
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   find_package(CUDAToolkit REQUIRED)
   message(STATUS "rpt: CUDA engine ON (architectures ${CMAKE_CUDA_ARCHITECTURES})")

@@ -4,7 +4,7 @@
 #include <unordered_set>
 
 #include "engine/encoder.h"
-#include "engine/errors.h"
+#include "kernels/errors.h"
 #include "kernels/top_k_log_softmax.h"
 
 namespace rpt {

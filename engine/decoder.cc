@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/errors.h"
+#include "kernels/errors.h"
 #include "engine/layers.h"
 #include "kernels/embedding.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/attention.h"
-#include "engine/errors.h"
+#include "kernels/errors.h"
 #include "engine/layers.h"
 #include "kernels/embedding.h"
 

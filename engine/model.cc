@@ -3,7 +3,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/errors.h"
+#include "kernels/errors.h"
 #include "engine/weights_file.h"
 #include "kernels/position.h"
 

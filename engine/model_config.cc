@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "kernels/errors.h"
 
 namespace rpt {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "engine/errors.h"
+#include "kernels/errors.h"
 
 namespace rpt {
 namespace {

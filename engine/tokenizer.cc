@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "engine/errors.h"
+#include "kernels/errors.h"
 
 namespace rpt {
 

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "engine/batch_decoder.h"
-#include "engine/errors.h"
+#include "kernels/errors.h"
 
 namespace rpt {
 

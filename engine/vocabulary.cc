@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "engine/errors.h"
+#include "kernels/errors.h"
 
 namespace rpt {
 

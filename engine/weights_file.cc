@@ -10,7 +10,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "engine/errors.h"
+#include "kernels/errors.h"
 
 namespace rpt {
 namespace {

@@ -2,6 +2,10 @@
 // CPU definition: a multithreaded BLAS (OpenBLAS). Stateless; no allocation.
 #pragma once
 
+#include "kernels/stream.h"
+
+struct cublasContext;
+
 namespace rpt::kernels {
 
 struct GemmArgs {
@@ -21,6 +25,8 @@ struct GemmArgs {
 };
 
 void gemm_cpu(const GemmArgs& args);
+// cuBLAS (float32, tensor-op math allowed only where it keeps float32 accuracy).
+void gemm_cuda(const GemmArgs& args, cublasContext* handle);
 
 // y = alpha * op(A) x + beta * y with A [rows, cols] row-major (row stride lda).
 struct GemvArgs {

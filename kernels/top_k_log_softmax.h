@@ -3,6 +3,8 @@
 // log-softmax. Candidates come best first; equal log-probs go to the lower token id.
 #pragma once
 
+#include "kernels/stream.h"
+
 namespace rpt::kernels {
 
 struct TopKLogSoftmaxArgs {
@@ -19,5 +21,7 @@ struct TopKLogSoftmaxArgs {
 };
 
 void top_k_log_softmax_cpu(const TopKLogSoftmaxArgs& args);
+// k rounds of a block-wide arg-max per row; meant for beam widths (k <= 64).
+void top_k_log_softmax_cuda(const TopKLogSoftmaxArgs& args, CudaStream stream);
 
 }  // namespace rpt::kernels
