@@ -102,6 +102,10 @@ struct SoftmaxCase {
   bool buckets;
 };
 
+void PrintTo(const SoftmaxCase& c, std::ostream* out) {
+  *out << "k" << c.k << (c.t5 ? "_t5" : "") << (c.buckets ? "_buckets" : "");
+}
+
 class CudaRelativeSoftmaxTest : public CudaOpsTest,
                                 public ::testing::WithParamInterface<SoftmaxCase> {};
 

@@ -80,6 +80,11 @@ def fixture_dirs():
     return sorted(os.path.dirname(path) for path in checkpoints)
 
 
+def model_config(fixture):
+    with open(os.path.join(fixture, "model", "config.json")) as f:
+        return json.load(f)
+
+
 def convert(checkpoint, out_dir, *extra):
     """(exit status, stderr) of the converter run in this process."""
     import convert_onmt
@@ -120,8 +125,7 @@ class ConvertFixturesTest(unittest.TestCase):
                 out = self.converted(fixture)
                 with open(os.path.join(out, "config.json")) as f:
                     ours = json.load(f)
-                with open(os.path.join(fixture, "model", "config.json")) as f:
-                    committed = json.load(f)
+                committed = model_config(fixture)
                 for key in ("architecture", "position", "special_tokens", "decoder_start_token",
                             "format", "format_version"):
                     self.assertEqual(ours[key], committed[key], key)
@@ -134,8 +138,7 @@ class ConvertFixturesTest(unittest.TestCase):
         for fixture in self.fixtures:
             with self.subTest(fixture=os.path.basename(fixture)):
                 checkpoint = load_torch(os.path.join(fixture, "checkpoint.pt"))
-                with open(os.path.join(fixture, "model", "config.json")) as f:
-                    config = json.load(f)
+                config = model_config(fixture)
                 weights = read_model_bin(os.path.join(fixture, "model", "model.bin"))
                 for ours, theirs in expected_pairs(config, checkpoint):
                     np.testing.assert_array_equal(weights[ours], to_numpy(theirs), err_msg=ours)
@@ -272,6 +275,16 @@ class RefusalTest(unittest.TestCase):
         err = self.refusal(self.with_model(
             lambda model: model.update({name: model[name][:, :-1]})))
         self.assertIn("encoder.layer_0.ffn.outer.weight", err)
+
+    def test_sinusoid_table_of_another_layout(self):
+        sinusoidal = [f for f in fixture_dirs() if model_config(f)["position"]["sinusoidal"]]
+        if not sinusoidal:
+            self.skipTest("no fixture with sinusoidal position encodings")
+        checkpoint = load_torch(os.path.join(sinusoidal[0], "checkpoint.pt"))
+        name = "encoder.embeddings.make_embedding.pe.pe"
+        table = checkpoint["model"][name]  # [max_len, 1, dim], sin and cos interleaved
+        checkpoint["model"][name] = torch.cat([table[..., 0::2], table[..., 1::2]], dim=-1)
+        self.assertIn("SinusoidalInterleaved", self.refusal(checkpoint))
 
     def test_safetensors_checkpoint(self):
         checkpoint = dict(self.checkpoint)

@@ -33,6 +33,7 @@ import argparse
 import contextlib
 import ctypes
 import json
+import math
 import os
 import pickle
 import shutil
@@ -108,11 +109,11 @@ def load_checkpoint(path):
         with _stubbed_unpickling():
             checkpoint = torch.load(path, map_location="cpu", weights_only=False)
     except (OSError, RuntimeError, pickle.UnpicklingError, EOFError) as e:
-        raise ConversionError(f"{path}: not a readable PyTorch checkpoint ({e})") from e
+        raise ConversionError(f"not a readable PyTorch checkpoint ({e})") from e
     if not isinstance(checkpoint, dict) or "opt" not in checkpoint or "vocab" not in checkpoint:
-        raise ConversionError(f"{path}: not an OpenNMT-py checkpoint (no 'opt' and 'vocab')")
+        raise ConversionError("not an OpenNMT-py checkpoint (no 'opt' and 'vocab')")
     if "model" not in checkpoint:
-        raise ConversionError(f"{path}: the weights are in a separate safetensors file "
+        raise ConversionError("the weights are in a separate safetensors file "
                               "(save_format safetensors); convert a 'pytorch' checkpoint")
     return checkpoint
 
@@ -260,12 +261,13 @@ class StateDict:
         self.used.add(name)
         return tensor
 
-    def fixed_buffers(self):
-        """Deterministic buffers that are recomputed, not stored (sinusoidal tables)."""
-        return {n for n in self.tensors if n.endswith("make_embedding.pe.pe")}
+    def sinusoid_tables(self):
+        """Names of the stored sinusoid buffers: checked, not converted (the engine computes
+        the table)."""
+        return sorted(n for n in self.tensors if n.endswith("make_embedding.pe.pe"))
 
     def unused(self):
-        return sorted(set(self.tensors) - self.used - self.fixed_buffers())
+        return sorted(set(self.tensors) - self.used - set(self.sinusoid_tables()))
 
 
 def _all_or_none(state, names, what):
@@ -369,6 +371,29 @@ def collect_tensors(state, arch, position):
     return tensors
 
 
+def _interleaved_sinusoids(length, dim):
+    """OpenNMT-py's SinusoidalInterleaved table [length, dim]: sin on even, cos on odd dims."""
+    position = torch.arange(length, dtype=torch.float32).unsqueeze(1)
+    rate = torch.exp(torch.arange(0, dim, 2, dtype=torch.float32) * -(math.log(10000.0) / dim))
+    table = torch.zeros(length, dim)
+    table[:, 0::2] = torch.sin(position * rate)
+    table[:, 1::2] = torch.cos(position * rate)
+    return table
+
+
+def check_sinusoids(state, position):
+    """Stored sinusoid tables must be the interleaved ones the engine will compute."""
+    for name in state.sinusoid_tables():
+        if not position["sinusoidal"]:
+            raise ConversionError(f"{name} is stored but position_encoding is off")
+        stored = state.tensors[name].float()
+        stored = stored.reshape(stored.shape[0], -1)  # [max_len, 1, dim] -> [max_len, dim]
+        # float32 rounding of position * rate differs between torch builds by up to ~3e-4 at
+        # position 5000; another layout (SinusoidalConcat) differs by O(1).
+        if not torch.allclose(stored, _interleaved_sinusoids(*stored.shape), atol=1e-3):
+            raise ConversionError(f"{name} is not OpenNMT-py's SinusoidalInterleaved table")
+
+
 # ---------------------------------------------------------------------------------------------
 # Architecture and position description
 
@@ -412,6 +437,8 @@ def describe_architecture(opt, state):
     decoder_layers = _layer_count(state, DECODER)
     if encoder_layers == 0 or decoder_layers == 0:
         raise ConversionError("no transformer encoder and decoder layers in the checkpoint")
+    if not opt.get("heads"):
+        raise ConversionError("the checkpoint's options do not give the number of heads")
     attention_biases, ffn_biases = _bias_names(encoder_layers, decoder_layers)
     return {
         "encoder_layers": encoder_layers,
@@ -563,6 +590,7 @@ def convert(args):
     position = describe_position(opt)
     arch = describe_architecture(opt, state)
     tensors = collect_tensors(state, arch, position)
+    check_sinusoids(state, position)
     check_shapes(arch, position, tensors, (len(src_vocab), len(tgt_vocab)))
 
     os.makedirs(args.out_dir, exist_ok=True)

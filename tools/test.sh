@@ -11,4 +11,5 @@ jobs=${RPT_JOBS:-$(nproc)}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=ON
 cmake --build "$build_dir" -j "$jobs"
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
-python3 -m unittest discover -s tests -p 'test_*.py' -v
+# Debian's python3 (numpy, torch from setup.sh), not whatever python3 comes first on PATH.
+/usr/bin/python3 -m unittest discover -s tests -p 'test_*.py' -v

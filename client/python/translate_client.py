@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Example Python client for rpt-server (proto/translate.proto), using Debian's python3-grpcio.
+
+    python3 client/python/translate_client.py --server localhost:50051 --model en-de \
+        "Hello world." "Save the file."
+
+The message classes are generated at start-up into a temporary directory, with grpc_tools when
+it is installed (pip install grpcio-tools) or else with the protoc compiler (Debian
+protobuf-compiler). Only message classes are needed: the RPCs are called by their method paths,
+so no grpc_python_plugin is required. To generate them once by hand instead:
+
+    protoc -I . --python_out=OUT proto/translate.proto     # run in the repository root
+    PYTHONPATH=OUT python3 -c "from proto import translate_pb2"
+"""
+import argparse
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import grpc
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def load_messages():
+    """Returns the translate_pb2 module, generated from proto/translate.proto."""
+    out = tempfile.mkdtemp(prefix="rpt_proto_")
+    args = ["-I", REPO, f"--python_out={out}", os.path.join(REPO, "proto", "translate.proto")]
+    try:
+        from grpc_tools import protoc  # type: ignore
+
+        if protoc.main(["protoc"] + args) != 0:
+            raise RuntimeError("grpc_tools.protoc failed")
+    except ImportError:
+        if shutil.which("protoc") is None:
+            sys.exit("need grpc_tools (pip install grpcio-tools) or protoc (apt install "
+                     "protobuf-compiler) to generate the message classes")
+        subprocess.run(["protoc"] + args, check=True)
+    sys.path.insert(0, out)
+    return importlib.import_module("proto.translate_pb2")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("texts", nargs="*", help="texts to translate (default: stdin lines)")
+    parser.add_argument("--server", default="localhost:50051")
+    parser.add_argument("--model", default="")
+    parser.add_argument("--source", default="", help="source language, when not naming a model")
+    parser.add_argument("--target", default="", help="target language, when not naming a model")
+    parser.add_argument("--beam-size", type=int, default=0, help="0: the server's default")
+    parser.add_argument("--n-best", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=30.0, help="deadline in seconds")
+    parser.add_argument("--stream", action="store_true", help="use TranslateStream")
+    parser.add_argument("--list-models", action="store_true")
+    args = parser.parse_args()
+
+    pb = load_messages()
+    channel = grpc.insecure_channel(args.server)
+
+    def method(name, response_type, streaming=False):
+        make = channel.unary_stream if streaming else channel.unary_unary
+        return make(f"/rpt.v1.Translator/{name}",
+                    request_serializer=lambda message: message.SerializeToString(),
+                    response_deserializer=response_type.FromString)
+
+    try:
+        if args.list_models:
+            reply = method("ListModels", pb.ListModelsResponse)(pb.ListModelsRequest(),
+                                                                timeout=args.timeout)
+            for m in reply.models:
+                print(f"{m.name}\t{m.source_language}->{m.target_language}\t{m.device}\t"
+                      f"{m.dtype}\t{m.position_type}")
+            return 0
+        texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
+        request = pb.TranslateRequest(
+            model=pb.ModelSelector(model=args.model, source_language=args.source,
+                                   target_language=args.target),
+            texts=[t.encode("utf-8") for t in texts],
+            options=pb.DecodingOptions(beam_size=args.beam_size, n_best=args.n_best,
+                                       return_scores=True))
+        if args.stream:
+            for message in method("TranslateStream", pb.TranslateStreamResponse, True)(
+                    request, timeout=args.timeout):
+                best = message.translation.hypotheses[0]
+                print(f"{message.index}\t{best.score:.4f}\t{best.text}")
+        else:
+            reply = method("Translate", pb.TranslateResponse)(request, timeout=args.timeout)
+            for translation in reply.translations:
+                for hypothesis in translation.hypotheses:
+                    print(f"{hypothesis.score:.4f}\t{hypothesis.text}")
+    except grpc.RpcError as error:
+        print(f"rpt: {error.code().name}: {error.details()}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

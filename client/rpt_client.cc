@@ -1,0 +1,118 @@
+// rpt-client: translate through an rpt-server.
+//
+//   rpt-client --server localhost:50051 --model en-de "Save the file." "Open a window."
+//   rpt-client --server localhost:50051 --target de < sentences.txt
+//
+// Texts come from the arguments, or one per line from stdin. With --n-best N each text prints N
+// lines, best first (--with-scores prefixes the score and a tab). On failure the gRPC status is
+// printed on stderr and the exit code is the gRPC status code (3 INVALID_ARGUMENT, 4
+// DEADLINE_EXCEEDED, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE, ...).
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <grpcpp/grpcpp.h>
+
+#include "client/status_names.h"
+#include "proto/translate.grpc.pb.h"
+
+namespace {
+
+struct ClientOptions {
+  std::string server = "localhost:50051";
+  std::string model;
+  std::string source;
+  std::string target;
+  int beam_size = 0;  // 0: the server's default
+  int n_best = 0;
+  int max_length = 0;
+  double timeout_seconds = 60.0;
+  bool with_scores = false;
+  bool list_models = false;
+  std::vector<std::string> texts;
+};
+
+int fail(const grpc::Status& status) {
+  std::cerr << "rpt-client: " << rpt::client::status_name(status.error_code()) << ": "
+            << status.error_message() << "\n";
+  return static_cast<int>(status.error_code());
+}
+
+int list_models(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::duration<double>(options.timeout_seconds)));
+  rpt::v1::ListModelsResponse response;
+  const grpc::Status status = stub.ListModels(&context, {}, &response);
+  if (!status.ok()) return fail(status);
+  for (const auto& model : response.models()) {
+    std::printf("%s\t%s->%s\t%s\t%s\t%s\n", model.name().c_str(), model.source_language().c_str(),
+                model.target_language().c_str(), model.device().c_str(), model.dtype().c_str(),
+                model.position_type().c_str());
+  }
+  return 0;
+}
+
+int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
+  rpt::v1::TranslateRequest request;
+  request.mutable_model()->set_model(options.model);
+  request.mutable_model()->set_source_language(options.source);
+  request.mutable_model()->set_target_language(options.target);
+  auto* decoding = request.mutable_options();
+  decoding->set_beam_size(static_cast<std::uint32_t>(options.beam_size));
+  decoding->set_n_best(static_cast<std::uint32_t>(options.n_best));
+  decoding->set_max_length(static_cast<std::uint32_t>(options.max_length));
+  decoding->set_return_scores(options.with_scores);
+  if (options.texts.empty()) {
+    for (std::string line; std::getline(std::cin, line);) request.add_texts(line);
+  } else {
+    for (const std::string& text : options.texts) request.add_texts(text);
+  }
+
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::duration<double>(options.timeout_seconds)));
+  rpt::v1::TranslateResponse response;
+  const grpc::Status status = stub.Translate(&context, request, &response);
+  if (!status.ok()) return fail(status);
+  for (const auto& translation : response.translations()) {
+    for (const auto& hypothesis : translation.hypotheses()) {
+      if (options.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score()));
+      std::printf("%s\n", hypothesis.text().c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rpt-client: translate texts (arguments or stdin lines) through an rpt-server"};
+  ClientOptions options;
+  app.add_option("texts", options.texts, "Texts to translate (default: one per stdin line)");
+  app.add_option("--server", options.server, "Server HOST:PORT")->capture_default_str();
+  app.add_option("--model", options.model, "Model name (see --list-models)");
+  app.add_option("--source", options.source, "Source language, to route by language pair");
+  app.add_option("--target", options.target, "Target language, to route by language pair");
+  app.add_option("--beam-size", options.beam_size, "Beam size (0: the server's default)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--n-best", options.n_best, "Hypotheses per text (0: the server's default)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--max-length", options.max_length, "Maximum generated tokens (0: default)")
+      ->check(CLI::Range(0, 1 << 20));
+  app.add_option("--timeout", options.timeout_seconds, "Deadline in seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_flag("--with-scores", options.with_scores, "Prefix each line with its score and a tab");
+  app.add_flag("--list-models", options.list_models, "List the server's models and exit");
+  CLI11_PARSE(app, argc, argv);
+
+  auto channel = grpc::CreateChannel(options.server, grpc::InsecureChannelCredentials());
+  auto stub = rpt::v1::Translator::NewStub(channel);
+  return options.list_models ? list_models(*stub, options) : translate(*stub, options);
+}

@@ -1,0 +1,61 @@
+// Bookkeeping shared by every gRPC call: the in-flight count the drain waits for, and on
+// completion the request metric and the one log line per call (id, model, sentences, tokens,
+// latency, code).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <grpcpp/server_context.h>
+
+#include "server/metrics.h"
+#include "server/model_registry.h"
+#include "server/server_options.h"
+#include "server/status.h"
+
+namespace rpt::server {
+
+// State the handlers share with the server. Thread-safe.
+struct ServiceContext {
+  ModelRegistry& registry;
+  Metrics& metrics;
+  const ServerOptions& options;
+  std::atomic<bool> draining{false};  // new calls get UNAVAILABLE
+  std::atomic<int> in_flight{0};      // calls started and not yet completed
+  std::atomic<std::uint64_t> next_call_id{1};
+};
+
+class CallRecord {
+ public:
+  // Counts the call in flight. The id is the client's x-request-id metadata when sent.
+  CallRecord(ServiceContext& service, const char* method, const grpc::ServerContextBase& context);
+  CallRecord(const CallRecord&) = delete;
+  CallRecord& operator=(const CallRecord&) = delete;
+
+  const std::string& id() const { return id_; }
+  std::uint64_t number() const { return number_; }
+  void set_model(const std::string& model) { model_ = model; }
+  void add_sentences(int sentences, long source_tokens) {
+    sentences_ += sentences;
+    source_tokens_ += source_tokens;
+  }
+  void add_target_tokens(long tokens) { target_tokens_ += tokens; }
+
+  // Records the metric and the log line and leaves the in-flight count. Call once.
+  void complete(const RequestStatus& status);
+
+ private:
+  ServiceContext& service_;
+  const char* method_;
+  std::uint64_t number_;
+  std::string id_;
+  std::string model_ = "_none";  // metrics label before routing (bad or unroutable requests)
+  int sentences_ = 0;
+  long source_tokens_ = 0;
+  long target_tokens_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace rpt::server

@@ -1,0 +1,125 @@
+#include "server/metrics.h"
+
+#include <prometheus/text_serializer.h>
+
+namespace rpt::server {
+namespace {
+
+using prometheus::BuildCounter;
+using prometheus::BuildGauge;
+using prometheus::BuildHistogram;
+
+// Latency buckets from 1 ms to ~2 min, roughly x2.5 apart.
+prometheus::Histogram::BucketBoundaries latency_buckets() {
+  return {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60, 120};
+}
+prometheus::Histogram::BucketBoundaries step_buckets() {
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1};
+}
+prometheus::Histogram::BucketBoundaries row_buckets() {
+  return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+}
+
+}  // namespace
+
+Metrics::Metrics()
+    : registry_(std::make_shared<prometheus::Registry>()),
+      requests_(BuildCounter()
+                    .Name("rpt_requests_total")
+                    .Help("Finished calls by model, method and gRPC status code")
+                    .Register(*registry_)),
+      request_seconds_(BuildHistogram()
+                           .Name("rpt_request_duration_seconds")
+                           .Help("End-to-end call time, from arrival to the final status")
+                           .Register(*registry_)),
+      queue_seconds_(BuildHistogram()
+                         .Name("rpt_queue_duration_seconds")
+                         .Help("Time a sentence waited in the admission queue")
+                         .Register(*registry_)),
+      encode_seconds_(BuildHistogram()
+                          .Name("rpt_encode_duration_seconds")
+                          .Help("Encoder time per batch of newly admitted sentences")
+                          .Register(*registry_)),
+      decode_step_seconds_(BuildHistogram()
+                               .Name("rpt_decode_step_duration_seconds")
+                               .Help("Time of one decoder step over all active rows")
+                               .Register(*registry_)),
+      active_rows_per_step_(BuildHistogram()
+                                .Name("rpt_decode_step_rows")
+                                .Help("Decoder rows (sentences x alive beams) per step")
+                                .Register(*registry_)),
+      source_tokens_(BuildCounter()
+                         .Name("rpt_source_tokens_total")
+                         .Help("Source tokens of translated sentences")
+                         .Register(*registry_)),
+      target_tokens_(BuildCounter()
+                         .Name("rpt_target_tokens_total")
+                         .Help("Target tokens of the best hypotheses returned")
+                         .Register(*registry_)),
+      queued_sentences_(BuildGauge()
+                            .Name("rpt_queue_depth_sentences")
+                            .Help("Sentences waiting in the admission queue")
+                            .Register(*registry_)),
+      queued_tokens_(BuildGauge()
+                         .Name("rpt_queue_depth_tokens")
+                         .Help("Source tokens waiting in the admission queue")
+                         .Register(*registry_)),
+      active_rows_(BuildGauge()
+                       .Name("rpt_active_rows")
+                       .Help("Decoder rows the next step will run")
+                       .Register(*registry_)),
+      active_sentences_(BuildGauge()
+                            .Name("rpt_active_sentences")
+                            .Help("Sentences currently decoding")
+                            .Register(*registry_)),
+      device_memory_(BuildGauge()
+                         .Name("rpt_device_memory_bytes")
+                         .Help("Device memory held, by model, device and use")
+                         .Register(*registry_)),
+      model_info_(BuildGauge()
+                      .Name("rpt_model_info")
+                      .Help("Loaded models (value 1) with their languages, device and dtype")
+                      .Register(*registry_)) {}
+
+void Metrics::expose(const std::string& address) {
+  http_ = std::make_unique<MetricsHttpServer>(address, [registry = registry_] {
+    return prometheus::TextSerializer().Serialize(registry->Collect());
+  });
+}
+
+int Metrics::port() const { return http_ ? http_->port() : 0; }
+
+ModelMetrics Metrics::add_model(const ModelDescription& model) {
+  model_info_
+      .Add({{"model", model.name},
+            {"source_language", model.source_language},
+            {"target_language", model.target_language},
+            {"device", model.device},
+            {"dtype", model.dtype},
+            {"position_type", model.position_type}})
+      .Set(1);
+  device_memory_.Add({{"model", model.name}, {"device", model.device}, {"use", "weights"}})
+      .Set(model.weights_bytes);
+  const prometheus::Labels labels{{"model", model.name}};
+  ModelMetrics m;
+  m.queue_seconds = &queue_seconds_.Add(labels, latency_buckets());
+  m.encode_seconds = &encode_seconds_.Add(labels, step_buckets());
+  m.decode_step_seconds = &decode_step_seconds_.Add(labels, step_buckets());
+  m.active_rows_per_step = &active_rows_per_step_.Add(labels, row_buckets());
+  m.source_tokens = &source_tokens_.Add(labels);
+  m.target_tokens = &target_tokens_.Add(labels);
+  m.queued_sentences = &queued_sentences_.Add(labels);
+  m.queued_tokens = &queued_tokens_.Add(labels);
+  m.active_rows = &active_rows_.Add(labels);
+  m.active_sentences = &active_sentences_.Add(labels);
+  return m;
+}
+
+void Metrics::record_request(const std::string& model, const std::string& method,
+                             std::string_view code, double seconds) {
+  requests_.Add({{"model", model}, {"method", method}, {"code", std::string(code)}}).Increment();
+  request_seconds_.Add({{"model", model}, {"method", method}}, latency_buckets())
+      .Observe(seconds);
+}
+
+}  // namespace rpt::server

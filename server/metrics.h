@@ -1,0 +1,80 @@
+// Prometheus metrics of the server (DESIGN.md §5), kept with prometheus-cpp and served on their
+// own port (server/metrics_http.h). Names have the rpt_ prefix; times are in seconds.
+//
+// Thread safety: every method may be called from any thread (prometheus-cpp metrics are atomic;
+// label lookups are guarded by the families).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "server/metrics_http.h"
+
+namespace rpt::server {
+
+// The metrics one model's scheduler updates, resolved once for its label set.
+struct ModelMetrics {
+  prometheus::Histogram* queue_seconds = nullptr;        // per sentence, admission to encode
+  prometheus::Histogram* encode_seconds = nullptr;       // per encoder batch
+  prometheus::Histogram* decode_step_seconds = nullptr;  // per decoder step
+  prometheus::Histogram* active_rows_per_step = nullptr;
+  prometheus::Counter* source_tokens = nullptr;
+  prometheus::Counter* target_tokens = nullptr;  // of the best hypotheses
+  prometheus::Gauge* queued_sentences = nullptr;
+  prometheus::Gauge* queued_tokens = nullptr;
+  prometheus::Gauge* active_rows = nullptr;
+  prometheus::Gauge* active_sentences = nullptr;
+};
+
+struct ModelDescription {
+  std::string name;
+  std::string source_language;
+  std::string target_language;
+  std::string device;
+  std::string dtype;
+  std::string position_type;
+  double weights_bytes = 0;
+};
+
+class Metrics {
+ public:
+  Metrics();
+
+  // Starts serving /metrics on `address` ("HOST:PORT", port 0: any free one).
+  void expose(const std::string& address);
+  // The bound port once exposed, else 0.
+  int port() const;
+
+  // Registers a model: rpt_model_info and device memory, and returns its scheduler metrics.
+  ModelMetrics add_model(const ModelDescription& model);
+
+  // One finished call: rpt_requests_total{model, method, code} and the end-to-end histogram.
+  void record_request(const std::string& model, const std::string& method,
+                      std::string_view code, double seconds);
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<MetricsHttpServer> http_;
+  prometheus::Family<prometheus::Counter>& requests_;
+  prometheus::Family<prometheus::Histogram>& request_seconds_;
+  prometheus::Family<prometheus::Histogram>& queue_seconds_;
+  prometheus::Family<prometheus::Histogram>& encode_seconds_;
+  prometheus::Family<prometheus::Histogram>& decode_step_seconds_;
+  prometheus::Family<prometheus::Histogram>& active_rows_per_step_;
+  prometheus::Family<prometheus::Counter>& source_tokens_;
+  prometheus::Family<prometheus::Counter>& target_tokens_;
+  prometheus::Family<prometheus::Gauge>& queued_sentences_;
+  prometheus::Family<prometheus::Gauge>& queued_tokens_;
+  prometheus::Family<prometheus::Gauge>& active_rows_;
+  prometheus::Family<prometheus::Gauge>& active_sentences_;
+  prometheus::Family<prometheus::Gauge>& device_memory_;
+  prometheus::Family<prometheus::Gauge>& model_info_;
+};
+
+}  // namespace rpt::server

@@ -1,0 +1,114 @@
+#include "server/metrics_http.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+namespace rpt::server {
+namespace {
+
+void send_all(int connection, const std::string& data) {
+  std::size_t sent = 0;
+  while (sent < data.size()) {
+    const ssize_t n = ::send(connection, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return;
+    sent += static_cast<std::size_t>(n);
+  }
+}
+
+int bind_listener(const std::string& address, int* port) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos) throw std::runtime_error("metrics address wants HOST:PORT");
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const std::string service = address.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found) != 0 ||
+      found == nullptr) {
+    throw std::runtime_error("cannot resolve metrics address " + address);
+  }
+  const int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, 0);
+  const int yes = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  const bool bound = fd >= 0 && ::bind(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+                     ::listen(fd, 16) == 0;
+  freeaddrinfo(found);
+  if (!bound) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot listen for metrics on " + address + ": " + reason);
+  }
+  sockaddr_storage local{};
+  socklen_t length = sizeof(local);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length);
+  *port = ntohs(local.ss_family == AF_INET6
+                    ? reinterpret_cast<sockaddr_in6*>(&local)->sin6_port
+                    : reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+  return fd;
+}
+
+}  // namespace
+
+MetricsHttpServer::MetricsHttpServer(const std::string& address,
+                                     std::function<std::string()> render)
+    : render_(std::move(render)), listener_(bind_listener(address, &port_)) {
+  thread_ = std::thread([this] { serve(); });
+}
+
+MetricsHttpServer::~MetricsHttpServer() {
+  stopping_.store(true);
+  if (thread_.joinable()) thread_.join();
+  ::close(listener_);
+}
+
+void MetricsHttpServer::serve() {
+  while (!stopping_.load()) {
+    pollfd waiting{listener_, POLLIN, 0};
+    if (::poll(&waiting, 1, 100) <= 0) continue;  // wakes up to notice stopping_
+    const int connection = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (connection < 0) continue;
+    // A slow or silent client must not hold the endpoint.
+    const timeval timeout{2, 0};
+    ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+    try {
+      answer(connection);
+    } catch (const std::exception& error) {
+      spdlog::warn("metrics endpoint: {}", error.what());
+    }
+    ::close(connection);
+  }
+}
+
+void MetricsHttpServer::answer(int connection) const {
+  std::string request;
+  char buffer[2048];
+  while (request.find("\r\n\r\n") == std::string::npos && request.size() < 16384) {
+    const ssize_t n = ::recv(connection, buffer, sizeof(buffer), 0);
+    if (n <= 0) return;
+    request.append(buffer, static_cast<std::size_t>(n));
+  }
+  const bool metrics = request.rfind("GET /metrics ", 0) == 0 || request.rfind("GET /metrics?", 0) == 0;
+  const std::string body = metrics ? render_() : "not found: try /metrics\n";
+  const std::string head = std::string(metrics ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 404 Not Found\r\n") +
+                           "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+                           "Content-Length: " + std::to_string(body.size()) +
+                           "\r\nConnection: close\r\n\r\n";
+  send_all(connection, head);
+  send_all(connection, body);
+}
+
+}  // namespace rpt::server

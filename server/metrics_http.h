@@ -1,0 +1,41 @@
+// A minimal HTTP/1.1 endpoint for Prometheus scrapes: GET /metrics answers the text exposition
+// format; anything else 404. One thread, one connection at a time (scrapes are rare and small).
+//
+// Why not prometheus-cpp's Exposer: Debian builds its civetweb with 100 KB worker stacks, and
+// in a process that loads OpenBLAS (whose libquadmath registers printf hooks, sending every printf
+// down glibc's stack-hungry positional path) the first scrape overflows that stack and crashes.
+//
+// Thread safety: construction and destruction from one thread; `render` is called from the
+// server's thread and must be thread-safe.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace rpt::server {
+
+class MetricsHttpServer {
+ public:
+  // Listens on `address` ("HOST:PORT", port 0: any free port); throws std::runtime_error when it
+  // cannot bind.
+  MetricsHttpServer(const std::string& address, std::function<std::string()> render);
+  ~MetricsHttpServer();
+  MetricsHttpServer(const MetricsHttpServer&) = delete;
+  MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
+
+  int port() const { return port_; }
+
+ private:
+  void serve();
+  void answer(int connection) const;
+
+  std::function<std::string()> render_;
+  int port_ = 0;  // before listener_: bind_listener() sets it
+  int listener_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace rpt::server

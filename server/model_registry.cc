@@ -1,0 +1,84 @@
+#include "server/model_registry.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "engine/device.h"
+
+namespace rpt::server {
+namespace {
+
+std::string pair_name(const ServedModel& served) {
+  return served.description.source_language + "->" + served.description.target_language;
+}
+
+}  // namespace
+
+ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
+  for (const ModelSpec& spec : options.models) {
+    auto served = std::make_unique<ServedModel>();
+    served->name = spec.name;
+    served->model = Model::load(spec.directory);
+    const ModelConfig& config = served->model->config();
+    served->description = {.name = spec.name,
+                           .source_language = config.source_language,
+                           .target_language = config.target_language,
+                           .device = std::string(device_name(Device::kCpu)),
+                           .dtype = served->model->stored_dtype(),
+                           .position_type = position_type_name(config.position.type),
+                           .weights_bytes = static_cast<double>(served->model->weights_bytes())};
+    served->max_input_length =
+        std::min(options.limits.max_input_length, served->model->max_sequence_length());
+    served->scheduler = std::make_unique<Scheduler>(
+        spec.name, served->model, options.scheduler, metrics.add_model(served->description));
+    spdlog::info("loaded model {} ({} -> {}, {}, {}, {} MiB) from {}", spec.name,
+                 config.source_language, config.target_language,
+                 served->description.position_type, served->description.dtype,
+                 served->model->weights_bytes() >> 20, spec.directory);
+    models_.push_back(std::move(served));
+  }
+}
+
+RequestStatus ModelRegistry::find(const ModelQuery& query, ServedModel** found) {
+  *found = nullptr;
+  std::string loaded;
+  for (const auto& served : models_) {
+    loaded += (loaded.empty() ? "" : ", ") + served->name + " (" + pair_name(*served) + ")";
+  }
+  if (!query.name.empty()) {
+    for (const auto& served : models_) {
+      if (served->name == query.name) {
+        *found = served.get();
+        return RequestStatus::Ok();
+      }
+    }
+    return {StatusCode::kNotFound, "no model named '" + query.name + "'; loaded: " + loaded};
+  }
+  std::vector<ServedModel*> matches;
+  for (const auto& served : models_) {
+    const ModelDescription& d = served->description;
+    if ((query.source_language.empty() || d.source_language == query.source_language) &&
+        (query.target_language.empty() || d.target_language == query.target_language)) {
+      matches.push_back(served.get());
+    }
+  }
+  if (matches.size() == 1) {
+    *found = matches.front();
+    return RequestStatus::Ok();
+  }
+  const std::string asked = (query.source_language.empty() ? "*" : query.source_language) +
+                            "->" + (query.target_language.empty() ? "*" : query.target_language);
+  if (matches.empty()) {
+    return {StatusCode::kNotFound, "no model translates " + asked + "; loaded: " + loaded};
+  }
+  return {StatusCode::kInvalidArgument, "several models match " + asked +
+                                            "; name one with model.model (loaded: " + loaded +
+                                            ")"};
+}
+
+void ModelRegistry::stop() {
+  for (const auto& served : models_) served->scheduler->stop();
+}
+
+}  // namespace rpt::server

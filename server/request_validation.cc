@@ -1,0 +1,165 @@
+#include "server/request_validation.h"
+
+#include <cmath>
+#include <string>
+
+#include "engine/errors.h"
+
+namespace rpt::server {
+namespace {
+
+RequestStatus invalid(std::string message) {
+  return {StatusCode::kInvalidArgument, std::move(message)};
+}
+
+LengthPenaltyType to_engine(v1::LengthPenaltyType type, LengthPenaltyType fallback) {
+  switch (type) {
+    case v1::LENGTH_PENALTY_TYPE_AVERAGE: return LengthPenaltyType::kAverage;
+    case v1::LENGTH_PENALTY_TYPE_GNMT: return LengthPenaltyType::kGnmt;
+    case v1::LENGTH_PENALTY_TYPE_NONE: return LengthPenaltyType::kNone;
+    default: return fallback;
+  }
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    int extra = 0;
+    char32_t code = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      code = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      code = c & 0x07;
+    } else {
+      return false;  // a continuation byte or 0xF8..0xFF where a sequence must start
+    }
+    if (i + static_cast<std::size_t>(extra) >= text.size()) return false;  // truncated
+    for (int k = 1; k <= extra; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
+      if ((next & 0xC0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3F);
+    }
+    static constexpr char32_t kSmallest[] = {0, 0x80, 0x800, 0x10000};
+    if (code < kSmallest[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
+      return false;
+    }
+    i += static_cast<std::size_t>(extra) + 1;
+  }
+  return true;
+}
+
+RequestStatus resolve_options(const v1::DecodingOptions& request, const DecodingOptions& defaults,
+                              const RequestLimits& limits, const Model& model,
+                              DecodingOptions* resolved) {
+  DecodingOptions o = defaults;
+  if (request.beam_size() != 0) {
+    if (request.beam_size() > static_cast<unsigned>(limits.max_beam_size)) {
+      return invalid("options.beam_size is " + std::to_string(request.beam_size()) +
+                     ", over the limit of " + std::to_string(limits.max_beam_size));
+    }
+    o.beam_size = static_cast<int>(request.beam_size());
+  }
+  // An unset n_best follows a smaller requested beam rather than failing.
+  o.n_best = request.n_best() != 0 ? static_cast<int>(request.n_best())
+                                   : std::min(defaults.n_best, o.beam_size);
+  if (request.n_best() > 256 || o.n_best > o.beam_size) {
+    return invalid("options.n_best is " + std::to_string(request.n_best()) +
+                   "; it must be between 1 and the beam size " + std::to_string(o.beam_size));
+  }
+  const int length_limit = std::min(limits.max_decoding_length, model.max_sequence_length() - 1);
+  if (request.max_length() != 0) {
+    if (request.max_length() > static_cast<unsigned>(length_limit)) {
+      return invalid("options.max_length is " + std::to_string(request.max_length()) +
+                     ", over the limit of " + std::to_string(length_limit));
+    }
+    o.max_length = static_cast<int>(request.max_length());
+  }
+  o.max_length = std::min(o.max_length, length_limit);
+  if (request.has_min_length()) {
+    if (request.min_length() > static_cast<unsigned>(o.max_length)) {
+      return invalid("options.min_length is " + std::to_string(request.min_length()) +
+                     "; it must be at most max_length " + std::to_string(o.max_length));
+    }
+    o.min_length = static_cast<int>(request.min_length());
+  }
+  if (request.has_length_penalty()) {
+    const float alpha = request.length_penalty();
+    if (!std::isfinite(alpha) || alpha < 0.0f || alpha > 10.0f) {
+      return invalid("options.length_penalty is " + std::to_string(alpha) +
+                     "; it must be between 0 and 10");
+    }
+    o.length_penalty = alpha;
+  }
+  if (!v1::LengthPenaltyType_IsValid(request.length_penalty_type())) {
+    return invalid("options.length_penalty_type " +
+                   std::to_string(request.length_penalty_type()) + " is not a known type");
+  }
+  o.length_penalty_type = to_engine(request.length_penalty_type(), defaults.length_penalty_type);
+  try {
+    validate(o);
+  } catch (const InvalidArgument& e) {
+    return invalid("options: " + e.message());
+  }
+  *resolved = o;
+  return RequestStatus::Ok();
+}
+
+RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedModel& model,
+                              const RequestLimits& limits, const DecodingOptions& defaults,
+                              PreparedRequest* prepared) {
+  const int count = request.texts_size();
+  if (count == 0) return invalid("texts is empty; send at least one text");
+  if (count > limits.max_texts_per_request) {
+    return invalid("texts has " + std::to_string(count) + " entries, over the limit of " +
+                   std::to_string(limits.max_texts_per_request) + " per request");
+  }
+  RequestStatus options = resolve_options(request.options(), defaults, limits, *model.model,
+                                          &prepared->options);
+  if (!options.ok()) return options;
+  prepared->return_scores = request.options().return_scores();
+  prepared->return_tokens = request.options().return_tokens();
+
+  const Model& m = *model.model;
+  prepared->source_ids.assign(static_cast<std::size_t>(count), {});
+  for (int i = 0; i < count; ++i) {
+    const std::string& text = request.texts(i);
+    const std::string where = "texts[" + std::to_string(i) + "]";
+    if (!is_valid_utf8(text)) return invalid(where + " is not valid UTF-8");
+    // Raw bytes bound the tokenizer's work before the token limit is known.
+    const std::size_t byte_limit = static_cast<std::size_t>(model.max_input_length) * 64;
+    if (text.size() > byte_limit) {
+      return invalid(where + " has " + std::to_string(text.size()) +
+                     " bytes, over the input limit of " + std::to_string(model.max_input_length) +
+                     " tokens");
+    }
+    std::vector<std::string> pieces;
+    try {
+      pieces = m.source_tokenizer().encode(text);
+    } catch (const std::exception& e) {
+      return invalid(where + " could not be tokenized: " + e.what());
+    }
+    if (pieces.empty()) return invalid(where + " is empty or only whitespace");
+    if (static_cast<int>(pieces.size()) > model.max_input_length) {
+      return invalid(where + " has " + std::to_string(pieces.size()) +
+                     " tokens, over the input limit of " +
+                     std::to_string(model.max_input_length) + " tokens");
+    }
+    auto& ids = prepared->source_ids[static_cast<std::size_t>(i)];
+    ids.reserve(pieces.size());
+    for (const std::string& piece : pieces) ids.push_back(m.source_vocabulary().to_id(piece));
+  }
+  return RequestStatus::Ok();
+}
+
+}  // namespace rpt::server

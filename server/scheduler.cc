@@ -1,0 +1,271 @@
+#include "server/scheduler.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+namespace rpt::server {
+namespace {
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Why a call can no longer continue, or nullopt-like OK when it can.
+RequestStatus dead_reason(const TranslationJob& job, Clock::time_point now, const char* where) {
+  // The deadline wins over cancellation: gRPC also cancels a call whose deadline passed.
+  if (now >= job.deadline) {
+    return {StatusCode::kDeadlineExceeded, std::string("deadline exceeded while ") + where};
+  }
+  if (job.cancelled.load()) return {StatusCode::kCancelled, "call cancelled by the client"};
+  return RequestStatus::Ok();
+}
+
+TranslationResult to_result(const Model& model, int source_tokens,
+                            std::vector<Hypothesis> hypotheses) {
+  TranslationResult result;
+  result.source_tokens = source_tokens;
+  for (Hypothesis& h : hypotheses) {
+    TranslationHypothesis out;
+    for (int id : h.ids) out.tokens.push_back(model.target_vocabulary().to_token(id));
+    out.text = model.target_tokenizer().decode(out.tokens);
+    out.ids = std::move(h.ids);
+    out.score = h.score;
+    result.hypotheses.push_back(std::move(out));
+  }
+  return result;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Model> model,
+                     SchedulerOptions options, ModelMetrics metrics)
+    : model_name_(std::move(model_name)),
+      model_(std::move(model)),
+      options_(options),
+      metrics_(metrics),
+      decoder_(model_),
+      thread_([this] { run(); }) {}
+
+Scheduler::~Scheduler() {
+  stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
+  const long tokens = job->source_tokens();
+  const auto sentences = static_cast<long>(job->source_ids.size());
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return {StatusCode::kUnavailable, "the server is shutting down"};
+    const auto queued = static_cast<long>(queue_.size());
+    if (queued + sentences > options_.max_queued_sentences ||
+        queued_tokens_ + tokens > options_.max_queued_tokens) {
+      return {StatusCode::kResourceExhausted,
+              "model '" + model_name_ + "' is overloaded: its queue holds " +
+                  std::to_string(queued) + " sentences and " + std::to_string(queued_tokens_) +
+                  " tokens (limits " + std::to_string(options_.max_queued_sentences) + " and " +
+                  std::to_string(options_.max_queued_tokens) + "); this call adds " +
+                  std::to_string(sentences) + " and " + std::to_string(tokens) +
+                  "; retry later"};
+    }
+    job->submitted = Clock::now();
+    job->remaining = static_cast<int>(sentences);
+    for (int i = 0; i < static_cast<int>(sentences); ++i) {
+      queue_.push_back({job, i, job->submitted});
+    }
+    queued_tokens_ += tokens;
+    metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
+    metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
+  }
+  wake_.notify_one();
+  return RequestStatus::Ok();
+}
+
+void Scheduler::wake() { wake_.notify_one(); }
+
+void Scheduler::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+}
+
+void Scheduler::run() {
+  const RequestStatus shutting_down{StatusCode::kUnavailable,
+                                    "the server shut down before the call finished"};
+  while (true) {
+    std::vector<DeadJob> dead;
+    std::vector<QueuedSentence> admitted;
+    bool stopping = false;
+    {
+      std::unique_lock lock(mutex_);
+      if (active_.empty()) {
+        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      }
+      stopping = stopping_;
+      if (stopping) {
+        for (QueuedSentence& queued : queue_) dead.push_back({std::move(queued.job), shutting_down});
+        queue_.clear();
+        queued_tokens_ = 0;
+      } else {
+        purge_queue(dead);
+        admitted = admit();
+      }
+      metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
+      metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
+    }
+    if (stopping) {
+      for (auto& [job, status] : dead) finish(*job, status);
+      fail_active(shutting_down);
+      update_gauges();
+      return;
+    }
+    cancel_dead_active(dead);
+    for (auto& [job, status] : dead) finish(*job, status);  // no-op for already finished ones
+    encode(std::move(admitted));
+    step();
+    update_gauges();
+  }
+}
+
+void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
+  const Clock::time_point now = Clock::now();
+  auto kept = queue_.begin();
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    TranslationJob& job = *it->job;
+    RequestStatus reason = dead_reason(job, now, "queued");
+    if (job.finished || !reason.ok()) {
+      queued_tokens_ -= static_cast<long>(job.source_ids[static_cast<std::size_t>(it->index)].size());
+      dead.push_back({it->job, std::move(reason)});
+      continue;
+    }
+    if (kept != it) *kept = std::move(*it);
+    ++kept;
+  }
+  queue_.erase(kept, queue_.end());
+}
+
+std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
+  std::vector<QueuedSentence> admitted;
+  long cost = active_cost_;
+  while (!queue_.empty()) {
+    QueuedSentence& next = queue_.front();
+    const auto& ids = next.job->source_ids[static_cast<std::size_t>(next.index)];
+    const long sentence_cost = static_cast<long>(ids.size()) * next.job->options.beam_size;
+    const bool nothing_running = active_.empty() && admitted.empty();
+    if (!nothing_running &&
+        (static_cast<int>(active_.size() + admitted.size()) >= options_.max_active_sentences ||
+         cost + sentence_cost > options_.max_batch_tokens)) {
+      break;  // FIFO: a sentence that does not fit waits for rows to free up
+    }
+    cost += sentence_cost;
+    queued_tokens_ -= static_cast<long>(ids.size());
+    admitted.push_back(std::move(next));
+    queue_.pop_front();
+  }
+  return admitted;
+}
+
+void Scheduler::cancel_dead_active(std::vector<DeadJob>& dead) {
+  const Clock::time_point now = Clock::now();
+  for (auto it = active_.begin(); it != active_.end();) {
+    TranslationJob& job = *it->second.job;
+    RequestStatus reason = dead_reason(job, now, "decoding");
+    if (!job.finished && reason.ok()) {
+      ++it;
+      continue;
+    }
+    decoder_.cancel(it->first);
+    active_cost_ -= it->second.cost;
+    dead.push_back({it->second.job, std::move(reason)});
+    it = active_.erase(it);
+  }
+}
+
+void Scheduler::encode(std::vector<QueuedSentence> admitted) {
+  if (admitted.empty()) return;
+  const Clock::time_point start = Clock::now();
+  std::vector<SentenceRequest> requests;
+  for (QueuedSentence& queued : admitted) {
+    metrics_.queue_seconds->Observe(std::chrono::duration<double>(start - queued.queued_at).count());
+    const std::uint64_t id = next_sentence_id_++;
+    requests.push_back({.id = id,
+                        .source_ids = queued.job->source_ids[static_cast<std::size_t>(queued.index)],
+                        .options = queued.job->options});
+  }
+  try {
+    decoder_.add(requests);
+  } catch (...) {
+    const RequestStatus status = status_from_exception(std::current_exception());
+    spdlog::error("model {}: encoding {} sentences failed: {}", model_name_, admitted.size(),
+                  status.message);
+    for (QueuedSentence& queued : admitted) finish(*queued.job, status);
+    return;
+  }
+  metrics_.encode_seconds->Observe(seconds_since(start));
+  for (std::size_t i = 0; i < admitted.size(); ++i) {
+    const long cost = static_cast<long>(requests[i].source_ids.size()) *
+                      admitted[i].job->options.beam_size;
+    active_cost_ += cost;
+    active_.emplace(requests[i].id, ActiveSentence{std::move(admitted[i].job), admitted[i].index, cost});
+  }
+}
+
+void Scheduler::step() {
+  if (decoder_.empty()) return;
+  const int rows = decoder_.active_rows();
+  const Clock::time_point start = Clock::now();
+  std::vector<FinishedSentence> finished;
+  try {
+    finished = decoder_.step();
+  } catch (...) {
+    const RequestStatus status = status_from_exception(std::current_exception());
+    spdlog::error("model {}: decoder step failed, failing {} sentences: {}", model_name_,
+                  active_.size(), status.message);
+    fail_active({StatusCode::kInternal, "decoding failed: " + status.message});
+    return;
+  }
+  metrics_.decode_step_seconds->Observe(seconds_since(start));
+  metrics_.active_rows_per_step->Observe(rows);
+
+  for (FinishedSentence& done : finished) {
+    auto found = active_.find(done.id);
+    if (found == active_.end()) continue;
+    ActiveSentence sentence = std::move(found->second);
+    active_.erase(found);
+    active_cost_ -= sentence.cost;
+    TranslationJob& job = *sentence.job;
+    if (job.finished) continue;
+    const auto& source = job.source_ids[static_cast<std::size_t>(sentence.index)];
+    TranslationResult result =
+        to_result(*model_, static_cast<int>(source.size()), std::move(done.hypotheses));
+    metrics_.source_tokens->Increment(static_cast<double>(source.size()));
+    if (!result.hypotheses.empty()) {
+      metrics_.target_tokens->Increment(static_cast<double>(result.hypotheses[0].ids.size()));
+    }
+    job.observer->on_sentence(sentence.index, std::move(result));
+    if (--job.remaining == 0) finish(job, RequestStatus::Ok());
+  }
+}
+
+void Scheduler::fail_active(const RequestStatus& status) {
+  for (auto& [id, sentence] : active_) finish(*sentence.job, status);
+  active_.clear();
+  active_cost_ = 0;
+  decoder_ = BatchDecoder(model_);  // after a failed step its state is not trusted
+}
+
+void Scheduler::finish(TranslationJob& job, const RequestStatus& status) {
+  if (job.finished) return;
+  job.finished = true;
+  job.observer->on_finish(status);
+}
+
+void Scheduler::update_gauges() {
+  metrics_.active_rows->Set(decoder_.active_rows());
+  metrics_.active_sentences->Set(decoder_.active_sentences());
+}
+
+}  // namespace rpt::server

@@ -1,0 +1,92 @@
+// Step-level (in-flight) batching for one model (DESIGN.md §4, §5). One thread owns an
+// rpt::BatchDecoder and loops: drop sentences of cancelled, expired or failed calls (freeing
+// their rows), admit queued sentences under the step budget and encode them, run one decoder
+// step for every active row, and deliver the sentences that finished.
+//
+// Thread safety: submit(), wake() and stop() may be called from any thread; observers are called
+// from the scheduler's thread only.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/batch_decoder.h"
+#include "engine/model.h"
+#include "server/metrics.h"
+#include "server/server_options.h"
+#include "server/translation_job.h"
+
+namespace rpt::server {
+
+class Scheduler {
+ public:
+  Scheduler(std::string model_name, std::shared_ptr<const Model> model, SchedulerOptions options,
+            ModelMetrics metrics);
+  ~Scheduler();  // stop() and join
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Queues every text of `job`, or refuses at once: RESOURCE_EXHAUSTED when the queue would pass
+  // its bounds, UNAVAILABLE once stopped. When refused the observer is never called.
+  RequestStatus submit(const std::shared_ptr<TranslationJob>& job);
+  // Makes the loop look at cancellation flags now (after setting TranslationJob::cancelled).
+  void wake();
+  // Finishes every remaining call with UNAVAILABLE and ends the thread. Idempotent.
+  void stop();
+
+ private:
+  struct QueuedSentence {
+    std::shared_ptr<TranslationJob> job;
+    int index = 0;
+    Clock::time_point queued_at;
+  };
+  struct DeadJob {
+    std::shared_ptr<TranslationJob> job;
+    RequestStatus status;  // why it cannot continue; OK when it already finished
+  };
+  struct ActiveSentence {
+    std::shared_ptr<TranslationJob> job;
+    int index = 0;
+    long cost = 0;  // source tokens x beam
+  };
+
+  void run();
+  // Removes queued sentences of dead calls (cancelled, expired, finished); caller holds mutex_.
+  void purge_queue(std::vector<DeadJob>& dead);
+  // Pops sentences that fit the step budget; caller holds mutex_.
+  std::vector<QueuedSentence> admit();
+  // Frees the rows of dead calls' sentences (decoder cancel).
+  void cancel_dead_active(std::vector<DeadJob>& dead);
+  void encode(std::vector<QueuedSentence> admitted);
+  void step();
+  void fail_active(const RequestStatus& status);
+  void finish(TranslationJob& job, const RequestStatus& status);
+  void update_gauges();
+
+  const std::string model_name_;
+  const std::shared_ptr<const Model> model_;
+  const SchedulerOptions options_;
+  const ModelMetrics metrics_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<QueuedSentence> queue_;  // guarded by mutex_
+  long queued_tokens_ = 0;            // guarded by mutex_
+  bool stopping_ = false;             // guarded by mutex_
+
+  // Scheduler thread only.
+  BatchDecoder decoder_;
+  std::unordered_map<std::uint64_t, ActiveSentence> active_;  // by decoder sentence id
+  long active_cost_ = 0;
+  std::uint64_t next_sentence_id_ = 0;
+
+  std::thread thread_;  // last: starts after every member above exists
+};
+
+}  // namespace rpt::server

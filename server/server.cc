@@ -1,0 +1,109 @@
+#include "server/server.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/server_credentials.h>
+#include <grpcpp/server_builder.h>
+#include <spdlog/spdlog.h>
+
+#include "kernels/gemm.h"
+
+namespace rpt::server {
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::shared_ptr<grpc::ServerCredentials> credentials(const ServerOptions& options) {
+  if (options.tls_cert.empty()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({read_file(options.tls_key), read_file(options.tls_cert)});
+  return grpc::SslServerCredentials(ssl);
+}
+
+constexpr const char* kTranslatorService = "rpt.v1.Translator";
+
+}  // namespace
+
+Server::Server(const ServerOptions& options)
+    : options_(options),
+      registry_((kernels::set_cpu_blas_threads(options.threads), options), metrics_),
+      context_{.registry = registry_, .metrics = metrics_, .options = options_},
+      service_(context_) {
+  metrics_.expose(options.metrics_listen);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen, credentials(options), &grpc_port_);
+  builder.RegisterService(&service_);
+  builder.SetMaxReceiveMessageSize(16 << 20);
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr || grpc_port_ == 0) {
+    throw std::runtime_error("cannot listen on " + options.listen);
+  }
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  health->SetServingStatus(true);
+  health->SetServingStatus(kTranslatorService, true);
+  spdlog::info("serving {} model(s) on port {} ({}), metrics on port {}",
+               registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
+               metrics_.port());
+  write_ready_file();
+}
+
+Server::~Server() {
+  if (server_ != nullptr) {
+    registry_.stop();
+    server_->Shutdown(std::chrono::system_clock::now());
+  }
+}
+
+void Server::write_ready_file() const {
+  if (options_.ready_file.empty()) return;
+  // Written to a temporary name and renamed, so a reader never sees half a file.
+  const std::string temporary = options_.ready_file + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << "{\"grpc_port\": " << grpc_port_ << ", \"metrics_port\": " << metrics_.port()
+        << ", \"pid\": " << getpid() << "}\n";
+  }
+  std::rename(temporary.c_str(), options_.ready_file.c_str());
+}
+
+void Server::drain_and_stop() {
+  using namespace std::chrono;
+  const auto grace = duration_cast<steady_clock::duration>(
+      duration<double>(options_.grace_period_seconds));
+  const auto give_up = steady_clock::now() + grace;
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  health->SetServingStatus(false);
+  context_.draining.store(true);
+  spdlog::info("draining: health NOT_SERVING, new calls UNAVAILABLE, {} call(s) in flight, "
+               "grace period {:.1f} s",
+               context_.in_flight.load(), options_.grace_period_seconds);
+  while (context_.in_flight.load() > 0 && steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  const int left = context_.in_flight.load();
+  if (left > 0) {
+    spdlog::warn("grace period over: {} call(s) still in flight end with UNAVAILABLE", left);
+  }
+  registry_.stop();  // finishes what is left
+  server_->Shutdown(system_clock::now() + seconds(1));
+  server_->Wait();
+  server_.reset();
+  spdlog::info("stopped");
+}
+
+}  // namespace rpt::server

@@ -1,0 +1,49 @@
+// rpt-server assembled: models and their schedulers, the gRPC server (Translator, Health,
+// reflection), the metrics exposer, and the drain on SIGTERM/SIGINT (DESIGN.md §5): health turns
+// NOT_SERVING, new calls get UNAVAILABLE, calls in flight get the grace period to finish, then
+// the server stops.
+#pragma once
+
+#include <memory>
+
+#include <grpcpp/server.h>
+
+#include "server/call_record.h"
+#include "server/metrics.h"
+#include "server/model_registry.h"
+#include "server/server_options.h"
+#include "server/translator_service.h"
+
+namespace rpt::server {
+
+class Server {
+ public:
+  // Loads the models and starts listening. Throws (rpt::ModelError, std::runtime_error) when a
+  // model does not load or an address cannot be bound.
+  explicit Server(const ServerOptions& options);
+  ~Server();
+
+  // Serves until `wait_for_stop` returns (the signal wait), then drains and stops.
+  template <typename WaitForStop>
+  void serve(WaitForStop&& wait_for_stop) {
+    wait_for_stop();
+    drain_and_stop();
+  }
+
+  int grpc_port() const { return grpc_port_; }
+  int metrics_port() const { return metrics_.port(); }
+
+ private:
+  void drain_and_stop();
+  void write_ready_file() const;
+
+  const ServerOptions& options_;
+  Metrics metrics_;
+  ModelRegistry registry_;
+  ServiceContext context_;
+  TranslatorService service_;
+  std::unique_ptr<grpc::Server> server_;
+  int grpc_port_ = 0;
+};
+
+}  // namespace rpt::server

@@ -1,0 +1,152 @@
+#include "server/server_options.h"
+
+#include <stdexcept>
+
+namespace rpt::server {
+namespace {
+
+ModelSpec parse_model_spec(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos) {
+    // A bare directory: the model is named after the directory's last component.
+    std::string trimmed = text;
+    while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+    const auto slash = trimmed.rfind('/');
+    return {slash == std::string::npos ? trimmed : trimmed.substr(slash + 1), text};
+  }
+  return {text.substr(0, equals), text.substr(equals + 1)};
+}
+
+LengthPenaltyType parse_penalty_type(const std::string& name) {
+  if (name == "gnmt") return LengthPenaltyType::kGnmt;
+  if (name == "none") return LengthPenaltyType::kNone;
+  return LengthPenaltyType::kAverage;
+}
+
+}  // namespace
+
+void add_server_options(CLI::App& app, ServerOptions& options) {
+  app.set_config("--config", "", "TOML or INI file with any of these options (flags win)");
+  app.add_option_function<std::vector<std::string>>(
+         "--model",
+         [&options](const std::vector<std::string>& specs) {
+           for (const auto& spec : specs) options.models.push_back(parse_model_spec(spec));
+         },
+         "NAME=DIR (repeatable); DIR alone names the model after the directory")
+      ->required()
+      ->take_all();
+  app.add_option("--listen", options.listen, "gRPC address HOST:PORT (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--metrics-port", options.metrics_port,
+                 "Prometheus /metrics port on the listen host (0: any free port)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  app.add_option("--device", options.device, "cpu (cuda is not built yet)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "BLAS threads (0: library default)")
+      ->check(CLI::Range(0, 1024));
+  auto& s = options.scheduler;
+  app.add_option("--max-queued-sentences", s.max_queued_sentences,
+                 "Admission queue bound per model, in sentences")
+      ->check(CLI::Range(1, 1 << 24))
+      ->capture_default_str();
+  app.add_option("--max-queued-tokens", s.max_queued_tokens,
+                 "Admission queue bound per model, in source tokens")
+      ->check(CLI::Range(1L, 1L << 40))
+      ->capture_default_str();
+  app.add_option("--max-active-sentences", s.max_active_sentences,
+                 "Sentences decoded together per step")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
+  app.add_option("--max-batch-tokens", s.max_batch_tokens,
+                 "Per-step budget of source tokens x beam over the active sentences")
+      ->check(CLI::Range(1L, 1L << 40))
+      ->capture_default_str();
+  auto& l = options.limits;
+  app.add_option("--max-input-length", l.max_input_length, "Longest text, in source tokens")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--max-texts-per-request", l.max_texts_per_request, "Texts per request")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--max-beam-size", l.max_beam_size, "Largest beam a request may ask for")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--max-decoding-length", l.max_decoding_length,
+                 "Largest max_length a request may ask for")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  auto& d = options.default_decoding;
+  app.add_option("--beam-size", d.beam_size, "Default beam size")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--n-best", d.n_best, "Default hypotheses per text")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--max-length", d.max_length, "Default maximum generated tokens")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--length-penalty", d.length_penalty, "Default length penalty alpha")
+      ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  app.add_option("--length-penalty-type", options.default_length_penalty_type,
+                 "Default penalty: average (len^alpha), gnmt or none")
+      ->check(CLI::IsMember({"average", "gnmt", "none"}))
+      ->capture_default_str();
+  app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--log-level", options.log_level, "trace, debug, info, warn, error, off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
+      ->capture_default_str();
+  app.add_flag("--log-json", options.log_json, "One JSON object per log line");
+  app.add_option("--grace-period", options.grace_period_seconds,
+                 "Seconds in-flight calls may take to finish after SIGTERM/SIGINT")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_option("--ready-file", options.ready_file,
+                 "Write {\"grpc_port\", \"metrics_port\"} as JSON here once serving");
+}
+
+void finalize_server_options(ServerOptions& options) {
+  if (options.device != "cpu") {
+    throw std::invalid_argument("device '" + options.device +
+                                "' is not available in this build: the CUDA engine is not built "
+                                "yet; use --device cpu");
+  }
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    throw std::invalid_argument("--tls-cert and --tls-key go together");
+  }
+  for (std::size_t i = 0; i < options.models.size(); ++i) {
+    const ModelSpec& spec = options.models[i];
+    if (spec.name.empty() || spec.directory.empty()) {
+      throw std::invalid_argument("--model wants NAME=DIR, got '" + spec.name + "=" +
+                                  spec.directory + "'");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (options.models[j].name == spec.name) {
+        throw std::invalid_argument("model name '" + spec.name + "' is given twice");
+      }
+    }
+  }
+  const auto colon = options.listen.rfind(':');
+  if (colon == std::string::npos) {
+    throw std::invalid_argument("--listen wants HOST:PORT, got '" + options.listen + "'");
+  }
+  options.metrics_listen =
+      options.listen.substr(0, colon) + ":" + std::to_string(options.metrics_port);
+  options.default_decoding.length_penalty_type =
+      parse_penalty_type(options.default_length_penalty_type);
+  auto& d = options.default_decoding;
+  if (d.n_best > d.beam_size) throw std::invalid_argument("--n-best must be <= --beam-size");
+  if (d.beam_size > options.limits.max_beam_size) {
+    throw std::invalid_argument("--beam-size must be <= --max-beam-size");
+  }
+  if (d.max_length > options.limits.max_decoding_length) {
+    throw std::invalid_argument("--max-length must be <= --max-decoding-length");
+  }
+}
+
+}  // namespace rpt::server

@@ -1,0 +1,65 @@
+// Everything rpt-server can be told, with documented defaults, and its command line (CLI11 flags,
+// also readable from a TOML/INI config file given with --config).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/beam_search.h"
+
+namespace rpt::server {
+
+struct ModelSpec {
+  std::string name;       // routing name
+  std::string directory;  // model directory (docs/model-format.md)
+};
+
+// Limits of one model's scheduler (DESIGN.md §4, §5).
+struct SchedulerOptions {
+  // Admission queue bounds: a request that would push the queue past either gets
+  // RESOURCE_EXHAUSTED at once.
+  int max_queued_sentences = 1024;
+  long max_queued_tokens = 65536;  // source tokens
+  // Per decoder step: sentences decoding together, and their budget of source tokens x beam
+  // (the size of the cross-attention work and memory). A lone sentence over the budget still runs.
+  int max_active_sentences = 64;
+  long max_batch_tokens = 16384;
+};
+
+// Request validation limits and defaults.
+struct RequestLimits {
+  int max_texts_per_request = 256;
+  int max_input_length = 1024;     // source tokens per text
+  int max_beam_size = 16;
+  int max_decoding_length = 1024;  // cap on DecodingOptions.max_length
+};
+
+struct ServerOptions {
+  std::vector<ModelSpec> models;
+  std::string listen = "0.0.0.0:50051";
+  std::string metrics_listen;  // derived from metrics_port and the listen host
+  int metrics_port = 9464;     // 0: any free port (see ready_file)
+  std::string device = "cpu";
+  int threads = 0;  // BLAS threads; 0: the library default
+  SchedulerOptions scheduler;
+  RequestLimits limits;
+  DecodingOptions default_decoding{.beam_size = 4, .n_best = 1, .max_length = 250};
+  std::string default_length_penalty_type = "average";
+  std::string tls_cert;  // PEM files; both or neither
+  std::string tls_key;
+  std::string log_level = "info";
+  bool log_json = false;
+  double grace_period_seconds = 30.0;
+  // When set, {"grpc_port": P, "metrics_port": M} is written here once serving (tests, scripts).
+  std::string ready_file;
+};
+
+// Registers every flag of `options` on `app` (including --config).
+void add_server_options(CLI::App& app, ServerOptions& options);
+// Checks cross-field constraints and fills derived fields after parsing; throws
+// std::invalid_argument with a message for the user.
+void finalize_server_options(ServerOptions& options);
+
+}  // namespace rpt::server

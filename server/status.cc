@@ -1,0 +1,51 @@
+#include "server/status.h"
+
+#include "engine/errors.h"
+
+namespace rpt::server {
+
+grpc::Status to_grpc(const RequestStatus& status) {
+  switch (status.code) {
+    case StatusCode::kOk: return grpc::Status::OK;
+    case StatusCode::kInvalidArgument: return {grpc::StatusCode::INVALID_ARGUMENT, status.message};
+    case StatusCode::kNotFound: return {grpc::StatusCode::NOT_FOUND, status.message};
+    case StatusCode::kResourceExhausted:
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, status.message};
+    case StatusCode::kDeadlineExceeded:
+      return {grpc::StatusCode::DEADLINE_EXCEEDED, status.message};
+    case StatusCode::kCancelled: return {grpc::StatusCode::CANCELLED, status.message};
+    case StatusCode::kUnavailable: return {grpc::StatusCode::UNAVAILABLE, status.message};
+    case StatusCode::kInternal: return {grpc::StatusCode::INTERNAL, status.message};
+  }
+  return {grpc::StatusCode::INTERNAL, "unmapped status: " + status.message};
+}
+
+std::string_view code_name(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return "OK";
+    case StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case StatusCode::kNotFound: return "NOT_FOUND";
+    case StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
+    case StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
+    case StatusCode::kCancelled: return "CANCELLED";
+    case StatusCode::kUnavailable: return "UNAVAILABLE";
+    case StatusCode::kInternal: return "INTERNAL";
+  }
+  return "INTERNAL";
+}
+
+RequestStatus status_from_exception(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const InvalidArgument& e) {
+    return {StatusCode::kInvalidArgument, e.message()};
+  } catch (const Error& e) {
+    return {StatusCode::kInternal, e.message()};
+  } catch (const std::exception& e) {
+    return {StatusCode::kInternal, e.what()};
+  } catch (...) {
+    return {StatusCode::kInternal, "unknown failure"};
+  }
+}
+
+}  // namespace rpt::server

@@ -1,0 +1,41 @@
+// The outcome of a request, and the ONE place where outcomes, engine errors and gRPC status codes
+// are mapped onto each other (DESIGN.md §5). Handlers build a RequestStatus (never throw) and
+// convert it with to_grpc() when they finish a call.
+#pragma once
+
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include <grpcpp/support/status.h>
+
+namespace rpt::server {
+
+enum class StatusCode {
+  kOk,
+  kInvalidArgument,    // empty/oversized/undecodable input, bad options
+  kNotFound,           // unknown model
+  kResourceExhausted,  // admission queue full
+  kDeadlineExceeded,   // deadline passed in the queue or while decoding
+  kCancelled,          // the client cancelled
+  kUnavailable,        // the server is draining
+  kInternal,           // unexpected engine failure
+};
+
+struct RequestStatus {
+  StatusCode code = StatusCode::kOk;
+  std::string message;
+
+  bool ok() const { return code == StatusCode::kOk; }
+  static RequestStatus Ok() { return {}; }
+};
+
+// The gRPC status for `status`.
+grpc::Status to_grpc(const RequestStatus& status);
+// The gRPC code name ("OK", "INVALID_ARGUMENT", ...) for metrics labels and logs.
+std::string_view code_name(StatusCode code);
+// Maps an exception caught at the boundary: rpt::InvalidArgument -> INVALID_ARGUMENT, any other
+// rpt::Error or std::exception -> INTERNAL (with its message), anything else -> INTERNAL.
+RequestStatus status_from_exception(std::exception_ptr error);
+
+}  // namespace rpt::server

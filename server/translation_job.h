@@ -1,0 +1,52 @@
+// A translation call as the scheduler sees it: source ids of its texts, decoding options, a
+// deadline, and an observer that receives each sentence as it finishes and then the final status.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/beam_search.h"
+#include "engine/translator.h"
+#include "server/status.h"
+
+namespace rpt::server {
+
+using Clock = std::chrono::steady_clock;
+
+// Implemented by the gRPC call. Called only from the scheduler's thread: on_sentence once per
+// text, as it finishes (any order), then on_finish exactly once, last. After on_finish the
+// scheduler never touches the observer again (the call may be gone).
+class JobObserver {
+ public:
+  virtual ~JobObserver() = default;
+  virtual void on_sentence(int index, TranslationResult result) = 0;
+  virtual void on_finish(const RequestStatus& status) = 0;
+};
+
+struct TranslationJob {
+  std::uint64_t id = 0;  // for logs
+  std::vector<std::vector<int>> source_ids;  // one non-empty list per text
+  DecodingOptions options;
+  Clock::time_point deadline = Clock::time_point::max();
+  JobObserver* observer = nullptr;
+
+  // Set from any thread (the call was cancelled); the scheduler frees the job's rows and
+  // finishes it with CANCELLED before its next step.
+  std::atomic<bool> cancelled{false};
+
+  // Scheduler thread only.
+  Clock::time_point submitted;
+  int remaining = 0;     // texts not yet delivered
+  bool finished = false;  // on_finish has been called
+
+  long source_tokens() const {
+    long total = 0;
+    for (const auto& ids : source_ids) total += static_cast<long>(ids.size());
+    return total;
+  }
+};
+
+}  // namespace rpt::server

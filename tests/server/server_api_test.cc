@@ -1,0 +1,283 @@
+// rpt-server's API through real gRPC on loopback: translate, batch, stream, n-best, routing,
+// ListModels, health, reflection, and every refusal with its status and message.
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "reflection/v1alpha/reflection.grpc.pb.h"
+#include "server_process.h"
+
+namespace rpt::server_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+// A copy of the fixture model relabelled en -> fr, to test routing between two models.
+std::string make_french_model(const std::string& directory) {
+  std::filesystem::copy(fixture_model(), directory, std::filesystem::copy_options::recursive);
+  const std::string config_path = directory + "/config.json";
+  nlohmann::json config;
+  std::ifstream(config_path) >> config;
+  config["target_language"] = "fr";
+  std::ofstream(config_path) << config.dump(2);
+  return directory;
+}
+
+class ServerApiTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    temp_ = make_temp_dir("rpt_api_test_");
+    const std::string french = make_french_model(temp_ + "/en-fr");
+    server_ = new ServerProcess({"--model", "en-de=" + fixture_model(), "--model",
+                                 "en-fr=" + french, "--max-input-length", "32",
+                                 "--max-texts-per-request", "8", "--max-beam-size", "8",
+                                 "--max-decoding-length", "300", "--beam-size", "4"});
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+    std::filesystem::remove_all(temp_);
+  }
+
+  static v1::TranslateRequest request(std::vector<std::string> texts,
+                                      const std::string& model = "en-de") {
+    v1::TranslateRequest r;
+    r.mutable_model()->set_model(model);
+    for (auto& text : texts) r.add_texts(text);
+    return r;
+  }
+  static grpc::Status translate(const v1::TranslateRequest& r, v1::TranslateResponse* response) {
+    auto context = context_with_deadline(30);
+    return server_->stub()->Translate(context.get(), r, response);
+  }
+  static void expect_refused(const v1::TranslateRequest& r, grpc::StatusCode code,
+                             const std::string& message_part) {
+    v1::TranslateResponse response;
+    const grpc::Status status = translate(r, &response);
+    EXPECT_EQ(status.error_code(), code) << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr(message_part));
+  }
+
+  static inline ServerProcess* server_ = nullptr;
+  static inline std::string temp_;
+};
+
+TEST_F(ServerApiTest, TranslatesABatchInRequestOrder) {
+  v1::TranslateResponse response;
+  const std::vector<std::string> texts = {"Save the file.", "Open a new window.",
+                                          "The file could not be opened."};
+  ASSERT_TRUE(translate(request(texts), &response).ok());
+  ASSERT_EQ(response.translations_size(), 3);
+  EXPECT_EQ(response.model(), "en-de");
+  for (const auto& translation : response.translations()) {
+    ASSERT_EQ(translation.hypotheses_size(), 1);
+    EXPECT_FALSE(translation.hypotheses(0).text().empty());
+    EXPECT_GT(translation.source_tokens(), 0u);
+  }
+  // Each text alone gives the same translation as in the batch.
+  for (int i = 0; i < 3; ++i) {
+    v1::TranslateResponse alone;
+    ASSERT_TRUE(translate(request({texts[static_cast<std::size_t>(i)]}), &alone).ok());
+    EXPECT_EQ(alone.translations(0).hypotheses(0).text(),
+              response.translations(i).hypotheses(0).text());
+  }
+}
+
+TEST_F(ServerApiTest, NBestWithScoresAndTokens) {
+  auto r = request({"Save the file."});
+  r.mutable_options()->set_beam_size(5);
+  r.mutable_options()->set_n_best(3);
+  r.mutable_options()->set_return_scores(true);
+  r.mutable_options()->set_return_tokens(true);
+  v1::TranslateResponse response;
+  ASSERT_TRUE(translate(r, &response).ok());
+  const auto& hypotheses = response.translations(0).hypotheses();
+  ASSERT_EQ(hypotheses.size(), 3);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_FALSE(hypotheses[i].tokens().empty());
+    EXPECT_LT(hypotheses[i].score(), 0.0f);
+    if (i > 0) {
+      EXPECT_GE(hypotheses[i - 1].score(), hypotheses[i].score());
+    }
+  }
+  EXPECT_EQ(static_cast<int>(response.translations(0).target_tokens()), hypotheses[0].tokens_size());
+}
+
+TEST_F(ServerApiTest, StreamSendsEveryTextOnceWithItsIndex) {
+  const std::vector<std::string> texts = {"Save the file.", "Open a new window.",
+                                          "Delete all selected items from the list.", "Cancel"};
+  v1::TranslateResponse unary;
+  ASSERT_TRUE(translate(request(texts), &unary).ok());
+
+  auto context = context_with_deadline(30);
+  auto reader = server_->stub()->TranslateStream(context.get(), request(texts));
+  v1::TranslateStreamResponse message;
+  std::set<std::uint32_t> seen;
+  while (reader->Read(&message)) {
+    ASSERT_LT(message.index(), texts.size());
+    EXPECT_TRUE(seen.insert(message.index()).second) << "index sent twice";
+    EXPECT_EQ(message.model(), "en-de");
+    EXPECT_EQ(message.translation().hypotheses(0).text(),
+              unary.translations(static_cast<int>(message.index())).hypotheses(0).text());
+  }
+  EXPECT_TRUE(reader->Finish().ok());
+  EXPECT_EQ(seen.size(), texts.size());
+}
+
+TEST_F(ServerApiTest, StreamRefusalEndsTheStreamWithTheStatus) {
+  auto context = context_with_deadline(30);
+  auto reader = server_->stub()->TranslateStream(context.get(), request({"ok", " "}));
+  v1::TranslateStreamResponse message;
+  EXPECT_FALSE(reader->Read(&message));
+  const grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("texts[1]"));
+}
+
+TEST_F(ServerApiTest, RoutesByNameOrLanguagePair) {
+  v1::TranslateResponse response;
+  v1::TranslateRequest by_target = request({"Save the file."}, "");
+  by_target.mutable_model()->set_target_language("fr");
+  ASSERT_TRUE(translate(by_target, &response).ok());
+  EXPECT_EQ(response.model(), "en-fr");
+
+  by_target.mutable_model()->set_target_language("de");
+  by_target.mutable_model()->set_source_language("en");
+  ASSERT_TRUE(translate(by_target, &response).ok());
+  EXPECT_EQ(response.model(), "en-de");
+
+  // Two models translate from English: the source alone is ambiguous.
+  v1::TranslateRequest ambiguous = request({"Save the file."}, "");
+  ambiguous.mutable_model()->set_source_language("en");
+  expect_refused(ambiguous, grpc::StatusCode::INVALID_ARGUMENT, "several models match");
+}
+
+TEST_F(ServerApiTest, ListModelsDescribesEachModel) {
+  grpc::ClientContext context;
+  v1::ListModelsResponse response;
+  ASSERT_TRUE(server_->stub()->ListModels(&context, {}, &response).ok());
+  ASSERT_EQ(response.models_size(), 2);
+  const auto& de = response.models(0);
+  EXPECT_EQ(de.name(), "en-de");
+  EXPECT_EQ(de.source_language(), "en");
+  EXPECT_EQ(de.target_language(), "de");
+  EXPECT_EQ(de.device(), "cpu");
+  EXPECT_EQ(de.dtype(), "float32");
+  EXPECT_EQ(de.position_type(), "relative");
+  EXPECT_EQ(de.max_relative_position(), 4u);
+  EXPECT_EQ(de.max_input_length(), 32u);
+  EXPECT_EQ(response.models(1).target_language(), "fr");
+}
+
+TEST_F(ServerApiTest, HealthIsServing) {
+  auto health = grpc::health::v1::Health::NewStub(server_->channel());
+  for (const std::string service : {"", "rpt.v1.Translator"}) {
+    grpc::ClientContext context;
+    grpc::health::v1::HealthCheckRequest check;
+    check.set_service(service);
+    grpc::health::v1::HealthCheckResponse response;
+    ASSERT_TRUE(health->Check(&context, check, &response).ok());
+    EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
+  }
+  grpc::ClientContext context;
+  grpc::health::v1::HealthCheckRequest unknown;
+  unknown.set_service("no.such.Service");
+  grpc::health::v1::HealthCheckResponse response;
+  EXPECT_EQ(health->Check(&context, unknown, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(ServerApiTest, ReflectionListsTheServices) {
+  auto reflection = grpc::reflection::v1alpha::ServerReflection::NewStub(server_->channel());
+  grpc::ClientContext context;
+  auto stream = reflection->ServerReflectionInfo(&context);
+  grpc::reflection::v1alpha::ServerReflectionRequest list;
+  list.set_list_services("");
+  ASSERT_TRUE(stream->Write(list));
+  grpc::reflection::v1alpha::ServerReflectionResponse response;
+  ASSERT_TRUE(stream->Read(&response));
+  std::set<std::string> services;
+  for (const auto& s : response.list_services_response().service()) services.insert(s.name());
+  EXPECT_TRUE(services.count("rpt.v1.Translator"));
+  EXPECT_TRUE(services.count("grpc.health.v1.Health"));
+
+  grpc::reflection::v1alpha::ServerReflectionRequest file;
+  file.set_file_containing_symbol("rpt.v1.Translator");
+  ASSERT_TRUE(stream->Write(file));
+  ASSERT_TRUE(stream->Read(&response));
+  EXPECT_GT(response.file_descriptor_response().file_descriptor_proto_size(), 0);
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
+  using grpc::StatusCode;
+  expect_refused(request({}), StatusCode::INVALID_ARGUMENT, "texts is empty");
+  expect_refused(request({"ok", ""}), StatusCode::INVALID_ARGUMENT, "texts[1] is empty");
+  expect_refused(request({" \t\n "}), StatusCode::INVALID_ARGUMENT, "only whitespace");
+  expect_refused(request({"ok", "caf\xc3", "x"}), StatusCode::INVALID_ARGUMENT,
+                 "texts[1] is not valid UTF-8");
+  expect_refused(request({"\xed\xa0\x80"}), StatusCode::INVALID_ARGUMENT, "not valid UTF-8");
+  std::string long_text;
+  for (int i = 0; i < 40; ++i) long_text += "word ";
+  expect_refused(request({long_text}), StatusCode::INVALID_ARGUMENT, "over the input limit of 32");
+  expect_refused(request(std::vector<std::string>(9, "ok")), StatusCode::INVALID_ARGUMENT,
+                 "over the limit of 8 per request");
+
+  auto options = [](auto set) {
+    auto r = request({"Save the file."});
+    set(*r.mutable_options());
+    return r;
+  };
+  expect_refused(options([](auto& o) { o.set_beam_size(9); }), StatusCode::INVALID_ARGUMENT,
+                 "beam_size is 9, over the limit of 8");
+  expect_refused(options([](auto& o) { o.set_beam_size(2); o.set_n_best(3); }),
+                 StatusCode::INVALID_ARGUMENT, "n_best is 3");
+  expect_refused(options([](auto& o) { o.set_max_length(301); }), StatusCode::INVALID_ARGUMENT,
+                 "max_length is 301, over the limit of 300");
+  expect_refused(options([](auto& o) { o.set_max_length(10); o.set_min_length(11); }),
+                 StatusCode::INVALID_ARGUMENT, "min_length is 11");
+  expect_refused(options([](auto& o) { o.set_length_penalty(50.0f); }),
+                 StatusCode::INVALID_ARGUMENT, "length_penalty");
+  expect_refused(options([](auto& o) { o.set_length_penalty_type(static_cast<v1::LengthPenaltyType>(42)); }),
+                 StatusCode::INVALID_ARGUMENT, "length_penalty_type");
+
+  expect_refused(request({"ok"}, "xx-yy"), StatusCode::NOT_FOUND, "no model named 'xx-yy'");
+  v1::TranslateRequest pair = request({"ok"}, "");
+  pair.mutable_model()->set_target_language("ja");
+  expect_refused(pair, StatusCode::NOT_FOUND, "no model translates *->ja");
+
+  // The server is still healthy after all of that.
+  v1::TranslateResponse response;
+  EXPECT_TRUE(translate(request({"Save the file."}), &response).ok());
+}
+
+TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
+  const std::string before = http_get(server_->metrics_port(), "/metrics");
+  const std::string ok = R"(rpt_requests_total{code="OK",method="Translate",model="en-de"})";
+  const double ok_before = metric_value(before, ok).value_or(0);
+  v1::TranslateResponse response;
+  ASSERT_TRUE(translate(request({"Save the file."}), &response).ok());
+  const std::string after = http_get(server_->metrics_port(), "/metrics");
+  EXPECT_EQ(metric_value(after, ok).value_or(0), ok_before + 1);
+  for (const char* name :
+       {"rpt_request_duration_seconds_count{method=\"Translate\",model=\"en-de\"}",
+        "rpt_queue_duration_seconds_count{model=\"en-de\"}",
+        "rpt_encode_duration_seconds_count{model=\"en-de\"}",
+        "rpt_decode_step_duration_seconds_count{model=\"en-de\"}",
+        "rpt_decode_step_rows_count{model=\"en-de\"}", "rpt_source_tokens_total{model=\"en-de\"}",
+        "rpt_target_tokens_total{model=\"en-de\"}", "rpt_queue_depth_sentences{model=\"en-de\"}",
+        "rpt_active_rows{model=\"en-de\"}"}) {
+    EXPECT_TRUE(metric_value(after, name).has_value()) << name;
+  }
+  EXPECT_THAT(after, HasSubstr("rpt_model_info{device=\"cpu\",dtype=\"float32\",model=\"en-de\""));
+  EXPECT_THAT(after, HasSubstr("rpt_device_memory_bytes{device=\"cpu\",model=\"en-de\""));
+  EXPECT_EQ(http_get(server_->metrics_port(), "/other").rfind("not found", 0), 0u);
+}
+
+}  // namespace
+}  // namespace rpt::server_test
