@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: installs the Debian dependencies, builds rpt (the CUDA path too
+# when nvcc is present) and serves every bundled model in models/ over gRPC on port 50051, with
+# Prometheus metrics on port 9464. CPU unless RPT_DEVICE=cuda. Stop with Ctrl-C (graceful drain).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/setup.sh
+build_dir=${RPT_BUILD_DIR:-build}
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=OFF
+cmake --build "$build_dir" --target rpt-server rpt-client rpt-translate -j "$(nproc)"
+
+models=()
+for directory in models/*/; do
+  [ -f "$directory/config.json" ] && models+=(--model "$(basename "$directory")=${directory%/}")
+done
+if [ ${#models[@]} -eq 0 ]; then
+  echo "run_demo: no model in models/; serving the small test fixture instead" >&2
+  models=(--model shaw-k4=tests/fixtures/shaw_k4/model)
+fi
+
+echo "run_demo: serving ${models[*]} on ${RPT_LISTEN:-0.0.0.0:50051}, metrics on :${RPT_METRICS_PORT:-9464}/metrics"
+exec "$build_dir/server/rpt-server" "${models[@]}" \
+  --listen "${RPT_LISTEN:-0.0.0.0:50051}" --metrics-port "${RPT_METRICS_PORT:-9464}" \
+  --device "${RPT_DEVICE:-cpu}"
