@@ -35,10 +35,16 @@ def convert(args, work):
     subprocess.run([sys.executable, str(REPO / "tools" / "convert_onmt.py"), args.checkpoint,
                     str(rpt_dir), "--dtype", "float32", "--src-spm", args.spm,
                     "--tgt-spm", args.tgt_spm or args.spm], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([str(Path(sys.executable).parent / "ct2-opennmt-py-converter"),
-                    "--model_path", args.checkpoint, "--output_dir", str(ct2_dir), "--force"],
-                   check=True, stdout=subprocess.DEVNULL)
+    convert_for_ctranslate2(args.checkpoint, ct2_dir)
     return rpt_dir, ct2_dir
+
+
+def convert_for_ctranslate2(checkpoint, out_dir):
+    """CTranslate2's OpenNMT-py converter; OpenNMT-py checkpoints pickle their options, which a
+    weights-only load refuses, so the (trusted) checkpoint is unpickled in full."""
+    from ctranslate2.converters import OpenNMTPyConverter
+
+    OpenNMTPyConverter(checkpoint, unsafe_deserialization=True).convert(str(out_dir), force=True)
 
 
 def run_rpt(args, model_dir, lines):
@@ -59,7 +65,7 @@ def run_ctranslate2(args, model_dir, pieces):
     start = time.perf_counter()
     results = translator.translate_batch(
         pieces, beam_size=args.beam_size, max_batch_size=args.batch_size,
-        max_decoding_length=args.max_length, length_penalty=1.0, normalize_scores=True)
+        max_decoding_length=args.max_length, length_penalty=1.0)
     seconds = time.perf_counter() - start
     return [r.hypotheses[0] for r in results], seconds
 
