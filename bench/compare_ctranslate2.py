@@ -42,8 +42,16 @@ def convert(args, work):
 def convert_for_ctranslate2(checkpoint, out_dir):
     """CTranslate2's OpenNMT-py converter; OpenNMT-py checkpoints pickle their options, which a
     weights-only load refuses, so the (trusted) checkpoint is unpickled in full."""
+    import torch
     from ctranslate2.converters import OpenNMTPyConverter
 
+    # OpenNMT-py 3.5 names its default attention "scaled-dot-flash"; the arithmetic is plain
+    # scaled dot-product attention, which is the name CTranslate2's converter accepts.
+    loaded = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    if getattr(loaded["opt"], "self_attn_type", "scaled-dot") == "scaled-dot-flash":
+        loaded["opt"].self_attn_type = "scaled-dot"
+        checkpoint = str(Path(out_dir).parent / "for_ctranslate2.pt")
+        torch.save(loaded, checkpoint)
     OpenNMTPyConverter(checkpoint, unsafe_deserialization=True).convert(str(out_dir), force=True)
 
 
