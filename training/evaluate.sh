@@ -7,7 +7,8 @@
 #
 # Decoding settings (the same ones rpt-translate must use for the parity check):
 #   beam 4, length_penalty avg with alpha 1.0 (score / length^1, OpenNMT-py's default),
-#   max_length 250, no coverage penalty, no n-gram blocking, no unk replacement.
+#   max_length 250 with no source-length ratio cap (OpenNMT-py 3.5 defaults to 1.25 x source
+#   + 5; rpt has no such cap), no coverage penalty, no n-gram blocking, no unk replacement.
 # Environment: SPLIT=test|dev  BEAM=4  LP=avg  ALPHA=1.0  MAXLEN=250  BATCH=32  GPU=1
 #              THREADS=1 NICE=10 RUNS=... VENV=...
 set -euo pipefail
@@ -36,7 +37,8 @@ echo "translating $PREP/$SPLIT.sp.src with $CKPT -> $OUT"
 START=$(date +%s.%N)
 nice -n "$NICE" "$ONMT_BIN/onmt_translate" -model "$CKPT" -src "$PREP/$SPLIT.sp.src" \
   -output "$OUT/hyp.sp" -beam_size "${BEAM:-4}" -length_penalty "${LP:-avg}" \
-  -alpha "${ALPHA:-1.0}" -max_length "${MAXLEN:-250}" -batch_size "${BATCH:-32}" \
+  -alpha "${ALPHA:-1.0}" -max_length "${MAXLEN:-250}" -max_length_ratio 0 \
+  -batch_size "${BATCH:-32}" \
   -batch_type sents ${GPU_ARGS[@]+"${GPU_ARGS[@]}"} > "$OUT/translate.log" 2>&1 \
   || { tail -20 "$OUT/translate.log" >&2; die "onmt_translate failed (log: $OUT/translate.log)"; }
 END=$(date +%s.%N)
