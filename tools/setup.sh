@@ -12,7 +12,7 @@ packages=(
   libopenblas-dev
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-numpy python3-grpcio python3-protobuf python3-torch
+  python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
   prometheus curl
 )
 
