@@ -1,9 +1,8 @@
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <utility>
 #include <vector>
 
+#include "kernels/cpu/log_sum_exp_cpu.h"
 #include "kernels/top_k_log_softmax.h"
 
 namespace rpt::kernels {
@@ -24,11 +23,7 @@ void top_k_log_softmax_cpu(const TopKLogSoftmaxArgs& args) {
   for (int r = 0; r < args.rows; ++r) {
     const float* row = args.logits + static_cast<long>(r) * args.vocab;
     const int blocked = args.blocked_token ? args.blocked_token[r] : -1;
-    float max_value = -std::numeric_limits<float>::infinity();
-    for (int c = 0; c < args.vocab; ++c) max_value = std::max(max_value, row[c]);
-    float sum = 0.0f;
-    for (int c = 0; c < args.vocab; ++c) sum += std::exp(row[c] - max_value);
-    const float log_normalizer = max_value + std::log(sum);
+    const float log_normalizer = log_sum_exp_cpu(row, args.vocab);
 
     heap.clear();
     for (int c = 0; c < args.vocab; ++c) {

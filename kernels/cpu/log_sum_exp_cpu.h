@@ -1,0 +1,11 @@
+// log(sum_i exp(x_i)) of a row of finite floats: the log-softmax normaliser of the vocabulary
+// scan. Compiled with -ffast-math so the exp loop uses glibc's vector exp (libmvec); callers
+// pass finite values only.
+#pragma once
+
+namespace rpt::kernels {
+
+float log_sum_exp_cpu(const float* x,  // [count], finite
+                      int count);
+
+}  // namespace rpt::kernels
