@@ -30,3 +30,16 @@ latest_checkpoint() {
   ls "$1"/ckpt/model_step_*.pt 2>/dev/null | sed 's/.*model_step_\([0-9]*\)\.pt/\1 &/' \
     | sort -n | tail -1 | cut -d' ' -f2
 }
+
+# parse_run_args SCRIPT PAIR [VARIANT] [CKPT]: sets PAIR, VARIANT, RUN, PREP and CKPT (default:
+# the run's latest checkpoint), dying with SCRIPT's usage on bad arguments.
+parse_run_args() {
+  local script="$1"; shift
+  PAIR="${1:-}"; VARIANT="${2:-relative}"; CKPT="${3:-}"
+  [ -n "$PAIR" ] || die "usage: $script PAIR [VARIANT] [CKPT]"
+  check_pair "$PAIR"; check_variant "$VARIANT"
+  RUN="$RUNS/$PAIR-$VARIANT"
+  PREP="$RUNS/data/$PAIR"
+  [ -n "$CKPT" ] || CKPT="$(latest_checkpoint "$RUN")"
+  [ -n "$CKPT" ] && [ -f "$CKPT" ] || die "no checkpoint (looked in $RUN/ckpt)"
+}

@@ -9,11 +9,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PAIR="${1:-}"; VARIANT="${2:-relative}"; CKPT="${3:-}"
-[ -n "$PAIR" ] || die "usage: compare_rpt.sh PAIR [VARIANT] [CKPT]"
-RUN="$RUNS/$PAIR-$VARIANT"
-PREP="$RUNS/data/$PAIR"
-[ -n "$CKPT" ] || CKPT="$(latest_checkpoint "$RUN")"
+parse_run_args compare_rpt.sh "$@"
 SPLIT="${SPLIT:-test}"
 OUT="$RUN/eval/$(basename "$CKPT" .pt)-$SPLIT"
 [ -f "$OUT/hyp.txt" ] || die "no OpenNMT-py output in $OUT: run evaluate.sh first"

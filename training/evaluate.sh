@@ -14,13 +14,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PAIR="${1:-}"; VARIANT="${2:-relative}"; CKPT="${3:-}"
-[ -n "$PAIR" ] || die "usage: evaluate.sh PAIR [VARIANT] [CKPT]"
-check_pair "$PAIR"; check_variant "$VARIANT"
-RUN="$RUNS/$PAIR-$VARIANT"
-PREP="$RUNS/data/$PAIR"
-[ -n "$CKPT" ] || CKPT="$(latest_checkpoint "$RUN")"
-[ -n "$CKPT" ] && [ -f "$CKPT" ] || die "no checkpoint (looked in $RUN/ckpt)"
+parse_run_args evaluate.sh "$@"
 SPLIT="${SPLIT:-test}"
 [ -f "$PREP/$SPLIT.sp.src" ] || die "$PREP/$SPLIT.sp.src missing: run prepare.py --pair $PAIR"
 

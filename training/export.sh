@@ -8,13 +8,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-PAIR="${1:-}"; VARIANT="${2:-relative}"; CKPT="${3:-}"
-[ -n "$PAIR" ] || die "usage: export.sh PAIR [VARIANT] [CKPT]"
-check_pair "$PAIR"; check_variant "$VARIANT"
-RUN="$RUNS/$PAIR-$VARIANT"
-PREP="$RUNS/data/$PAIR"
-[ -n "$CKPT" ] || CKPT="$(latest_checkpoint "$RUN")"
-[ -n "$CKPT" ] && [ -f "$CKPT" ] || die "no checkpoint (looked in $RUN/ckpt)"
+parse_run_args export.sh "$@"
 if [ "$VARIANT" = relative ]; then DEFAULT_OUT="$REPO/models/$PAIR"; else DEFAULT_OUT="$RUN/model"; fi
 OUT="${OUT:-$DEFAULT_OUT}"
 NAME="${NAME:-$PAIR}"
