@@ -11,6 +11,11 @@ sentencepiece and sacrebleu (PyPI).
     python3 bench/compare_ctranslate2.py --checkpoint ckpt.pt --spm spm.model \\
         --source test.en --reference test.de --rpt-translate build/tools/rpt-translate \\
         --device cpu --threads 2 --beam-size 4 --batch-size 32
+
+On a GPU (--device cuda) both engines compute in --compute-type (float32, float16, bfloat16)
+and the table adds each engine's peak device memory, sampled with nvidia-smi for the process
+(CUDA context included, the same way for both). --long-input N replaces the source by sentences
+of N tokens (test sentences concatenated) to compare memory on long inputs.
 """
 
 import argparse
@@ -21,6 +26,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -55,27 +61,77 @@ def convert_for_ctranslate2(checkpoint, out_dir):
     OpenNMTPyConverter(checkpoint, unsafe_deserialization=True).convert(str(out_dir), force=True)
 
 
+class GpuMemorySampler:
+    """Peak GPU memory of one process, sampled with nvidia-smi every 20 ms (None off the GPU)."""
+
+    def __init__(self, pid, enabled):
+        self.pid, self.enabled, self.peak_mib = str(pid), enabled, None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                out = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                                      "--format=csv,noheader,nounits"], capture_output=True,
+                                     text=True, timeout=5).stdout
+            except (OSError, subprocess.TimeoutExpired):
+                return
+            for line in out.splitlines():
+                pid, _, used = line.partition(",")
+                if pid.strip() == self.pid and used.strip().isdigit():
+                    self.peak_mib = max(self.peak_mib or 0, int(used))
+            self._stop.wait(0.02)
+
+    def __enter__(self):
+        if self.enabled:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self.enabled:
+            self._thread.join()
+
+
 def run_rpt(args, model_dir, lines):
     command = [args.rpt_translate, "--model", str(model_dir), "--beam-size", str(args.beam_size),
                "--batch-size", str(args.batch_size), "--threads", str(args.threads),
-               "--max-length", str(args.max_length), "--device", args.device, "--verbose"]
-    done = subprocess.run(command, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                          check=True)
+               "--max-length", str(args.max_length), "--device", args.device,
+               "--compute-type", args.compute_type, "--max-input-length", "2048", "--verbose"]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    with GpuMemorySampler(process.pid, args.device == "cuda") as memory:
+        stdout, stderr = process.communicate("\n".join(lines) + "\n")
+    if process.returncode != 0:
+        sys.exit(f"rpt-translate failed ({process.returncode}): {stderr}")
     # Translation time as rpt-translate reports it (model loading excluded, as for CTranslate2).
-    seconds = float(re.search(r"tokens in ([0-9.]+) s", done.stderr).group(1))
-    return done.stdout.splitlines(), seconds
+    seconds = float(re.search(r"tokens in ([0-9.]+) s", stderr).group(1))
+    return stdout.splitlines(), seconds, memory.peak_mib
 
 
 def run_ctranslate2(args, model_dir, pieces):
     translator = ctranslate2.Translator(str(model_dir), device=args.device,
-                                        compute_type="float32", inter_threads=1,
+                                        compute_type=args.compute_type, inter_threads=1,
                                         intra_threads=args.threads)
-    start = time.perf_counter()
-    results = translator.translate_batch(
-        pieces, beam_size=args.beam_size, max_batch_size=args.batch_size,
-        max_decoding_length=args.max_length, length_penalty=1.0)
-    seconds = time.perf_counter() - start
-    return [r.hypotheses[0] for r in results], seconds
+    with GpuMemorySampler(os.getpid(), args.device == "cuda") as memory:
+        start = time.perf_counter()
+        results = translator.translate_batch(
+            pieces, beam_size=args.beam_size, max_batch_size=args.batch_size,
+            max_decoding_length=args.max_length, length_penalty=1.0, max_input_length=0)
+        seconds = time.perf_counter() - start
+    return [r.hypotheses[0] for r in results], seconds, memory.peak_mib
+
+
+def long_inputs(lines, spm, tokens):
+    """Sentences of exactly `tokens` pieces, made by concatenating consecutive source lines."""
+    pieces = [p for line in lines for p in spm.encode(line, out_type=str)]
+    out = []
+    for start in range(0, len(pieces) - tokens + 1, tokens):
+        out.append(spm.decode(pieces[start:start + tokens]))
+        if len(out) == 8:
+            break
+    return out
 
 
 def main():
@@ -86,7 +142,11 @@ def main():
     parser.add_argument("--source", required=True, help="raw source sentences, one a line")
     parser.add_argument("--reference", help="raw reference translations for BLEU")
     parser.add_argument("--rpt-translate", default=str(REPO / "build" / "tools" / "rpt-translate"))
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--compute-type", default="float32",
+                        choices=["float32", "float16", "bfloat16"])
+    parser.add_argument("--long-input", type=int, default=0,
+                        help="translate up to 8 sentences of this many source tokens instead")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--beam-size", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=32)
@@ -101,33 +161,42 @@ def main():
         lines, references = lines[:args.limit], references[:args.limit] if references else None
     source_spm = sentencepiece.SentencePieceProcessor(model_file=args.spm)
     target_spm = sentencepiece.SentencePieceProcessor(model_file=args.tgt_spm or args.spm)
+    if args.long_input:
+        lines, references = long_inputs(lines, source_spm, args.long_input), None
     pieces = [source_spm.encode(line, out_type=str) for line in lines]
 
     with tempfile.TemporaryDirectory() as temp:
         rpt_dir, ct2_dir = convert(args, Path(temp))
-        rpt_text, rpt_seconds = run_rpt(args, rpt_dir, lines)
-        ct2_pieces, ct2_seconds = run_ctranslate2(args, ct2_dir, pieces)
+        rpt_text, rpt_seconds, rpt_memory = run_rpt(args, rpt_dir, lines)
+        ct2_pieces, ct2_seconds, ct2_memory = run_ctranslate2(args, ct2_dir, pieces)
     ct2_text = [target_spm.decode(p) for p in ct2_pieces]
     rpt_tokens = sum(len(target_spm.encode(t, out_type=str)) for t in rpt_text)
     ct2_tokens = sum(len(p) for p in ct2_pieces)
     identical = sum(a == b for a, b in zip(rpt_text, ct2_text))
 
-    rows = {"rpt": (rpt_text, rpt_seconds, rpt_tokens), "ctranslate2": (ct2_text, ct2_seconds, ct2_tokens)}
+    rows = {"rpt": (rpt_text, rpt_seconds, rpt_tokens, rpt_memory),
+            "ctranslate2": (ct2_text, ct2_seconds, ct2_tokens, ct2_memory)}
     report = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-              "settings": {k: getattr(args, k) for k in ("device", "threads", "beam_size",
-                                                        "batch_size", "max_length")},
+              "settings": {k: getattr(args, k) for k in ("device", "compute_type", "threads",
+                                                        "beam_size", "batch_size", "max_length",
+                                                        "long_input")},
               "sentences": len(lines), "identical_translations": identical, "engines": {}}
     if references is not None:
         import sacrebleu
     print(f"{len(lines)} sentences, beam {args.beam_size}, batch {args.batch_size}, "
-          f"{args.threads} threads, device {args.device}")
-    print(f"{'engine':<12} {'seconds':>8} {'sent/s':>8} {'tok/s':>8} {'BLEU':>6}")
-    for name, (text, seconds, tokens) in rows.items():
+          f"{args.threads} threads, device {args.device} {args.compute_type}")
+    print(f"{'engine':<12} {'seconds':>8} {'sent/s':>8} {'tok/s':>8} {'ms/sent':>8} {'BLEU':>6} "
+          f"{'peak MiB':>9}")
+    for name, (text, seconds, tokens, memory) in rows.items():
         bleu = sacrebleu.corpus_bleu(text, [references]).score if references is not None else None
         report["engines"][name] = {"seconds": seconds, "sentences_per_second": len(lines) / seconds,
-                                   "target_tokens_per_second": tokens / seconds, "bleu": bleu}
+                                   "target_tokens_per_second": tokens / seconds,
+                                   "ms_per_sentence": 1000 * seconds / len(lines), "bleu": bleu,
+                                   "peak_device_memory_mib": memory}
         bleu_text = f"{bleu:6.2f}" if bleu is not None else "     -"
-        print(f"{name:<12} {seconds:8.2f} {len(lines) / seconds:8.1f} {tokens / seconds:8.1f} {bleu_text}")
+        memory_text = f"{memory:9d}" if memory is not None else "        -"
+        print(f"{name:<12} {seconds:8.2f} {len(lines) / seconds:8.1f} {tokens / seconds:8.1f} "
+              f"{1000 * seconds / len(lines):8.2f} {bleu_text} {memory_text}")
     speedup = report["engines"]["ctranslate2"]["seconds"] / report["engines"]["rpt"]["seconds"]
     print(f"rpt / CTranslate2 speed: {speedup:.2f}x; identical translations: "
           f"{identical}/{len(lines)}")

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "engine/beam_search.h"
-#include "engine/decoder.h"
-#include "engine/model.h"
+#include "engine/decoder_backend.h"
+#include "engine/engine.h"
 
 namespace rpt {
 
@@ -30,7 +30,7 @@ struct FinishedSentence {
 
 class BatchDecoder {
  public:
-  explicit BatchDecoder(std::shared_ptr<const Model> model);
+  explicit BatchDecoder(std::shared_ptr<const Engine> engine);
 
   // Encodes `requests` as one encoder batch; they join the next step. Throws InvalidArgument
   // (and adds nothing) on bad options or ids.
@@ -44,19 +44,24 @@ class BatchDecoder {
   int active_sentences() const { return static_cast<int>(sentences_.size()); }
   // Decoder rows the next step will run.
   int active_rows() const;
+  // Device memory of this decoder's cache, workspace and encoder memory (0 on the CPU).
+  std::size_t device_memory_bytes() const { return backend_->device_memory_bytes(); }
 
  private:
   struct ActiveSentence {
     std::uint64_t id = 0;
     BeamSearch search;
-    Tensor memory;  // [source_length, decoder_layers * 2 * d_model], a slice of its batch
-    int memory_length = 0;
-    std::vector<int> parents;  // rows of the current state this sentence continues (-1: new)
+    EncodedSentence memory;
+    std::vector<int> parents;  // rows of the previous step this sentence continues (-1: new)
   };
 
-  std::shared_ptr<const Model> model_;
-  DecoderState state_;
+  const Model& model() const { return engine_->model(); }
+
+  std::shared_ptr<const Engine> engine_;
+  std::unique_ptr<DecoderBackend> backend_;
   std::vector<ActiveSentence> sentences_;
+  StepInput input_;               // reused between steps
+  StepCandidates candidates_;
 };
 
 }  // namespace rpt

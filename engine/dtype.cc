@@ -85,6 +85,16 @@ float bfloat16_to_float(std::uint16_t bits) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
 }
 
+std::uint16_t float_to_bfloat16(float value) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(value);
+  // Truncating a NaN could clear every mantissa bit kept (an infinity); set the quiet bit.
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((x >> 16) | 0x40u);
+  // Adding 0x7fff plus the lowest kept bit rounds half to even; a carry into the exponent is
+  // the correct rounding up (to the next binade or to infinity).
+  const std::uint32_t rounded = x + 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<std::uint16_t>(rounded >> 16);
+}
+
 void convert_to_float32(const void* source, DataType dtype, std::size_t count, float* out) {
   switch (dtype) {
     case DataType::kFloat32:

@@ -19,6 +19,8 @@ DataType parse_dtype(std::string_view name);
 float half_to_float(std::uint16_t bits);
 std::uint16_t float_to_half(float value);
 float bfloat16_to_float(std::uint16_t bits);
+// Round to nearest even; NaN stays NaN (quiet, same sign), overflow becomes infinity.
+std::uint16_t float_to_bfloat16(float value);
 
 // Converts `count` elements of `source` (any floating dtype) to float32 into `out`.
 void convert_to_float32(const void* source, DataType dtype, std::size_t count, float* out);

@@ -7,7 +7,6 @@
 #include "kernels/layer_norm.h"
 
 namespace rpt {
-namespace {
 
 kernels::ActivationKind kernel_activation(Activation activation) {
   switch (activation) {
@@ -20,6 +19,8 @@ kernels::ActivationKind kernel_activation(Activation activation) {
   }
   return kernels::ActivationKind::kIdentity;
 }
+
+namespace {
 
 // out = in W^T, then bias and activation in one pass.
 void linear_activation(const float* in, int rows, const LinearWeights& layer,

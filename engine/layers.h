@@ -3,8 +3,12 @@
 #pragma once
 
 #include "engine/model.h"
+#include "kernels/activation.h"
 
 namespace rpt {
+
+// The kernels' name for a model's FFN activation.
+kernels::ActivationKind kernel_activation(Activation activation);
 
 // out = in W^T + b.
 void linear_forward(const float* in,  // [rows, in_features]

@@ -9,8 +9,12 @@
 namespace rpt {
 
 Translator::Translator(std::shared_ptr<const Model> model, TranslatorOptions options)
-    : model_(std::move(model)), options_(options) {
-  RPT_CHECK(model_ != nullptr, InvalidArgument, "Translator needs a model");
+    : Translator(Engine::create(std::move(model)), options) {}
+
+Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions options)
+    : engine_(std::move(engine)), options_(options) {
+  RPT_CHECK(engine_ != nullptr, InvalidArgument, "Translator needs an engine");
+  model_ = engine_->shared_model();
   RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
   RPT_CHECK(options_.max_input_length >= 1 &&
                 options_.max_input_length <= model_->max_sequence_length(),
@@ -38,7 +42,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
   });
 
   std::vector<std::vector<Hypothesis>> results(sources.size());
-  BatchDecoder decoder(model_);
+  BatchDecoder decoder(engine_);
   std::size_t next = 0;
   while (next < order.size() || !decoder.empty()) {
     const auto room = static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences());

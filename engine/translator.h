@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/beam_search.h"
+#include "engine/engine.h"
 #include "engine/model.h"
 
 namespace rpt {
@@ -34,7 +35,10 @@ struct TranslationResult {
 
 class Translator {
  public:
+  // Computes on the CPU.
   explicit Translator(std::shared_ptr<const Model> model, TranslatorOptions options = {});
+  // Computes where `engine` does (Engine::create); translators may share one engine.
+  explicit Translator(std::shared_ptr<const Engine> engine, TranslatorOptions options = {});
 
   // Translates raw sentences (tokenized with the model's source tokenizer). Throws
   // InvalidArgument for an empty or over-long sentence or bad options, before any work.
@@ -48,9 +52,11 @@ class Translator {
                                                      const DecodingOptions& options) const;
 
   const Model& model() const { return *model_; }
+  const Engine& engine() const { return *engine_; }
   const TranslatorOptions& options() const { return options_; }
 
  private:
+  std::shared_ptr<const Engine> engine_;
   std::shared_ptr<const Model> model_;
   TranslatorOptions options_;
 };

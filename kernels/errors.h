@@ -33,7 +33,14 @@ class ModelError : public Error {
   using Error::Error;
 };
 
-// A device or library call failed (CUDA, cuBLAS, allocation).
+// The work does not fit: a configured device-memory limit (or the device itself) has no room.
+// The server answers RESOURCE_EXHAUSTED; retrying later, or with less, can succeed.
+class ResourceExhausted : public Error {
+ public:
+  using Error::Error;
+};
+
+// A device or library call failed (CUDA, cuBLAS).
 class RuntimeFailure : public Error {
  public:
   using Error::Error;

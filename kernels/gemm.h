@@ -2,6 +2,7 @@
 // CPU definition: a multithreaded BLAS (OpenBLAS). Stateless; no allocation.
 #pragma once
 
+#include "kernels/precision.h"
 #include "kernels/stream.h"
 
 struct cublasContext;
@@ -25,8 +26,29 @@ struct GemmArgs {
 };
 
 void gemm_cpu(const GemmArgs& args);
-// cuBLAS (float32, tensor-op math allowed only where it keeps float32 accuracy).
-void gemm_cuda(const GemmArgs& args, cublasContext* handle);
+
+// The device GEMM (cuBLAS, row-major as GemmArgs): A and B of `input_precision`, C of
+// `output_precision` (float16 weights may write float32 logits), float32 accumulation. float32
+// inputs never use TF32, so float32 results match the CPU to rounding.
+struct GemmCudaArgs {
+  Precision input_precision = Precision::kFloat32;
+  Precision output_precision = Precision::kFloat32;
+  bool transpose_a = false;
+  bool transpose_b = false;
+  int m = 0;
+  int n = 0;
+  int k = 0;
+  float alpha = 1.0f;
+  const void* a = nullptr;  // op(A): [m, k], row stride lda
+  int lda = 0;
+  const void* b = nullptr;  // op(B): [k, n], row stride ldb
+  int ldb = 0;
+  float beta = 0.0f;  // 1: accumulate into C (residual connections)
+  void* c = nullptr;  // [m, n], row stride ldc
+  int ldc = 0;
+};
+
+void gemm_cuda(const GemmCudaArgs& args, cublasContext* handle);
 
 // y = alpha * op(A) x + beta * y with A [rows, cols] row-major (row stride lda).
 struct GemvArgs {

@@ -2,6 +2,7 @@
 // Statistics in float32 (double accumulation on the CPU). `out` may alias `in`.
 #pragma once
 
+#include "kernels/precision.h"
 #include "kernels/stream.h"
 
 namespace rpt::kernels {
@@ -12,7 +13,17 @@ void layer_norm_cpu(const float* in,     // [rows, dim]
                     int rows, int dim, float eps,
                     float* out);  // [rows, dim]
 
-void layer_norm_cuda(const float* in, const float* gamma, const float* beta, int rows, int dim,
-                     float eps, float* out, CudaStream stream);
+struct LayerNormCudaArgs {
+  Precision precision = Precision::kFloat32;  // of in, gamma, beta and out
+  const void* in = nullptr;     // [rows, dim]
+  const void* gamma = nullptr;  // [dim]
+  const void* beta = nullptr;   // [dim]
+  int rows = 0;
+  int dim = 0;
+  float eps = 1e-6f;
+  void* out = nullptr;  // [rows, dim]; may alias in
+};
+
+void layer_norm_cuda(const LayerNormCudaArgs& args, CudaStream stream);
 
 }  // namespace rpt::kernels

@@ -16,26 +16,37 @@ std::string pair_name(const ServedModel& served) {
 }  // namespace
 
 ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
+  const ComputeOptions compute{
+      .device = parse_device(options.device),
+      .precision = parse_precision(options.compute_type),
+      .device_index = options.device_index,
+      .memory_limit_bytes = static_cast<std::size_t>(options.device_memory_limit_mib * 1048576.0)};
   for (const ModelSpec& spec : options.models) {
     auto served = std::make_unique<ServedModel>();
     served->name = spec.name;
     served->model = Model::load(spec.directory);
+    served->engine = Engine::create(served->model, compute);
     const ModelConfig& config = served->model->config();
-    served->description = {.name = spec.name,
-                           .source_language = config.source_language,
-                           .target_language = config.target_language,
-                           .device = std::string(device_name(Device::kCpu)),
-                           .dtype = served->model->stored_dtype(),
-                           .position_type = position_type_name(config.position.type),
-                           .weights_bytes = static_cast<double>(served->model->weights_bytes())};
+    const bool on_gpu = compute.device == Device::kCuda;
+    served->description = {
+        .name = spec.name,
+        .source_language = config.source_language,
+        .target_language = config.target_language,
+        .device = std::string(device_name(compute.device)),
+        .dtype = on_gpu ? std::string(kernels::precision_name(compute.precision))
+                        : served->model->stored_dtype(),
+        .position_type = position_type_name(config.position.type),
+        .weights_bytes = static_cast<double>(on_gpu ? served->engine->device_memory_bytes()
+                                                    : served->model->weights_bytes())};
     served->max_input_length =
         std::min(options.limits.max_input_length, served->model->max_sequence_length());
     served->scheduler = std::make_unique<Scheduler>(
-        spec.name, served->model, options.scheduler, metrics.add_model(served->description));
-    spdlog::info("loaded model {} ({} -> {}, {}, {}, {} MiB) from {}", spec.name,
+        spec.name, served->engine, options.scheduler, metrics.add_model(served->description));
+    spdlog::info("loaded model {} ({} -> {}, {}, {}, {} MiB) from {} on {}", spec.name,
                  config.source_language, config.target_language,
                  served->description.position_type, served->description.dtype,
-                 served->model->weights_bytes() >> 20, spec.directory);
+                 static_cast<long>(served->description.weights_bytes) >> 20, spec.directory,
+                 served->engine->device_description());
     models_.push_back(std::move(served));
   }
 }

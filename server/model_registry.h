@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/engine.h"
 #include "engine/model.h"
 #include "server/metrics.h"
 #include "server/scheduler.h"
@@ -19,6 +20,7 @@ namespace rpt::server {
 struct ServedModel {
   std::string name;
   std::shared_ptr<const Model> model;
+  std::shared_ptr<const Engine> engine;  // the model bound to the server's device
   ModelDescription description;
   int max_input_length = 0;  // the server limit, capped by the model's maximum sequence length
   std::unique_ptr<Scheduler> scheduler;

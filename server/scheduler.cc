@@ -38,13 +38,14 @@ TranslationResult to_result(const Model& model, int source_tokens,
 
 }  // namespace
 
-Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Model> model,
+Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Engine> engine,
                      SchedulerOptions options, ModelMetrics metrics)
     : model_name_(std::move(model_name)),
-      model_(std::move(model)),
+      engine_(std::move(engine)),
+      model_(engine_->shared_model()),
       options_(options),
       metrics_(metrics),
-      decoder_(model_),
+      decoder_(engine_),
       thread_([this] { run(); }) {}
 
 Scheduler::~Scheduler() {
@@ -254,7 +255,7 @@ void Scheduler::fail_active(const RequestStatus& status) {
   for (auto& [id, sentence] : active_) finish(*sentence.job, status);
   active_.clear();
   active_cost_ = 0;
-  decoder_ = BatchDecoder(model_);  // after a failed step its state is not trusted
+  decoder_ = BatchDecoder(engine_);  // after a failed step its state is not trusted
 }
 
 void Scheduler::finish(TranslationJob& job, const RequestStatus& status) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/batch_decoder.h"
+#include "engine/engine.h"
 #include "engine/model.h"
 #include "server/metrics.h"
 #include "server/server_options.h"
@@ -26,8 +27,8 @@ namespace rpt::server {
 
 class Scheduler {
  public:
-  Scheduler(std::string model_name, std::shared_ptr<const Model> model, SchedulerOptions options,
-            ModelMetrics metrics);
+  Scheduler(std::string model_name, std::shared_ptr<const Engine> engine,
+            SchedulerOptions options, ModelMetrics metrics);
   ~Scheduler();  // stop() and join
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -70,6 +71,7 @@ class Scheduler {
   void update_gauges();
 
   const std::string model_name_;
+  const std::shared_ptr<const Engine> engine_;
   const std::shared_ptr<const Model> model_;
   const SchedulerOptions options_;
   const ModelMetrics metrics_;

@@ -41,9 +41,21 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "Prometheus /metrics port on the listen host (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  app.add_option("--device", options.device, "cpu (cuda is not built yet)")
+  app.add_option("--device", options.device, "Where models compute: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
+  app.add_option("--compute-type", options.compute_type,
+                 "Precision of weights and activations on the GPU: float32, float16, bfloat16 "
+                 "(the CPU computes in float32)")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}))
+      ->capture_default_str();
+  app.add_option("--device-index", options.device_index, "CUDA device to use")
+      ->check(CLI::Range(0, 64))
+      ->capture_default_str();
+  app.add_option("--device-memory-limit", options.device_memory_limit_mib,
+                 "MiB of GPU memory each model may hold (weights, caches, workspaces); past it "
+                 "requests get RESOURCE_EXHAUSTED. 0: no limit but the device's")
+      ->check(CLI::Range(0.0, 1e9));
   app.add_option("--threads", options.threads, "BLAS threads (0: library default)")
       ->check(CLI::Range(0, 1024));
   auto& s = options.scheduler;
@@ -111,10 +123,9 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
 }
 
 void finalize_server_options(ServerOptions& options) {
-  if (options.device != "cpu") {
-    throw std::invalid_argument("device '" + options.device +
-                                "' is not available in this build: the CUDA engine is not built "
-                                "yet; use --device cpu");
+  if (options.device == "cpu" && options.compute_type != "float32") {
+    throw std::invalid_argument("--compute-type " + options.compute_type +
+                                " needs --device cuda (the CPU computes in float32)");
   }
   if (options.tls_cert.empty() != options.tls_key.empty()) {
     throw std::invalid_argument("--tls-cert and --tls-key go together");

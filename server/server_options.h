@@ -41,7 +41,10 @@ struct ServerOptions {
   std::string listen = "0.0.0.0:50051";
   std::string metrics_listen;  // derived from metrics_port and the listen host
   int metrics_port = 9464;     // 0: any free port (see ready_file)
-  std::string device = "cpu";
+  std::string device = "cpu";           // cpu | cuda
+  std::string compute_type = "float32";  // float32 | float16 | bfloat16 (cuda)
+  int device_index = 0;
+  double device_memory_limit_mib = 0;  // per model on the GPU; 0: no limit but the device's
   int threads = 0;  // BLAS threads; 0: the library default
   SchedulerOptions scheduler;
   RequestLimits limits;

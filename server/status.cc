@@ -39,6 +39,8 @@ RequestStatus status_from_exception(std::exception_ptr error) {
     std::rethrow_exception(error);
   } catch (const InvalidArgument& e) {
     return {StatusCode::kInvalidArgument, e.message()};
+  } catch (const ResourceExhausted& e) {
+    return {StatusCode::kResourceExhausted, e.message()};
   } catch (const Error& e) {
     return {StatusCode::kInternal, e.message()};
   } catch (const std::exception& e) {

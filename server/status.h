@@ -15,7 +15,7 @@ enum class StatusCode {
   kOk,
   kInvalidArgument,    // empty/oversized/undecodable input, bad options
   kNotFound,           // unknown model
-  kResourceExhausted,  // admission queue full
+  kResourceExhausted,  // admission queue full, device-memory limit reached
   kDeadlineExceeded,   // deadline passed in the queue or while decoding
   kCancelled,          // the client cancelled
   kUnavailable,        // the server is draining
@@ -34,7 +34,8 @@ struct RequestStatus {
 grpc::Status to_grpc(const RequestStatus& status);
 // The gRPC code name ("OK", "INVALID_ARGUMENT", ...) for metrics labels and logs.
 std::string_view code_name(StatusCode code);
-// Maps an exception caught at the boundary: rpt::InvalidArgument -> INVALID_ARGUMENT, any other
+// Maps an exception caught at the boundary: rpt::InvalidArgument -> INVALID_ARGUMENT,
+// rpt::ResourceExhausted -> RESOURCE_EXHAUSTED, any other
 // rpt::Error or std::exception -> INTERNAL (with its message), anything else -> INTERNAL.
 RequestStatus status_from_exception(std::exception_ptr error);
 

@@ -1,18 +1,85 @@
-// Every CUDA op against its CPU definition (float32: 1e-5). Skips, visibly, without a GPU.
+// Every CUDA op against its CPU definition. float32: 1e-5 (GEMM 1e-4: a different summation
+// order over k). float16 and bfloat16: the inputs are rounded to the type on the host, the CPU
+// runs in float32 on the rounded values, and the device result may differ by the rounding of its
+// output (1e-2 relative). Cache ops are copies: bit-exact at every precision. Skips, visibly,
+// without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
+#include "engine/dtype.h"
 #include "kernels/activation.h"
 #include "kernels/cuda/device_buffer.h"
+#include "kernels/embedding.h"
+#include "kernels/errors.h"
+#include "kernels/fused_attention.h"
 #include "kernels/gemm.h"
+#include "kernels/kv_cache.h"
 #include "kernels/layer_norm.h"
 #include "kernels/relative_softmax.h"
 #include "kernels/top_k_log_softmax.h"
 
 namespace rpt::kernels {
 namespace {
+
+// float32 values as stored in `precision` (float16 and bfloat16 round to nearest even).
+std::vector<std::byte> to_storage(const std::vector<float>& values, Precision precision) {
+  const std::size_t element_bytes = precision_size(precision);
+  std::vector<std::byte> bytes(values.size() * element_bytes);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (precision == Precision::kFloat32) {
+      std::memcpy(&bytes[i * element_bytes], &values[i], element_bytes);
+      continue;
+    }
+    const std::uint16_t bits = precision == Precision::kFloat16 ? float_to_half(values[i])
+                                                                : float_to_bfloat16(values[i]);
+    std::memcpy(&bytes[i * element_bytes], &bits, element_bytes);
+  }
+  return bytes;
+}
+
+std::vector<float> from_storage(const std::vector<std::byte>& bytes, Precision precision) {
+  const DataType dtype = precision == Precision::kFloat16    ? DataType::kFloat16
+                         : precision == Precision::kBFloat16 ? DataType::kBFloat16
+                                                             : DataType::kFloat32;
+  std::vector<float> values(bytes.size() / precision_size(precision));
+  convert_to_float32(bytes.data(), dtype, values.size(), values.data());
+  return values;
+}
+
+// The values `precision` can hold nearest to `values`: what the device sees after upload_as.
+std::vector<float> rounded(const std::vector<float>& values, Precision precision) {
+  return from_storage(to_storage(values, precision), precision);
+}
+
+std::string precision_test_name(const ::testing::TestParamInfo<Precision>& info) {
+  return std::string(precision_name(info.param));
+}
+
+// The host rounding the half-precision cases rely on (runs without a device).
+TEST(HostConversion, FloatToBFloat16RoundsToNearestEvenAndKeepsNaN) {
+  EXPECT_EQ(float_to_bfloat16(1.0f), 0x3f80);
+  EXPECT_EQ(float_to_bfloat16(1.0f + 0x1p-8f), 0x3f80);  // halfway: to the even 1.0
+  EXPECT_EQ(float_to_bfloat16(1.0f + 3 * 0x1p-8f), 0x3f82);  // halfway: to the even above
+  EXPECT_EQ(float_to_bfloat16(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);  // past halfway: up
+  EXPECT_EQ(float_to_bfloat16(-2.5f), 0xc020);
+  EXPECT_EQ(float_to_bfloat16(-INFINITY), 0xff80);
+  EXPECT_EQ(float_to_bfloat16(3.4028235e38f), 0x7f80);  // rounds past the largest: infinity
+  // A NaN whose payload lies in the dropped bits must not become infinity.
+  const std::uint16_t nan_bits = float_to_bfloat16(std::bit_cast<float>(0x7f800001u));
+  EXPECT_TRUE(std::isnan(bfloat16_to_float(nan_bits))) << std::hex << nan_bits;
+  EXPECT_EQ(bfloat16_to_float(float_to_bfloat16(0.15625f)), 0.15625f);  // exact: unchanged
+}
 
 class CudaOpsTest : public ::testing::Test {
  protected:
@@ -33,66 +100,279 @@ class CudaOpsTest : public ::testing::Test {
     buffer.copy_to_host(host.data(), count * sizeof(T));
     return host;
   }
+  DeviceBuffer upload_as(const std::vector<float>& values, Precision precision) {
+    return upload(to_storage(values, precision));
+  }
+  std::vector<float> download_as(const DeviceBuffer& buffer, std::size_t count,
+                                 Precision precision) {
+    return from_storage(download<std::byte>(buffer, count * precision_size(precision)), precision);
+  }
   std::vector<float> random_vector(std::size_t n, float scale = 1.0f) {
     std::normal_distribution<float> normal(0.0f, scale);
     std::vector<float> v(n);
     for (float& x : v) x = normal(random_);
     return v;
   }
+  std::vector<std::byte> random_bytes(std::size_t n) {
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::vector<std::byte> v(n);
+    for (std::byte& b : v) b = static_cast<std::byte>(byte(random_));
+    return v;
+  }
   static void expect_near(const std::vector<float>& a, const std::vector<float>& b, double tol) {
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
+  }
+  // float32: `float32_tolerance`; float16 and bfloat16: 1e-2 relative to max(1, |expected|).
+  static void expect_close(const std::vector<float>& actual, const std::vector<float>& expected,
+                           Precision precision, double float32_tolerance = 1e-5) {
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+      const double tolerance =
+          precision == Precision::kFloat32
+              ? float32_tolerance
+              : 1e-2 * std::max(1.0, std::abs(static_cast<double>(expected[i])));
+      EXPECT_NEAR(actual[i], expected[i], tolerance) << "at " << i;
+    }
   }
 
   std::unique_ptr<CudaStreamOwner> stream_;
   std::mt19937 random_{5};
 };
 
-TEST_F(CudaOpsTest, LayerNorm) {
+// Element-wise and row ops at each storage precision.
+class CudaPrecisionTest : public CudaOpsTest, public ::testing::WithParamInterface<Precision> {};
+
+TEST_P(CudaPrecisionTest, LayerNorm) {
+  const Precision precision = GetParam();
   const int rows = 7, dim = 300;
-  const auto x = random_vector(rows * dim, 3.0f), gamma = random_vector(dim), beta = random_vector(dim);
+  const auto x = rounded(random_vector(rows * dim, 3.0f), precision);
+  const auto gamma = rounded(random_vector(dim), precision);
+  const auto beta = rounded(random_vector(dim), precision);
   std::vector<float> expected(x.size());
   layer_norm_cpu(x.data(), gamma.data(), beta.data(), rows, dim, 1e-6f, expected.data());
-  auto dx = upload(x), dg = upload(gamma), db = upload(beta);
-  DeviceBuffer out(x.size() * sizeof(float), stream_->get());
-  layer_norm_cuda(dx.as<float>(), dg.as<float>(), db.as<float>(), rows, dim, 1e-6f,
-                  out.as<float>(), stream_->get());
-  expect_near(download<float>(out, x.size()), expected, 1e-5);
+  auto dx = upload_as(x, precision), dg = upload_as(gamma, precision),
+       db = upload_as(beta, precision);
+  DeviceBuffer out(x.size() * precision_size(precision), stream_->get());
+  layer_norm_cuda({.precision = precision, .in = dx.data(), .gamma = dg.data(),
+                   .beta = db.data(), .rows = rows, .dim = dim, .eps = 1e-6f,
+                   .out = out.data()},
+                  stream_->get());
+  expect_close(download_as(out, x.size(), precision), expected, precision);
+
+  // In place (out aliases in): the same result.
+  layer_norm_cuda({.precision = precision, .in = dx.data(), .gamma = dg.data(),
+                   .beta = db.data(), .rows = rows, .dim = dim, .eps = 1e-6f, .out = dx.data()},
+                  stream_->get());
+  expect_close(download_as(dx, x.size(), precision), expected, precision);
 }
 
-TEST_F(CudaOpsTest, BiasActivation) {
+TEST_P(CudaPrecisionTest, BiasActivation) {
+  const Precision precision = GetParam();
   const int rows = 5, cols = 333;
   for (auto activation : {ActivationKind::kIdentity, ActivationKind::kRelu, ActivationKind::kGelu,
                           ActivationKind::kSilu}) {
-    auto x = random_vector(rows * cols, 2.0f);
-    const auto bias = random_vector(cols);
-    auto dx = upload(x), db = upload(bias);
-    bias_activation_cpu(x.data(), bias.data(), rows, cols, activation);
-    bias_activation_cuda(dx.as<float>(), db.as<float>(), rows, cols, activation, stream_->get());
-    expect_near(download<float>(dx, x.size()), x, 1e-5);
+    for (const bool with_bias : {true, false}) {
+      SCOPED_TRACE(testing::Message() << "activation " << static_cast<int>(activation)
+                                      << (with_bias ? " with bias" : " without bias"));
+      auto x = rounded(random_vector(rows * cols, 2.0f), precision);
+      const auto bias = rounded(random_vector(cols), precision);
+      auto dx = upload_as(x, precision), db = upload_as(bias, precision);
+      bias_activation_cpu(x.data(), with_bias ? bias.data() : nullptr, rows, cols, activation);
+      bias_activation_cuda({.precision = precision, .x = dx.data(),
+                            .bias = with_bias ? db.data() : nullptr, .rows = rows, .cols = cols,
+                            .activation = activation},
+                           stream_->get());
+      expect_close(download_as(dx, x.size(), precision), x, precision);
+    }
   }
 }
 
-TEST_F(CudaOpsTest, GemmAllTranspositions) {
+TEST_P(CudaPrecisionTest, Embedding) {
+  const Precision precision = GetParam();
+  const int vocab = 50, count = 12;
+  for (const int dim : {64, 33}) {  // odd: the last sin has no cos partner
+    for (const bool with_positions : {true, false}) {
+      SCOPED_TRACE(testing::Message() << "dim " << dim
+                                      << (with_positions ? " with positions" : " no positions"));
+      const auto table = rounded(random_vector(static_cast<std::size_t>(vocab) * dim), precision);
+      std::vector<int> ids(count), positions(count);
+      std::uniform_int_distribution<int> id(0, vocab - 1), position(0, 39);
+      for (int t = 0; t < count; ++t) {
+        ids[t] = id(random_);
+        positions[t] = position(random_);
+      }
+      positions[0] = 0;
+      positions[1] = 39;
+      const float scale = std::sqrt(static_cast<float>(dim));
+      std::vector<float> expected(static_cast<std::size_t>(count) * dim);
+      embedding_cpu({.ids = ids.data(), .count = count, .table = table.data(), .vocab = vocab,
+                     .dim = dim, .scale = scale,
+                     .positions = with_positions ? positions.data() : nullptr,
+                     .out = expected.data()});
+      auto d_table = upload_as(table, precision), d_ids = upload(ids),
+           d_positions = upload(positions);
+      DeviceBuffer out(expected.size() * precision_size(precision), stream_->get());
+      embedding_cuda({.precision = precision, .ids = d_ids.as<int>(), .count = count,
+                      .table = d_table.data(), .dim = dim, .scale = scale,
+                      .positions = with_positions ? d_positions.as<int>() : nullptr,
+                      .out = out.data()},
+                     stream_->get());
+      expect_close(download_as(out, expected.size(), precision), expected, precision);
+    }
+  }
+}
+
+// Cache layouts whose copy units differ: d_model 8 moves 16-byte units, 4 (float16) 8-byte
+// units, 3 the element itself.
+struct CacheShape {
+  CacheLayout layout;
+  int qkv_stride;
+};
+const CacheShape kCacheShapes[] = {{{.layers = 3, .capacity = 5, .d_model = 8}, 24},
+                                   {{.layers = 2, .capacity = 5, .d_model = 4}, 12},
+                                   {{.layers = 2, .capacity = 5, .d_model = 3}, 10}};
+
+TEST_P(CudaPrecisionTest, CacheAppendAtEachRowsPosition) {
+  const Precision precision = GetParam();
+  const std::size_t element_bytes = precision_size(precision);
+  for (const CacheShape& shape : kCacheShapes) {
+    SCOPED_TRACE(testing::Message() << "d_model " << shape.layout.d_model);
+    const int rows = 4;
+    const std::vector<int> positions = {0, 4, 2, 3};
+    const auto qkv = random_bytes(rows * shape.qkv_stride * element_bytes);
+    auto cache = random_bytes(rows * shape.layout.row_elements() * element_bytes);
+    auto d_qkv = upload(qkv), d_cache = upload(cache), d_positions = upload(positions);
+    CacheAppendArgs args{.precision = precision, .layout = shape.layout, .layer = 1,
+                         .rows = rows, .qkv = qkv.data(), .qkv_stride = shape.qkv_stride,
+                         .positions = positions.data(), .cache = cache.data()};
+    cache_append_cpu(args);
+    args.qkv = d_qkv.data();
+    args.positions = d_positions.as<int>();
+    args.cache = d_cache.data();
+    cache_append_cuda(args, stream_->get());
+    EXPECT_EQ(download<std::byte>(d_cache, cache.size()), cache);
+  }
+}
+
+TEST_P(CudaPrecisionTest, CacheGatherBeamParentsAndNewRows) {
+  const Precision precision = GetParam();
+  const std::size_t element_bytes = precision_size(precision);
+  for (const CacheShape& shape : kCacheShapes) {
+    SCOPED_TRACE(testing::Message() << "d_model " << shape.layout.d_model);
+    const int in_rows = 3, out_rows = 5;
+    // Row 1 is a new sentence (untouched); rows 0 and 3 share a parent at different lengths.
+    const std::vector<int> parents = {2, -1, 0, 2, 1};
+    const std::vector<int> lengths = {5, 3, 1, 0, 4};
+    const auto in = random_bytes(in_rows * shape.layout.row_elements() * element_bytes);
+    auto out = random_bytes(out_rows * shape.layout.row_elements() * element_bytes);
+    auto d_in = upload(in), d_out = upload(out), d_parents = upload(parents),
+         d_lengths = upload(lengths);
+    CacheGatherArgs args{.precision = precision, .layout = shape.layout, .rows = out_rows,
+                         .in = in.data(), .parents = parents.data(), .lengths = lengths.data(),
+                         .out = out.data()};
+    cache_gather_cpu(args);
+    args.in = d_in.data();
+    args.parents = d_parents.as<int>();
+    args.lengths = d_lengths.as<int>();
+    args.out = d_out.data();
+    cache_gather_cuda(args, stream_->get());
+    EXPECT_EQ(download<std::byte>(d_out, out.size()), out);
+  }
+}
+
+TEST_P(CudaPrecisionTest, CacheResizeGrowAndShrink) {
+  const Precision precision = GetParam();
+  const std::size_t element_bytes = precision_size(precision);
+  for (const CacheShape& shape : kCacheShapes) {
+    for (const int new_capacity : {8, 2}) {
+      SCOPED_TRACE(testing::Message() << "d_model " << shape.layout.d_model << " capacity "
+                                      << new_capacity);
+      const int rows = 3;
+      CacheLayout out_layout = shape.layout;
+      out_layout.capacity = new_capacity;
+      const auto in = random_bytes(rows * shape.layout.row_elements() * element_bytes);
+      auto out = random_bytes(rows * out_layout.row_elements() * element_bytes);
+      auto d_in = upload(in), d_out = upload(out);
+      CacheResizeArgs args{.precision = precision, .rows = rows, .in_layout = shape.layout,
+                           .in = in.data(), .out_layout = out_layout, .out = out.data()};
+      cache_resize_cpu(args);
+      args.in = d_in.data();
+      args.out = d_out.data();
+      cache_resize_cuda(args, stream_->get());
+      EXPECT_EQ(download<std::byte>(d_out, out.size()), out);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, CudaPrecisionTest,
+                         ::testing::Values(Precision::kFloat32, Precision::kFloat16,
+                                           Precision::kBFloat16),
+                         precision_test_name);
+
+struct GemmCase {
+  Precision input;
+  Precision output;
+};
+
+void PrintTo(const GemmCase& c, std::ostream* out) {
+  *out << precision_name(c.input) << "_to_" << precision_name(c.output);
+}
+
+std::string gemm_test_name(const ::testing::TestParamInfo<GemmCase>& info) {
+  return std::string(precision_name(info.param.input)) + "_to_" +
+         std::string(precision_name(info.param.output));
+}
+
+class CudaGemmTest : public CudaOpsTest, public ::testing::WithParamInterface<GemmCase> {};
+
+TEST_P(CudaGemmTest, AllTranspositionsWithAndWithoutAccumulation) {
+  const GemmCase c = GetParam();
   CublasHandle handle(stream_->get());
   const int m = 9, n = 13, k = 21;
-  for (bool ta : {false, true}) {
-    for (bool tb : {false, true}) {
-      const auto a = random_vector(m * k), b = random_vector(k * n);
-      auto c = random_vector(m * n);
-      GemmArgs args{.transpose_a = ta, .transpose_b = tb, .m = m, .n = n, .k = k, .alpha = 0.5f,
-                    .a = a.data(), .lda = ta ? m : k, .b = b.data(), .ldb = tb ? k : n,
-                    .beta = 1.0f, .c = nullptr, .ldc = n};
-      auto da = upload(a), db = upload(b), dc = upload(c);
-      std::vector<float> expected = c;
-      args.c = expected.data();
-      gemm_cpu(args);
-      args.a = da.as<float>();
-      args.b = db.as<float>();
-      args.c = dc.as<float>();
-      gemm_cuda(args, handle.get());
-      expect_near(download<float>(dc, c.size()), expected, 1e-4);
+  for (const bool ta : {false, true}) {
+    for (const bool tb : {false, true}) {
+      for (const float beta : {0.0f, 1.0f}) {
+        SCOPED_TRACE(testing::Message() << "transpose_a " << ta << " transpose_b " << tb
+                                        << " beta " << beta);
+        const auto a = rounded(random_vector(m * k), c.input);
+        const auto b = rounded(random_vector(k * n), c.input);
+        const auto initial_c = rounded(random_vector(m * n), c.output);
+        std::vector<float> expected = initial_c;
+        gemm_cpu({.transpose_a = ta, .transpose_b = tb, .m = m, .n = n, .k = k, .alpha = 0.5f,
+                  .a = a.data(), .lda = ta ? m : k, .b = b.data(), .ldb = tb ? k : n,
+                  .beta = beta, .c = expected.data(), .ldc = n});
+        auto da = upload_as(a, c.input), db = upload_as(b, c.input),
+             dc = upload_as(initial_c, c.output);
+        gemm_cuda({.input_precision = c.input, .output_precision = c.output, .transpose_a = ta,
+                   .transpose_b = tb, .m = m, .n = n, .k = k, .alpha = 0.5f, .a = da.data(),
+                   .lda = ta ? m : k, .b = db.data(), .ldb = tb ? k : n, .beta = beta,
+                   .c = dc.data(), .ldc = n},
+                  handle.get());
+        expect_close(download_as(dc, initial_c.size(), c.output), expected, c.output, 1e-4);
+      }
     }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Precisions, CudaGemmTest,
+    ::testing::Values(GemmCase{Precision::kFloat32, Precision::kFloat32},
+                      GemmCase{Precision::kFloat16, Precision::kFloat16},
+                      GemmCase{Precision::kFloat16, Precision::kFloat32},
+                      GemmCase{Precision::kBFloat16, Precision::kBFloat16},
+                      GemmCase{Precision::kBFloat16, Precision::kFloat32}),
+    gemm_test_name);
+
+// Checked before any cuBLAS call, so it runs without a device.
+TEST(GemmCudaArgsCheck, RefusesPrecisionPairsCublasCannotRun) {
+  for (const GemmCase c : {GemmCase{Precision::kFloat32, Precision::kFloat16},
+                           GemmCase{Precision::kFloat16, Precision::kBFloat16},
+                           GemmCase{Precision::kBFloat16, Precision::kFloat16}}) {
+    EXPECT_THROW(gemm_cuda({.input_precision = c.input, .output_precision = c.output, .m = 1,
+                            .n = 1, .k = 1},
+                           nullptr),
+                 InvalidArgument);
   }
 }
 
@@ -201,6 +481,144 @@ TEST_F(CudaOpsTest, TopKLogSoftmaxWithBlockedTokenAndTies) {
   EXPECT_EQ(download<int>(d_ids, ids.size()), ids);
   expect_near(download<float>(d_log_probs, log_probs.size()), log_probs, 1e-5);
 }
+
+// The fused attention on the device against its CPU definition. One buffer holds every sequence
+// the rows read; each row names its sequence by an offset (host pointers for the CPU, device
+// pointers for the GPU). Three shapes: encoder rows over padded sequences (Shaw or T5),
+// decoder rows over their own caches at different steps, beams sharing a sentence's memory.
+struct AttentionShape {
+  const char* name;
+  int heads, head_dim, k;
+  bool t5_bias;
+  int position_stride_factor;  // position stride = factor * heads * head_dim
+  std::vector<long> sequence_offsets;  // per row, in elements
+  std::vector<int> counts;             // per row
+  std::vector<int> positions;          // per row
+};
+
+class CudaFusedAttentionTest
+    : public CudaOpsTest,
+      public ::testing::WithParamInterface<std::tuple<AttentionShape, Precision>> {};
+
+TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
+  const auto& [shape, precision] = GetParam();
+  const int d = shape.heads * shape.head_dim;
+  const int rows = static_cast<int>(shape.counts.size());
+  const int stride = shape.position_stride_factor * d;
+  const int width = 2 * shape.k + 1;
+  long sequence_elements = 0;
+  for (int r = 0; r < rows; ++r) {
+    sequence_elements = std::max(sequence_elements,
+                                 shape.sequence_offsets[static_cast<std::size_t>(r)] +
+                                     static_cast<long>(shape.counts[static_cast<std::size_t>(r)] + 1) * stride);
+  }
+  // Inputs as the device will see them (rounded to the precision), the CPU in float32 on those.
+  const auto sequences = rounded(random_vector(static_cast<std::size_t>(sequence_elements)), precision);
+  const auto queries = rounded(random_vector(static_cast<std::size_t>(rows) * d), precision);
+  const auto k_rel = rounded(random_vector(static_cast<std::size_t>(width) * shape.head_dim), precision);
+  const auto v_rel = rounded(random_vector(k_rel.size()), precision);
+  const int bias_width = 2 * 128 + 1;  // offsets up to ±128 (positions < 80)
+  const auto bias = random_vector(static_cast<std::size_t>(shape.heads) * bias_width);
+
+  FusedAttentionArgs args;
+  args.rows = rows;
+  args.heads = shape.heads;
+  args.head_dim = shape.head_dim;
+  args.scale = 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
+  args.query_stride = d;
+  args.key_shift = 0;
+  args.value_shift = d;
+  args.position_stride = stride;
+  args.max_relative_position = shape.k;
+  args.offset_bias_width = bias_width;
+  args.out_stride = d;
+
+  std::vector<const void*> host_rows;
+  for (long offset : shape.sequence_offsets) host_rows.push_back(sequences.data() + offset);
+  FusedAttentionArgs cpu = args;
+  cpu.queries = queries.data();
+  cpu.sequences = host_rows.data();
+  cpu.key_counts = shape.counts.data();
+  cpu.query_positions = shape.positions.data();
+  cpu.relative_keys = shape.k > 0 ? k_rel.data() : nullptr;
+  cpu.relative_values = shape.k > 0 ? v_rel.data() : nullptr;
+  cpu.offset_bias = shape.t5_bias ? bias.data() : nullptr;
+  std::vector<float> expected(static_cast<std::size_t>(rows) * d);
+  cpu.out = expected.data();
+  fused_attention_cpu(cpu);
+
+  auto d_sequences = upload_as(sequences, precision);
+  auto d_queries = upload_as(queries, precision);
+  auto d_k_rel = upload_as(k_rel, precision);
+  auto d_v_rel = upload_as(v_rel, precision);
+  auto d_bias = upload(bias);
+  auto d_counts = upload(shape.counts);
+  auto d_positions = upload(shape.positions);
+  std::vector<const void*> device_rows;
+  for (long offset : shape.sequence_offsets) {
+    device_rows.push_back(static_cast<const std::byte*>(d_sequences.data()) +
+                          offset * static_cast<long>(precision_size(precision)));
+  }
+  auto d_rows = upload(device_rows);
+  DeviceBuffer d_out(expected.size() * precision_size(precision), stream_->get());
+  FusedAttentionArgs gpu = args;
+  gpu.precision = precision;
+  gpu.queries = d_queries.data();
+  gpu.sequences = d_rows.as<const void*>();
+  gpu.key_counts = d_counts.as<int>();
+  gpu.query_positions = d_positions.as<int>();
+  gpu.relative_keys = shape.k > 0 ? d_k_rel.data() : nullptr;
+  gpu.relative_values = shape.k > 0 ? d_v_rel.data() : nullptr;
+  gpu.offset_bias = shape.t5_bias ? d_bias.as<float>() : nullptr;
+  gpu.out = d_out.data();
+  fused_attention_cuda(gpu, stream_->get());
+  expect_close(download_as(d_out, expected.size(), precision), expected, precision);
+}
+
+std::vector<AttentionShape> attention_shapes() {
+  std::vector<AttentionShape> shapes;
+  // Encoder: 2 sequences of 40 and 75 keys (more than two 32-key tiles), Shaw k = 16 and T5.
+  for (bool t5 : {false, true}) {
+    AttentionShape s{t5 ? "encoder_t5" : "encoder_shaw", 4, 64, t5 ? 0 : 16, t5, 3, {}, {}, {}};
+    for (int b = 0; b < 2; ++b) {
+      const int n = b == 0 ? 40 : 75;
+      for (int i = 0; i < 80; ++i) {
+        s.sequence_offsets.push_back(static_cast<long>(b) * 80 * 3 * 256);
+        s.counts.push_back(i < n ? n : 0);
+        s.positions.push_back(i);
+      }
+    }
+    shapes.push_back(s);
+  }
+  // Decoder: rows over their own caches at steps 0, 1, 31, 32, 63 (stride 2 d), head_dim 24.
+  AttentionShape decoder{"decoder_cache", 3, 24, 4, false, 2, {}, {}, {}};
+  const int steps[] = {0, 1, 31, 32, 63};
+  for (int r = 0; r < 5; ++r) {
+    decoder.sequence_offsets.push_back(static_cast<long>(r) * 64 * 2 * 72);
+    decoder.counts.push_back(steps[r] + 1);
+    decoder.positions.push_back(steps[r]);
+  }
+  shapes.push_back(decoder);
+  // Cross-attention: 4 beams share one memory of 33 keys, 2 beams another of 5; no relative.
+  AttentionShape cross{"cross_shared_memory", 2, 16, 0, false, 4, {}, {}, {}};
+  for (int r = 0; r < 6; ++r) {
+    cross.sequence_offsets.push_back(r < 4 ? 0 : 40L * 4 * 32);
+    cross.counts.push_back(r < 4 ? 33 : 5);
+    cross.positions.push_back(7);
+  }
+  shapes.push_back(cross);
+  return shapes;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CudaFusedAttentionTest,
+    ::testing::Combine(::testing::ValuesIn(attention_shapes()),
+                       ::testing::Values(Precision::kFloat32, Precision::kFloat16,
+                                         Precision::kBFloat16)),
+    [](const ::testing::TestParamInfo<std::tuple<AttentionShape, Precision>>& shape_info) {
+      return std::string(std::get<0>(shape_info.param).name) + "_" +
+             std::string(precision_name(std::get<1>(shape_info.param)));
+    });
 
 }  // namespace
 }  // namespace rpt::kernels

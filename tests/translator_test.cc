@@ -8,6 +8,9 @@
 #include <thread>
 
 #include "engine/errors.h"
+#ifdef RPT_WITH_CUDA
+#include "kernels/cuda/device_buffer.h"
+#endif
 #include "tests/support/weights_writer.h"
 
 namespace rpt {
@@ -128,6 +131,45 @@ TEST_F(TranslatorTest, MaxLengthBoundsEveryHypothesis) {
   for (const auto& result : translator.translate(sentences(), options)) {
     for (const auto& h : result.hypotheses) EXPECT_LE(h.ids.size(), 3u);
   }
+}
+
+}  // namespace
+}  // namespace rpt
+
+namespace rpt {
+namespace {
+
+TEST(ComputeOptionsParsing, AcceptsTheDocumentedNamesAndRefusesOthers) {
+  EXPECT_EQ(parse_precision("float16"), kernels::Precision::kFloat16);
+  EXPECT_EQ(parse_precision("BF16"), kernels::Precision::kBFloat16);
+  EXPECT_EQ(parse_precision("fp32"), kernels::Precision::kFloat32);
+  EXPECT_THROW(parse_precision("int8"), InvalidArgument);
+  EXPECT_EQ(parse_device("cuda"), Device::kCuda);
+  EXPECT_EQ(parse_device("CPU"), Device::kCpu);
+  EXPECT_THROW(parse_device("tpu"), InvalidArgument);
+}
+
+TEST(EngineCreate, RefusesWhatTheDeviceCannotDo) {
+  const std::string directory = testing::make_temp_directory("rpt-engine");
+  testing::SyntheticModelOptions options;
+  options.config.architecture = {.encoder_layers = 1, .decoder_layers = 1, .d_model = 8, .heads = 2, .d_ff = 16};
+  testing::write_synthetic_model(directory, options);
+  const auto model = Model::load(directory);
+  EXPECT_THROW(Engine::create(model, {.precision = kernels::Precision::kFloat16}), InvalidArgument)
+      << "the CPU computes in float32";
+  EXPECT_EQ(Engine::create(model)->device_description(), "cpu");
+#ifdef RPT_WITH_CUDA
+  const bool gpu = kernels::cuda_device_count() > 0;
+#else
+  const bool gpu = false;
+#endif
+  if (!gpu) {
+    // No device (or a CPU-only build): a clear refusal, not a crash.
+    EXPECT_THROW(Engine::create(model, {.device = Device::kCuda}), InvalidArgument);
+  } else {
+    EXPECT_NE(Engine::create(model, {.device = Device::kCuda})->device_description(), "cpu");
+  }
+  std::filesystem::remove_all(directory);
 }
 
 }  // namespace

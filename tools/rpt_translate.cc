@@ -20,6 +20,9 @@ namespace {
 struct CliOptions {
   std::string model;
   std::string device = "cpu";
+  std::string compute_type = "float32";
+  int device_index = 0;
+  double device_memory_limit_mib = 0;
   int threads = 0;
   int batch_size = 32;
   int max_input_length = 1024;
@@ -36,16 +39,16 @@ rpt::LengthPenaltyType parse_penalty_type(const std::string& name) {
 }
 
 int run(const CliOptions& cli) {
-  if (cli.device != "cpu") {
-    std::cerr << "rpt-translate: device '" << cli.device
-              << "' is not available in this build (the CUDA engine is not built yet); use "
-                 "--device cpu\n";
-    return 2;
-  }
   rpt::kernels::set_cpu_blas_threads(cli.threads);
   const auto model = rpt::Model::load(cli.model);
+  const auto engine = rpt::Engine::create(
+      model, {.device = rpt::parse_device(cli.device),
+              .precision = rpt::parse_precision(cli.compute_type),
+              .device_index = cli.device_index,
+              .memory_limit_bytes =
+                  static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0)});
   const rpt::Translator translator(
-      model, {.max_batch_size = cli.batch_size, .max_input_length = cli.max_input_length});
+      engine, {.max_batch_size = cli.batch_size, .max_input_length = cli.max_input_length});
 
   std::vector<std::string> lines;
   for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
@@ -67,10 +70,16 @@ int run(const CliOptions& cli) {
   if (cli.verbose) {
     std::fprintf(stderr,
                  "rpt-translate: %zu sentences, %ld target tokens in %.3f s: %.1f sentences/s, "
-                 "%.1f target tokens/s (beam %d, batch %d, %d BLAS threads)\n",
+                 "%.1f target tokens/s (beam %d, batch %d, %s %s, %d BLAS threads)\n",
                  lines.size(), target_tokens, seconds, lines.size() / seconds,
                  target_tokens / seconds, cli.decoding.beam_size, cli.batch_size,
+                 translator.engine().device_description().c_str(), cli.compute_type.c_str(),
                  rpt::kernels::cpu_blas_threads());
+    const std::size_t peak = translator.engine().peak_device_memory_bytes();
+    if (peak > 0) {
+      std::fprintf(stderr, "rpt-translate: peak device memory %.1f MiB\n",
+                   static_cast<double>(peak) / 1048576.0);
+    }
   }
   return 0;
 }
@@ -99,6 +108,13 @@ int main(int argc, char** argv) {
   app.add_option("--max-input-length", cli.max_input_length, "Longest source in tokens")
       ->check(CLI::Range(1, 2048));
   app.add_option("--device", cli.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--compute-type", cli.compute_type,
+                 "GPU precision of weights and activations: float32, float16, bfloat16")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}));
+  app.add_option("--device-index", cli.device_index, "CUDA device")->check(CLI::Range(0, 64));
+  app.add_option("--device-memory-limit", cli.device_memory_limit_mib,
+                 "MiB of GPU memory the engine may hold (0: the device's)")
+      ->check(CLI::Range(0.0, 1e9));
   app.add_option("--threads", cli.threads, "BLAS threads (0: library default)")
       ->check(CLI::Range(0, 1024));
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");

@@ -1,5 +1,6 @@
 #include "kernels/activation.h"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/precision.cuh"
 
 namespace rpt::kernels {
 namespace {
@@ -8,7 +9,7 @@ __device__ __forceinline__ float activate(float v, ActivationKind activation) {
   switch (activation) {
     case ActivationKind::kRelu:
       return fmaxf(v, 0.0f);
-    case ActivationKind::kGelu:
+    case ActivationKind::kGelu:  // exact erf form, as the CPU
       return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
     case ActivationKind::kSilu:
       return v / (1.0f + expf(-v));
@@ -18,24 +19,31 @@ __device__ __forceinline__ float activate(float v, ActivationKind activation) {
   return v;
 }
 
-__global__ void bias_activation_kernel(float* x, const float* bias, long count, int cols,
-                                       ActivationKind activation) {
+// Bias and activation in float32; one rounding to T on the store.
+template <typename T>
+__global__ void bias_activation_kernel(T* x,           // [count / cols, cols], in place
+                                       const T* bias,  // [cols] or nullptr
+                                       long count, int cols, ActivationKind activation) {
   for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
-    const float v = bias != nullptr ? x[i] + bias[i % cols] : x[i];
-    x[i] = activate(v, activation);
+    float v = to_float(x[i]);
+    if (bias != nullptr) v += to_float(bias[i % cols]);
+    x[i] = from_float<T>(activate(v, activation));
   }
 }
 
 }  // namespace
 
-void bias_activation_cuda(float* x, const float* bias, int rows, int cols,
-                          ActivationKind activation, CudaStream stream) {
-  const long count = static_cast<long>(rows) * cols;
+void bias_activation_cuda(const BiasActivationCudaArgs& args, CudaStream stream) {
+  const long count = static_cast<long>(args.rows) * args.cols;
   if (count == 0) return;
   constexpr int kThreads = 256;
-  const int blocks = static_cast<int>(std::min<long>((count + kThreads - 1) / kThreads, 65535));
-  bias_activation_kernel<<<blocks, kThreads, 0, stream>>>(x, bias, count, cols, activation);
+  dispatch_precision(args.precision, [&](auto zero) {
+    using T = decltype(zero);
+    bias_activation_kernel<T><<<grid_blocks(count, kThreads), kThreads, 0, stream>>>(
+        static_cast<T*>(args.x), static_cast<const T*>(args.bias), count, args.cols,
+        args.activation);
+  });
   RPT_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/cuda/device_buffer.h"
 
+#include <cstdint>
 #include <utility>
 
 #include "kernels/cuda/cuda_check.h"
@@ -13,6 +14,14 @@ int cuda_device_count() {
     return 0;
   }
   return count;
+}
+
+void set_current_device(int index) { RPT_CUDA_CHECK(cudaSetDevice(index)); }
+
+std::string cuda_device_name(int index) {
+  cudaDeviceProp properties{};
+  RPT_CUDA_CHECK(cudaGetDeviceProperties(&properties, index));
+  return properties.name;
 }
 
 CudaStreamOwner::CudaStreamOwner() {
@@ -50,8 +59,51 @@ CublasHandle& CublasHandle::operator=(CublasHandle&& other) noexcept {
   return *this;
 }
 
-DeviceBuffer::DeviceBuffer(std::size_t bytes, CudaStream stream) : bytes_(bytes), stream_(stream) {
-  if (bytes > 0) RPT_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
+void keep_freed_device_memory() {
+  int device = 0;
+  RPT_CUDA_CHECK(cudaGetDevice(&device));
+  cudaMemPool_t pool = nullptr;
+  RPT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t threshold = UINT64_MAX;
+  RPT_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+}
+
+DeviceMemoryInfo device_memory_info() {
+  DeviceMemoryInfo info;
+  RPT_CUDA_CHECK(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));
+  return info;
+}
+
+MemoryBudget::MemoryBudget(std::size_t limit_bytes) : limit_(limit_bytes) {}
+
+void MemoryBudget::reserve(std::size_t bytes) {
+  std::size_t used = used_.load();
+  do {
+    if (limit_ != 0 && used + bytes > limit_) {
+      RPT_THROW(ResourceExhausted, "device memory limit: ", bytes, " more bytes would exceed ",
+                limit_, " (", used, " in use)");
+    }
+  } while (!used_.compare_exchange_weak(used, used + bytes));
+  std::size_t peak = peak_.load();
+  while (used + bytes > peak && !peak_.compare_exchange_weak(peak, used + bytes)) {
+  }
+}
+
+void MemoryBudget::release(std::size_t bytes) noexcept { used_.fetch_sub(bytes); }
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes, CudaStream stream, MemoryBudget* budget)
+    : bytes_(bytes), stream_(stream), budget_(budget) {
+  if (bytes == 0) return;
+  if (budget_ != nullptr) budget_->reserve(bytes);
+  const cudaError_t status = cudaMallocAsync(&data_, bytes, stream);
+  if (status != cudaSuccess) {
+    if (budget_ != nullptr) budget_->release(bytes);
+    cudaGetLastError();  // an out-of-memory allocation is not sticky; clear it
+    if (status == cudaErrorMemoryAllocation) {
+      RPT_THROW(ResourceExhausted, "out of device memory allocating ", bytes, " bytes");
+    }
+    RPT_CUDA_CHECK(status);
+  }
 }
 
 DeviceBuffer::~DeviceBuffer() { release(); }
@@ -59,7 +111,8 @@ DeviceBuffer::~DeviceBuffer() { release(); }
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
-      stream_(other.stream_) {}
+      stream_(other.stream_),
+      budget_(std::exchange(other.budget_, nullptr)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -67,12 +120,16 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     bytes_ = std::exchange(other.bytes_, 0);
     stream_ = other.stream_;
+    budget_ = std::exchange(other.budget_, nullptr);
   }
   return *this;
 }
 
 void DeviceBuffer::release() noexcept {
-  if (data_ != nullptr) cudaFreeAsync(data_, stream_);
+  if (data_ != nullptr) {
+    cudaFreeAsync(data_, stream_);
+    if (budget_ != nullptr) budget_->release(bytes_);
+  }
   data_ = nullptr;
   bytes_ = 0;
 }
@@ -89,5 +146,49 @@ void DeviceBuffer::copy_to_host(void* host, std::size_t bytes) const {
   RPT_CUDA_CHECK(cudaMemcpyAsync(host, data_, bytes, cudaMemcpyDeviceToHost, stream_));
   RPT_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
+
+}  // namespace rpt::kernels
+
+namespace rpt::kernels {
+
+void DeviceBuffer::copy_from_host_async(const void* host, std::size_t bytes, std::size_t offset) {
+  RPT_CHECK(offset + bytes <= bytes_, InvalidArgument, "copy of ", bytes, " bytes at ", offset,
+            " into a buffer of ", bytes_);
+  if (bytes == 0) return;
+  RPT_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(data_) + offset, host, bytes,
+                                 cudaMemcpyHostToDevice, stream_));
+}
+
+void DeviceBuffer::copy_to_host_async(void* host, std::size_t bytes, std::size_t offset) const {
+  RPT_CHECK(offset + bytes <= bytes_, InvalidArgument, "copy of ", bytes, " bytes at ", offset,
+            " from a buffer of ", bytes_);
+  if (bytes == 0) return;
+  RPT_CUDA_CHECK(cudaMemcpyAsync(host, static_cast<const char*>(data_) + offset, bytes,
+                                 cudaMemcpyDeviceToHost, stream_));
+}
+
+void DeviceBuffer::fill_zero() {
+  if (bytes_ > 0) RPT_CUDA_CHECK(cudaMemsetAsync(data_, 0, bytes_, stream_));
+}
+
+void copy_device_async(void* destination, const void* source, std::size_t bytes,
+                       CudaStream stream) {
+  if (bytes == 0) return;
+  RPT_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, stream));
+}
+
+void copy_host_to_device_async(void* device, const void* host, std::size_t bytes,
+                               CudaStream stream) {
+  if (bytes == 0) return;
+  RPT_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream));
+}
+
+void copy_device_to_host_async(void* host, const void* device, std::size_t bytes,
+                               CudaStream stream) {
+  if (bytes == 0) return;
+  RPT_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream));
+}
+
+void synchronize(CudaStream stream) { RPT_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
 }  // namespace rpt::kernels

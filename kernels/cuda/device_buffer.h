@@ -3,7 +3,9 @@
 // the process may be exiting because the device is gone).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <string>
 
 #include "kernels/stream.h"
 
@@ -13,6 +15,10 @@ namespace rpt::kernels {
 
 // Number of visible CUDA devices; 0 when there is no driver or no device (never throws).
 int cuda_device_count();
+// Makes device `index` current for the calling thread (CUDA's current device is per thread).
+void set_current_device(int index);
+// The device's name, e.g. "NVIDIA H100 80GB HBM3".
+std::string cuda_device_name(int index);
 
 class CudaStreamOwner {
  public:
@@ -45,11 +51,44 @@ class CublasHandle {
   cublasContext* handle_ = nullptr;
 };
 
+// Makes the current device's default memory pool keep freed memory (instead of returning it to
+// the driver at every synchronisation), which turns cudaMallocAsync into a caching allocator.
+void keep_freed_device_memory();
+
+// Bytes free and in total on the current device (cudaMemGetInfo).
+struct DeviceMemoryInfo {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+DeviceMemoryInfo device_memory_info();
+
+// The device memory one user (a loaded model and its decoders) may hold: allocations that would
+// pass `limit_bytes` throw ResourceExhausted instead of reaching the driver. Thread-safe.
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(std::size_t limit_bytes = 0);  // 0: no limit
+  MemoryBudget(const MemoryBudget&) = delete;
+  MemoryBudget& operator=(const MemoryBudget&) = delete;
+
+  void reserve(std::size_t bytes);  // throws ResourceExhausted past the limit
+  void release(std::size_t bytes) noexcept;
+  std::size_t used_bytes() const { return used_.load(); }
+  std::size_t peak_bytes() const { return peak_.load(); }
+  std::size_t limit_bytes() const { return limit_; }
+
+ private:
+  std::size_t limit_;
+  std::atomic<std::size_t> used_{0};
+  std::atomic<std::size_t> peak_{0};
+};
+
 // `bytes` of device memory from the stream-ordered pool of `stream`; freed in stream order.
+// With a budget, the bytes are charged to it for the buffer's lifetime (the budget must outlive
+// the buffer).
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  DeviceBuffer(std::size_t bytes, CudaStream stream);
+  DeviceBuffer(std::size_t bytes, CudaStream stream, MemoryBudget* budget = nullptr);
   ~DeviceBuffer();
   DeviceBuffer(DeviceBuffer&& other) noexcept;
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
@@ -61,8 +100,15 @@ class DeviceBuffer {
   T* as() const { return static_cast<T*>(data_); }
   std::size_t bytes() const { return bytes_; }
 
+  CudaStream stream() const { return stream_; }
+
+  // Synchronous copies (they wait for the stream).
   void copy_from_host(const void* host, std::size_t bytes);
   void copy_to_host(void* host, std::size_t bytes) const;
+  // Stream-ordered copies; the host memory must stay valid until the stream passes them.
+  void copy_from_host_async(const void* host, std::size_t bytes, std::size_t offset = 0);
+  void copy_to_host_async(void* host, std::size_t bytes, std::size_t offset = 0) const;
+  void fill_zero();
 
  private:
   void release() noexcept;
@@ -70,6 +116,17 @@ class DeviceBuffer {
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
   CudaStream stream_ = nullptr;
+  MemoryBudget* budget_ = nullptr;
 };
+
+// Stream-ordered copies of `bytes`; host memory must stay valid until the stream passes them.
+void copy_device_async(void* destination, const void* source, std::size_t bytes,
+                       CudaStream stream);
+void copy_host_to_device_async(void* device, const void* host, std::size_t bytes,
+                               CudaStream stream);
+void copy_device_to_host_async(void* host, const void* device, std::size_t bytes,
+                               CudaStream stream);
+// Waits for everything issued on `stream`; errors of earlier launches surface here.
+void synchronize(CudaStream stream);
 
 }  // namespace rpt::kernels

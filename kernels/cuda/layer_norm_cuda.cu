@@ -1,6 +1,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/precision.cuh"
 #include "kernels/layer_norm.h"
 
 namespace rpt::kernels {
@@ -8,26 +9,32 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// One block per row: mean, then the variance of the centred values (two passes, as the CPU).
-__global__ void layer_norm_kernel(const float* in, const float* gamma, const float* beta, int dim,
-                                  float eps, float* out) {
+// One block per row: mean, then the variance of the centred values (two passes, as the CPU),
+// both in float32 whatever T is. Each element is read and written by the same thread, the write
+// after its last read, so `out` may alias `in` (no __restrict__ here on purpose).
+template <typename T>
+__global__ void layer_norm_kernel(const T* in,     // [rows, dim]
+                                  const T* gamma,  // [dim]
+                                  const T* beta,   // [dim]
+                                  int dim, float eps,
+                                  T* out) {  // [rows, dim]
   using Reduce = cub::BlockReduce<float, kThreads>;
   __shared__ typename Reduce::TempStorage storage;
   __shared__ float mean_shared;
   __shared__ float inv_std_shared;
-  const float* x = in + static_cast<long>(blockIdx.x) * dim;
-  float* y = out + static_cast<long>(blockIdx.x) * dim;
+  const T* x = in + static_cast<long>(blockIdx.x) * dim;
+  T* y = out + static_cast<long>(blockIdx.x) * dim;
 
   float sum = 0.0f;
-  for (int i = threadIdx.x; i < dim; i += kThreads) sum += x[i];
+  for (int i = threadIdx.x; i < dim; i += kThreads) sum += to_float(x[i]);
   const float total = Reduce(storage).Sum(sum);
   if (threadIdx.x == 0) mean_shared = total / dim;
-  __syncthreads();
+  __syncthreads();  // also orders the reuse of `storage`
   const float mean = mean_shared;
 
   float squares = 0.0f;
   for (int i = threadIdx.x; i < dim; i += kThreads) {
-    const float centered = x[i] - mean;
+    const float centered = to_float(x[i]) - mean;
     squares += centered * centered;
   }
   const float total_squares = Reduce(storage).Sum(squares);
@@ -35,16 +42,21 @@ __global__ void layer_norm_kernel(const float* in, const float* gamma, const flo
   __syncthreads();
   const float inv_std = inv_std_shared;
   for (int i = threadIdx.x; i < dim; i += kThreads) {
-    y[i] = (x[i] - mean) * inv_std * gamma[i] + beta[i];
+    const float normalized = (to_float(x[i]) - mean) * inv_std;
+    y[i] = from_float<T>(normalized * to_float(gamma[i]) + to_float(beta[i]));
   }
 }
 
 }  // namespace
 
-void layer_norm_cuda(const float* in, const float* gamma, const float* beta, int rows, int dim,
-                     float eps, float* out, CudaStream stream) {
-  if (rows == 0) return;
-  layer_norm_kernel<<<rows, kThreads, 0, stream>>>(in, gamma, beta, dim, eps, out);
+void layer_norm_cuda(const LayerNormCudaArgs& args, CudaStream stream) {
+  if (args.rows == 0 || args.dim == 0) return;
+  dispatch_precision(args.precision, [&](auto zero) {
+    using T = decltype(zero);
+    layer_norm_kernel<T><<<args.rows, kThreads, 0, stream>>>(
+        static_cast<const T*>(args.in), static_cast<const T*>(args.gamma),
+        static_cast<const T*>(args.beta), args.dim, args.eps, static_cast<T*>(args.out));
+  });
   RPT_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,0 +1,525 @@
+#include "engine/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/layers.h"
+#include "kernels/activation.h"
+#include "kernels/embedding.h"
+#include "kernels/errors.h"
+#include "kernels/fused_attention.h"
+#include "kernels/gemm.h"
+#include "kernels/layer_norm.h"
+#include "kernels/top_k_log_softmax.h"
+
+namespace rpt {
+namespace {
+
+using kernels::Precision;
+
+constexpr std::size_t kAlignment = 256;
+
+std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+// Lays sub-buffers out in one allocation, each aligned; offsets first, addresses once allocated.
+class Layout {
+ public:
+  std::size_t add(std::size_t bytes) {
+    const std::size_t at = size_;
+    size_ = aligned(size_ + bytes);
+    return at;
+  }
+  std::size_t size() const { return size_; }
+
+ private:
+  std::size_t size_ = 0;
+};
+
+template <typename T>
+T* at(void* base, std::size_t offset) {
+  return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
+}
+
+// Encoder memory of one batch: freed on the backend's stream, which it keeps alive.
+struct EncoderMemory {
+  std::shared_ptr<kernels::CudaStreamOwner> stream;
+  kernels::DeviceBuffer buffer;
+};
+
+}  // namespace
+
+void* GrowingBuffer::reserve(std::size_t bytes, kernels::CudaStream stream,
+                             kernels::MemoryBudget* budget) {
+  if (buffer_.bytes() < bytes) {
+    buffer_ = kernels::DeviceBuffer();  // release first: the budget counts both otherwise
+    buffer_ = kernels::DeviceBuffer(bytes + bytes / 4, stream, budget);
+  }
+  return buffer_.data();
+}
+
+// The operations both stacks are made of, on one stream and cuBLAS handle.
+class DeviceOps {
+ public:
+  DeviceOps(Precision precision, kernels::CudaStream stream, cublasContext* cublas,
+            const ArchitectureConfig& arch)
+      : precision_(precision), stream_(stream), cublas_(cublas), arch_(arch) {}
+
+  // out [rows, out_features] = in [rows, in_features] W^T (+ out when accumulate) + b, then
+  // the activation.
+  void linear(const DeviceLinear& layer, const void* in, int rows, void* out,
+              bool accumulate = false,
+              kernels::ActivationKind activation = kernels::ActivationKind::kIdentity) const {
+    kernels::gemm_cuda({.input_precision = precision_,
+                        .output_precision = precision_,
+                        .transpose_b = true,
+                        .m = rows,
+                        .n = layer.out_features,
+                        .k = layer.in_features,
+                        .a = in,
+                        .lda = layer.in_features,
+                        .b = layer.weight,
+                        .ldb = layer.in_features,
+                        .beta = accumulate ? 1.0f : 0.0f,
+                        .c = out,
+                        .ldc = layer.out_features},
+                       cublas_);
+    if (layer.bias != nullptr || activation != kernels::ActivationKind::kIdentity) {
+      kernels::bias_activation_cuda({.precision = precision_,
+                                     .x = out,
+                                     .bias = layer.bias,
+                                     .rows = rows,
+                                     .cols = layer.out_features,
+                                     .activation = activation},
+                                    stream_);
+    }
+  }
+
+  void norm(const DeviceLayerNorm& weights, const void* in, int rows, void* out) const {
+    kernels::layer_norm_cuda({.precision = precision_,
+                              .in = in,
+                              .gamma = weights.gamma,
+                              .beta = weights.beta,
+                              .rows = rows,
+                              .dim = arch_.d_model,
+                              .eps = arch_.norm_eps,
+                              .out = out},
+                             stream_);
+  }
+
+  // The FFN sub-layer with its residual, in place on x [rows, d_model]; normed [rows, d_model]
+  // and hidden [rows, d_ff] are scratch.
+  void feed_forward(const DeviceFeedForward& ffn, void* x, int rows, void* normed,
+                    void* hidden) const {
+    const bool pre_norm = arch_.norm_placement == NormPlacement::kPre;
+    if (pre_norm) norm(ffn.norm, x, rows, normed);
+    linear(ffn.inner, pre_norm ? normed : x, rows, hidden, false,
+           kernel_activation(arch_.activation));
+    linear(ffn.outer, hidden, rows, x, /*accumulate=*/true);
+    if (!pre_norm) norm(ffn.norm, x, rows, x);
+  }
+
+  // out [count, d_model] = table[ids] * scale (+ sinusoidal encodings of positions).
+  void embed(const void* table, const int* ids, const int* positions, int count, void* out,
+             bool sinusoidal) const {
+    kernels::embedding_cuda(
+        {.precision = precision_,
+         .ids = ids,
+         .count = count,
+         .table = table,
+         .dim = arch_.d_model,
+         .scale = arch_.embedding_scale ? std::sqrt(static_cast<float>(arch_.d_model)) : 1.0f,
+         .positions = sinusoidal ? positions : nullptr,
+         .out = out},
+        stream_);
+  }
+
+  // Fills the attention arguments every call shares; the caller adds the sequences.
+  kernels::FusedAttentionArgs attention(int rows, const void* queries, int query_stride,
+                                        void* out) const {
+    kernels::FusedAttentionArgs args;
+    args.precision = precision_;
+    args.rows = rows;
+    args.heads = arch_.heads;
+    args.head_dim = arch_.head_dim();
+    args.scale = 1.0f / std::sqrt(static_cast<float>(arch_.head_dim()));
+    args.queries = queries;
+    args.query_stride = query_stride;
+    args.out = out;
+    args.out_stride = arch_.d_model;
+    return args;
+  }
+
+  static void add_relative_terms(const DeviceSelfAttention& weights,
+                                 kernels::FusedAttentionArgs& args) {
+    args.max_relative_position = weights.max_relative_position;
+    if (weights.max_relative_position > 0) {
+      args.relative_keys = weights.relative_keys;
+      args.relative_values = weights.relative_values;
+    }
+    args.offset_bias = weights.offset_bias;
+    args.offset_bias_width = weights.offset_bias_width;
+  }
+
+  kernels::CudaStream stream() const { return stream_; }
+
+ private:
+  Precision precision_;
+  kernels::CudaStream stream_;
+  cublasContext* cublas_;
+  const ArchitectureConfig& arch_;
+};
+
+CudaBackend::CudaBackend(const CudaEngine& engine)
+    : engine_(engine),
+      model_(engine.model()),
+      weights_(engine.weights()),
+      precision_(engine.options().precision),
+      budget_(&engine.budget()) {
+  kernels::set_current_device(engine.options().device_index);
+  stream_ = std::make_shared<kernels::CudaStreamOwner>();
+  cublas_ = std::make_unique<kernels::CublasHandle>(stream_->get());
+  const ArchitectureConfig& arch = model_.config().architecture;
+  layout_ = {.layers = arch.decoder_layers, .capacity = 0, .d_model = arch.d_model};
+}
+
+CudaBackend::~CudaBackend() {
+  try {
+    stream_->synchronize();
+  } catch (const Error&) {  // the device failed; the buffers are released regardless
+  }
+}
+
+std::size_t CudaBackend::device_memory_bytes() const {
+  return encoder_workspace_.bytes() + step_workspace_.bytes() + step_inputs_.bytes() +
+         cache_.bytes() + spare_.bytes();
+}
+
+std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<int>>& sources) {
+  kernels::set_current_device(engine_.options().device_index);
+  const ArchitectureConfig& arch = model_.config().architecture;
+  const int d = arch.d_model;
+  const int batch = static_cast<int>(sources.size());
+  int length = 0;
+  const int vocab = static_cast<int>(model_.encoder_embeddings().dim(0));
+  for (const auto& sentence : sources) {
+    RPT_CHECK(!sentence.empty(), InvalidArgument, "cannot encode an empty sentence");
+    for (int id : sentence) {
+      RPT_CHECK(id >= 0 && id < vocab, InvalidArgument, "source token id ", id,
+                " out of range [0, ", vocab, ")");
+    }
+    length = std::max(length, static_cast<int>(sentence.size()));
+  }
+  RPT_CHECK(length <= model_.max_sequence_length(), InvalidArgument, "source of ", length,
+            " tokens exceeds the model's maximum of ", model_.max_sequence_length());
+  if (batch == 0) return {};
+  const int tokens = batch * length;
+  const std::size_t element = kernels::precision_size(precision_);
+
+  // Activations [tokens, ...] and the packed inputs, in one workspace.
+  Layout layout;
+  const std::size_t x_at = layout.add(static_cast<std::size_t>(tokens) * d * element);
+  const std::size_t normed_at = layout.add(static_cast<std::size_t>(tokens) * d * element);
+  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(tokens) * 3 * d * element);
+  const std::size_t context_at = layout.add(static_cast<std::size_t>(tokens) * d * element);
+  const std::size_t hidden_at = layout.add(static_cast<std::size_t>(tokens) * arch.d_ff * element);
+  const std::size_t inputs_at = layout.size();
+  Layout inputs;
+  const std::size_t ids_at = inputs.add(sizeof(int) * tokens);
+  const std::size_t positions_at = inputs.add(sizeof(int) * tokens);
+  const std::size_t counts_at = inputs.add(sizeof(int) * tokens);
+  const std::size_t sequences_at = inputs.add(sizeof(void*) * tokens);
+  void* workspace = encoder_workspace_.reserve(inputs_at + inputs.size(), stream(), budget_);
+
+  host_inputs_.assign(inputs.size(), 0);
+  void* host = host_inputs_.data();
+  for (int b = 0; b < batch; ++b) {
+    const auto& sentence = sources[static_cast<std::size_t>(b)];
+    const int n = static_cast<int>(sentence.size());
+    const void* sequence = at<char>(workspace, qkv_at + static_cast<std::size_t>(b) * length * 3 *
+                                                            d * element);
+    for (int i = 0; i < length; ++i) {
+      const int t = b * length + i;
+      at<int>(host, ids_at)[t] = i < n ? sentence[static_cast<std::size_t>(i)] : 0;
+      at<int>(host, positions_at)[t] = i;
+      at<int>(host, counts_at)[t] = i < n ? n : 0;  // padding rows attend to nothing
+      at<const void*>(host, sequences_at)[t] = sequence;
+    }
+  }
+  void* device_inputs = at<char>(workspace, inputs_at);
+  kernels::copy_host_to_device_async(device_inputs, host_inputs_.data(), host_inputs_.size(),
+                                     stream());
+
+  const DeviceOps ops(precision_, stream(), cublas_->get(), arch);
+  void* x = at<char>(workspace, x_at);
+  void* normed = at<char>(workspace, normed_at);
+  void* qkv = at<char>(workspace, qkv_at);
+  void* context = at<char>(workspace, context_at);
+  void* hidden = at<char>(workspace, hidden_at);
+  const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
+  ops.embed(weights_.encoder_embeddings, at<int>(device_inputs, ids_at),
+            at<int>(device_inputs, positions_at), tokens, x, model_.config().position.sinusoidal);
+  for (const DeviceEncoderLayer& layer : weights_.encoder_layers) {
+    const DeviceSelfAttention& attention = layer.self_attention;
+    if (pre_norm) ops.norm(attention.norm, x, tokens, normed);
+    ops.linear(attention.qkv, pre_norm ? normed : x, tokens, qkv);
+    kernels::FusedAttentionArgs args = ops.attention(tokens, qkv, 3 * d, context);
+    args.sequences = at<const void*>(device_inputs, sequences_at);
+    args.key_shift = d;
+    args.value_shift = 2 * d;
+    args.position_stride = 3 * d;
+    args.key_counts = at<int>(device_inputs, counts_at);
+    args.query_positions = at<int>(device_inputs, positions_at);
+    DeviceOps::add_relative_terms(attention, args);
+    kernels::fused_attention_cuda(args, stream());
+    ops.linear(attention.output, context, tokens, x, /*accumulate=*/true);
+    if (!pre_norm) ops.norm(attention.norm, x, tokens, x);
+    ops.feed_forward(layer.ffn, x, tokens, normed, hidden);
+  }
+  if (pre_norm) ops.norm(weights_.encoder_norm, x, tokens, x);
+
+  // Every decoder layer's cross-attention keys and values: [tokens, layers * 2 d].
+  const int stride = weights_.memory_key_value.out_features;
+  auto memory = std::make_shared<EncoderMemory>();
+  memory->stream = stream_;
+  memory->buffer = kernels::DeviceBuffer(static_cast<std::size_t>(tokens) * stride * element,
+                                         stream(), budget_);
+  ops.linear(weights_.memory_key_value, x, tokens, memory->buffer.data());
+  // The host inputs are reused by the next call: wait until the stream has read them.
+  kernels::synchronize(stream());
+
+  std::vector<EncodedSentence> sentences;
+  for (int b = 0; b < batch; ++b) {
+    sentences.push_back(
+        {.owner = memory,
+         .keys_values = at<char>(memory->buffer.data(),
+                                 static_cast<std::size_t>(b) * length * stride * element),
+         .length = static_cast<int>(sources[static_cast<std::size_t>(b)].size())});
+  }
+  return sentences;
+}
+
+void CudaBackend::prepare_cache(int rows, int needed_positions) {
+  const std::size_t element = kernels::precision_size(precision_);
+  if (needed_positions > layout_.capacity) {
+    kernels::CacheLayout grown = layout_;
+    grown.capacity = std::min(model_.max_sequence_length(),
+                              std::max(needed_positions, std::max(16, 2 * layout_.capacity)));
+    if (cache_rows_ > 0) {
+      kernels::DeviceBuffer resized(
+          static_cast<std::size_t>(cache_rows_) * grown.row_elements() * element, stream(),
+          budget_);
+      kernels::cache_resize_cuda({.precision = precision_,
+                                  .rows = cache_rows_,
+                                  .in_layout = layout_,
+                                  .in = cache_.data(),
+                                  .out_layout = grown,
+                                  .out = resized.data()},
+                                 stream());
+      cache_ = std::move(resized);
+    }
+    layout_ = grown;
+    spare_ = kernels::DeviceBuffer();
+  }
+  const std::size_t row_bytes = static_cast<std::size_t>(layout_.row_elements()) * element;
+  if (spare_.bytes() < static_cast<std::size_t>(rows) * row_bytes) {
+    spare_ = kernels::DeviceBuffer();
+    const int room = std::max(rows, cache_rows_ + cache_rows_ / 2);
+    spare_ = kernels::DeviceBuffer(static_cast<std::size_t>(room) * row_bytes, stream(), budget_);
+  }
+}
+
+void CudaBackend::step(const StepInput& input, StepCandidates& out) {
+  kernels::set_current_device(engine_.options().device_index);
+  const ArchitectureConfig& arch = model_.config().architecture;
+  const int d = arch.d_model;
+  const int rows = static_cast<int>(input.tokens.size());
+  const int width = input.width;
+  RPT_CHECK(input.positions.size() == input.tokens.size() &&
+                input.parents.size() == input.tokens.size() &&
+                input.blocked_tokens.size() == input.tokens.size(),
+            InvalidArgument, "decoder step inputs of different lengths");
+  if (rows == 0) {
+    out.log_probs.clear();
+    out.ids.clear();
+    return;
+  }
+  const int vocab = static_cast<int>(model_.decoder_embeddings().dim(0));
+  int needed = 0;
+  for (int r = 0; r < rows; ++r) {
+    const int token = input.tokens[static_cast<std::size_t>(r)];
+    RPT_CHECK(token >= 0 && token < vocab, InvalidArgument, "target token id ", token,
+              " out of range");
+    RPT_CHECK(input.parents[static_cast<std::size_t>(r)] < cache_rows_, InvalidArgument,
+              "reorder parent ", input.parents[static_cast<std::size_t>(r)], " out of ",
+              cache_rows_);
+    needed = std::max(needed, input.positions[static_cast<std::size_t>(r)] + 1);
+  }
+  RPT_CHECK(needed <= model_.max_sequence_length(), InvalidArgument, "decoding step ", needed,
+            " exceeds the model's maximum length ", model_.max_sequence_length());
+  prepare_cache(rows, needed);
+  const std::size_t element = kernels::precision_size(precision_);
+  const std::size_t row_bytes = static_cast<std::size_t>(layout_.row_elements()) * element;
+
+  Layout layout;
+  const std::size_t x_at = layout.add(static_cast<std::size_t>(rows) * d * element);
+  const std::size_t normed_at = layout.add(static_cast<std::size_t>(rows) * d * element);
+  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(rows) * 3 * d * element);
+  const std::size_t query_at = layout.add(static_cast<std::size_t>(rows) * d * element);
+  const std::size_t context_at = layout.add(static_cast<std::size_t>(rows) * d * element);
+  const std::size_t hidden_at = layout.add(static_cast<std::size_t>(rows) * arch.d_ff * element);
+  const std::size_t logits_at = layout.add(static_cast<std::size_t>(rows) * vocab * sizeof(float));
+  // The one buffer that comes back: log-probs then ids, [rows, width] each.
+  const std::size_t results_at = layout.add(static_cast<std::size_t>(rows) * width * 8);
+  void* workspace = step_workspace_.reserve(layout.size(), stream(), budget_);
+
+  Layout inputs;
+  const std::size_t tokens_at = inputs.add(sizeof(int) * rows);
+  const std::size_t positions_at = inputs.add(sizeof(int) * rows);
+  const std::size_t parents_at = inputs.add(sizeof(int) * rows);
+  const std::size_t blocked_at = inputs.add(sizeof(int) * rows);
+  const std::size_t self_counts_at = inputs.add(sizeof(int) * rows);
+  const std::size_t memory_counts_at = inputs.add(sizeof(int) * rows);
+  const std::size_t self_rows_at = inputs.add(sizeof(void*) * rows);
+  const std::size_t memory_rows_at = inputs.add(sizeof(void*) * rows);
+  host_inputs_.assign(inputs.size(), 0);
+  void* host = host_inputs_.data();
+  for (int r = 0; r < rows; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    at<int>(host, tokens_at)[r] = input.tokens[i];
+    at<int>(host, positions_at)[r] = input.positions[i];
+    at<int>(host, parents_at)[r] = input.parents[i];
+    at<int>(host, blocked_at)[r] = input.blocked_tokens[i];
+    at<int>(host, self_counts_at)[r] = input.positions[i] + 1;
+    // After the gather below, spare_ becomes the cache: row r lives at spare_ + r * row_bytes.
+    at<const void*>(host, self_rows_at)[r] = at<char>(spare_.data(), i * row_bytes);
+  }
+  for (const StepRowGroup& group : input.groups) {
+    for (int r = group.first_row; r < group.first_row + group.rows; ++r) {
+      at<int>(host, memory_counts_at)[r] = group.sentence->length;
+      at<const void*>(host, memory_rows_at)[r] = group.sentence->keys_values;
+    }
+  }
+  void* device_inputs = step_inputs_.reserve(inputs.size(), stream(), budget_);
+  kernels::copy_host_to_device_async(device_inputs, host_inputs_.data(), host_inputs_.size(),
+                                     stream());
+
+  // Beam reordering: row r continues row parents[r] of the previous step.
+  kernels::cache_gather_cuda({.precision = precision_,
+                              .layout = layout_,
+                              .rows = rows,
+                              .in = cache_.data(),
+                              .parents = at<int>(device_inputs, parents_at),
+                              .lengths = at<int>(device_inputs, positions_at),
+                              .out = spare_.data()},
+                             stream());
+  std::swap(cache_, spare_);
+  cache_rows_ = rows;
+
+  const DeviceOps ops(precision_, stream(), cublas_->get(), arch);
+  void* x = at<char>(workspace, x_at);
+  void* normed = at<char>(workspace, normed_at);
+  void* qkv = at<char>(workspace, qkv_at);
+  void* query = at<char>(workspace, query_at);
+  void* context = at<char>(workspace, context_at);
+  void* hidden = at<char>(workspace, hidden_at);
+  auto* logits = at<float>(workspace, logits_at);
+  const int* positions = at<int>(device_inputs, positions_at);
+  const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
+  ops.embed(weights_.decoder_embeddings, at<int>(device_inputs, tokens_at), positions, rows, x,
+            model_.config().position.sinusoidal);
+
+  const int memory_stride = weights_.memory_key_value.out_features;
+  for (std::size_t l = 0; l < weights_.decoder_layers.size(); ++l) {
+    const DeviceDecoderLayer& layer = weights_.decoder_layers[l];
+    const long layer_shift = static_cast<long>(l) * layout_.layer_elements();
+    // Self-attention: this step's key and value join the row's cache, then the row attends to
+    // its positions 0..t.
+    const DeviceSelfAttention& self = layer.self_attention;
+    if (pre_norm) ops.norm(self.norm, x, rows, normed);
+    ops.linear(self.qkv, pre_norm ? normed : x, rows, qkv);
+    kernels::cache_append_cuda({.precision = precision_,
+                                .layout = layout_,
+                                .layer = static_cast<int>(l),
+                                .rows = rows,
+                                .qkv = qkv,
+                                .qkv_stride = 3 * d,
+                                .positions = positions,
+                                .cache = cache_.data()},
+                               stream());
+    kernels::FusedAttentionArgs args = ops.attention(rows, qkv, 3 * d, context);
+    args.sequences = at<const void*>(device_inputs, self_rows_at);
+    args.key_shift = layer_shift;
+    args.value_shift = layer_shift + d;
+    args.position_stride = 2 * d;
+    args.key_counts = at<int>(device_inputs, self_counts_at);
+    args.query_positions = positions;
+    DeviceOps::add_relative_terms(self, args);
+    kernels::fused_attention_cuda(args, stream());
+    ops.linear(self.output, context, rows, x, /*accumulate=*/true);
+    if (!pre_norm) ops.norm(self.norm, x, rows, x);
+
+    // Cross-attention: every beam reads its sentence's memory, this layer's slice.
+    const DeviceCrossAttention& cross = layer.cross_attention;
+    if (pre_norm) ops.norm(cross.norm, x, rows, normed);
+    ops.linear(cross.query, pre_norm ? normed : x, rows, query);
+    args = ops.attention(rows, query, d, context);
+    args.sequences = at<const void*>(device_inputs, memory_rows_at);
+    args.key_shift = static_cast<long>(l) * 2 * d;
+    args.value_shift = static_cast<long>(l) * 2 * d + d;
+    args.position_stride = memory_stride;
+    args.key_counts = at<int>(device_inputs, memory_counts_at);
+    args.query_positions = positions;
+    kernels::fused_attention_cuda(args, stream());
+    ops.linear(cross.output, context, rows, x, /*accumulate=*/true);
+    if (!pre_norm) ops.norm(cross.norm, x, rows, x);
+
+    ops.feed_forward(layer.ffn, x, rows, normed, hidden);
+  }
+  if (pre_norm) ops.norm(weights_.decoder_norm, x, rows, x);
+
+  // Logits in float32 whatever the compute precision: the vocabulary scan needs the range.
+  kernels::gemm_cuda({.input_precision = precision_,
+                      .output_precision = Precision::kFloat32,
+                      .transpose_b = true,
+                      .m = rows,
+                      .n = vocab,
+                      .k = d,
+                      .a = x,
+                      .lda = d,
+                      .b = weights_.generator.weight,
+                      .ldb = d,
+                      .c = logits,
+                      .ldc = vocab},
+                     cublas_->get());
+  if (weights_.generator_bias != nullptr) {
+    kernels::bias_activation_cuda({.precision = Precision::kFloat32,
+                                   .x = logits,
+                                   .bias = weights_.generator_bias,
+                                   .rows = rows,
+                                   .cols = vocab},
+                                  stream());
+  }
+  auto* log_probs = at<float>(workspace, results_at);
+  auto* ids = reinterpret_cast<int*>(log_probs + static_cast<long>(rows) * width);
+  kernels::top_k_log_softmax_cuda({.logits = logits,
+                                   .rows = rows,
+                                   .vocab = vocab,
+                                   .k = width,
+                                   .blocked_token = at<int>(device_inputs, blocked_at),
+                                   .log_probs = log_probs,
+                                   .ids = ids},
+                                  stream());
+  // The step's one device-to-host copy.
+  const std::size_t count = static_cast<std::size_t>(rows) * width;
+  host_results_.resize(count * 8);
+  kernels::copy_device_to_host_async(host_results_.data(), log_probs, host_results_.size(),
+                                     stream());
+  kernels::synchronize(stream());
+  out.log_probs.resize(count);
+  out.ids.resize(count);
+  std::memcpy(out.log_probs.data(), host_results_.data(), count * sizeof(float));
+  std::memcpy(out.ids.data(), host_results_.data() + count * sizeof(float), count * sizeof(int));
+}
+
+}  // namespace rpt

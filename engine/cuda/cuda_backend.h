@@ -1,0 +1,64 @@
+// The CUDA decoder backend: encoder and decoder steps on the GPU of a CudaEngine.
+//
+// Per step the host sends one packed buffer (tokens, positions, beam parents, blocked tokens and
+// the per-row sequence addresses) and gets back one: each row's top-k candidates. Everything
+// else stays on the device: the KV cache [rows, layers, capacity, 2, d_model] (rows at different
+// steps; reordered by a gather kernel), the encoder memory of every sentence (shared by its
+// beams), the activations and the logits.
+//
+// Not thread-safe: one backend per decoding loop, on its own stream and cuBLAS handle.
+#pragma once
+
+#include <memory>
+
+#include "engine/cuda/cuda_engine.h"
+#include "engine/decoder_backend.h"
+#include "kernels/cuda/device_buffer.h"
+#include "kernels/kv_cache.h"
+
+namespace rpt {
+
+// A device buffer that grows (never shrinks) to the largest size asked for; its contents do not
+// survive growth.
+class GrowingBuffer {
+ public:
+  void* reserve(std::size_t bytes, kernels::CudaStream stream, kernels::MemoryBudget* budget);
+  std::size_t bytes() const { return buffer_.bytes(); }
+
+ private:
+  kernels::DeviceBuffer buffer_;
+};
+
+class CudaBackend final : public DecoderBackend {
+ public:
+  explicit CudaBackend(const CudaEngine& engine);
+  ~CudaBackend() override;
+
+  std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override;
+  void step(const StepInput& input, StepCandidates& out) override;
+  std::size_t device_memory_bytes() const override;
+
+ private:
+  void prepare_cache(int rows, int needed_positions);
+  kernels::CudaStream stream() const { return stream_->get(); }
+
+  const CudaEngine& engine_;
+  const Model& model_;
+  const DeviceWeights& weights_;
+  kernels::Precision precision_;
+  kernels::MemoryBudget* budget_;
+  std::shared_ptr<kernels::CudaStreamOwner> stream_;  // shared with encoder memory buffers
+  std::unique_ptr<kernels::CublasHandle> cublas_;
+
+  GrowingBuffer encoder_workspace_;
+  GrowingBuffer step_workspace_;
+  GrowingBuffer step_inputs_;
+  kernels::CacheLayout layout_;
+  kernels::DeviceBuffer cache_;  // [cache_rows_, layout_]
+  kernels::DeviceBuffer spare_;  // the gather target, swapped with cache_ every step
+  int cache_rows_ = 0;
+  std::vector<char> host_inputs_;
+  std::vector<char> host_results_;
+};
+
+}  // namespace rpt

@@ -1,0 +1,37 @@
+#include "engine/cuda/cuda_engine.h"
+
+#include "engine/cuda/cuda_backend.h"
+#include "kernels/errors.h"
+
+namespace rpt {
+
+CudaEngine::CudaEngine(std::shared_ptr<const Model> model, const ComputeOptions& options)
+    : Engine(std::move(model), options) {
+  const int devices = kernels::cuda_device_count();
+  RPT_CHECK(devices > 0, InvalidArgument,
+            "--device cuda: no CUDA device is visible (driver missing or no GPU)");
+  RPT_CHECK(options.device_index >= 0 && options.device_index < devices, InvalidArgument,
+            "CUDA device ", options.device_index, " does not exist (", devices, " visible)");
+  const int head_dim = this->model().config().architecture.head_dim();
+  RPT_CHECK(head_dim <= 256, InvalidArgument, "the CUDA engine supports head sizes up to 256, ",
+            "the model has ", head_dim);
+  kernels::set_current_device(options.device_index);
+  kernels::keep_freed_device_memory();
+  description_ = "cuda:" + std::to_string(options.device_index) + " (" +
+                 kernels::cuda_device_name(options.device_index) + ")";
+  budget_ = std::make_unique<kernels::MemoryBudget>(options.memory_limit_bytes);
+  stream_ = std::make_unique<kernels::CudaStreamOwner>();
+  weights_ = std::make_unique<DeviceWeights>(this->model(), options.precision, stream_->get(),
+                                             budget_.get());
+}
+
+std::unique_ptr<DecoderBackend> CudaEngine::make_backend() const {
+  return std::make_unique<CudaBackend>(*this);
+}
+
+std::shared_ptr<const Engine> make_cuda_engine(std::shared_ptr<const Model> model,
+                                               const ComputeOptions& options) {
+  return std::make_shared<CudaEngine>(std::move(model), options);
+}
+
+}  // namespace rpt

@@ -1,0 +1,147 @@
+#include "engine/cuda/device_weights.h"
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "engine/dtype.h"
+#include "kernels/errors.h"
+
+namespace rpt {
+namespace {
+
+constexpr std::size_t kAlignment = 256;  // cudaMalloc's alignment: every tensor starts on one
+
+// Host staging of all tensors in their device form; pointers are resolved after the upload.
+class Staging {
+ public:
+  explicit Staging(kernels::Precision precision) : precision_(precision) {}
+
+  // Stages `tensor` (float32 on the host) in the compute precision, or in float32 when
+  // `keep_float32`; `*slot` receives its device address after upload(). Undefined: nullptr.
+  template <typename Pointer>
+  void add(const Tensor& tensor, Pointer* slot, bool keep_float32 = false) {
+    if (!tensor.defined()) {
+      *slot = nullptr;
+      return;
+    }
+    const float* source = tensor.data<float>();
+    const auto key = std::make_pair(static_cast<const void*>(source), keep_float32);
+    auto found = offsets_.find(key);
+    std::size_t offset = 0;
+    if (found != offsets_.end()) {
+      offset = found->second;
+    } else {
+      offset = append(source, static_cast<std::size_t>(tensor.numel()),
+                      keep_float32 ? kernels::Precision::kFloat32 : precision_);
+      offsets_.emplace(key, offset);
+    }
+    fixups_.push_back([slot, offset](const char* base) {
+      *slot = reinterpret_cast<Pointer>(base + offset);
+    });
+  }
+
+  void add_linear(const LinearWeights& layer, DeviceLinear& out) {
+    add(layer.weight, &out.weight);
+    add(layer.bias, &out.bias);
+    out.out_features = layer.out_features();
+    out.in_features = layer.in_features();
+  }
+  void add_norm(const LayerNormWeights& norm, DeviceLayerNorm& out) {
+    add(norm.gamma, &out.gamma);
+    add(norm.beta, &out.beta);
+  }
+  void add_self_attention(const SelfAttentionWeights& weights, DeviceSelfAttention& out) {
+    add_norm(weights.norm, out.norm);
+    add_linear(weights.qkv, out.qkv);
+    add_linear(weights.output, out.output);
+    out.max_relative_position = weights.max_relative_position;
+    add(weights.relative_keys, &out.relative_keys);
+    add(weights.relative_values, &out.relative_values);
+    add(weights.offset_bias, &out.offset_bias, /*keep_float32=*/true);
+    out.offset_bias_width =
+        weights.offset_bias.defined() ? static_cast<int>(weights.offset_bias.dim(1)) : 0;
+  }
+  void add_feed_forward(const FeedForwardWeights& ffn, DeviceFeedForward& out) {
+    add_norm(ffn.norm, out.norm);
+    add_linear(ffn.inner, out.inner);
+    add_linear(ffn.outer, out.outer);
+  }
+
+  std::size_t bytes() const { return bytes_.size(); }
+
+  // Copies the staged bytes to `device` and fills every registered slot.
+  void upload(kernels::DeviceBuffer& device) {
+    device.copy_from_host(bytes_.data(), bytes_.size());
+    const char* base = static_cast<const char*>(device.data());
+    for (auto& fixup : fixups_) fixup(base);
+  }
+
+ private:
+  std::size_t append(const float* source, std::size_t count, kernels::Precision precision) {
+    const std::size_t offset = (bytes_.size() + kAlignment - 1) / kAlignment * kAlignment;
+    bytes_.resize(offset + count * kernels::precision_size(precision));
+    char* out = bytes_.data() + offset;
+    switch (precision) {
+      case kernels::Precision::kFloat32:
+        std::memcpy(out, source, count * sizeof(float));
+        break;
+      case kernels::Precision::kFloat16:
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::uint16_t bits = float_to_half(source[i]);
+          std::memcpy(out + 2 * i, &bits, 2);
+        }
+        break;
+      case kernels::Precision::kBFloat16:
+        for (std::size_t i = 0; i < count; ++i) {
+          const std::uint16_t bits = float_to_bfloat16(source[i]);
+          std::memcpy(out + 2 * i, &bits, 2);
+        }
+        break;
+    }
+    return offset;
+  }
+
+  kernels::Precision precision_;
+  std::vector<char> bytes_;
+  std::map<std::pair<const void*, bool>, std::size_t> offsets_;
+  std::vector<std::function<void(const char*)>> fixups_;
+};
+
+}  // namespace
+
+DeviceWeights::DeviceWeights(const Model& model, kernels::Precision precision,
+                             kernels::CudaStream stream, kernels::MemoryBudget* budget)
+    : precision_(precision) {
+  Staging staging(precision);
+  staging.add(model.encoder_embeddings(), &encoder_embeddings);
+  staging.add(model.decoder_embeddings(), &decoder_embeddings);
+  encoder_layers.resize(model.encoder_layers().size());
+  for (std::size_t l = 0; l < encoder_layers.size(); ++l) {
+    staging.add_self_attention(model.encoder_layers()[l].self_attention,
+                               encoder_layers[l].self_attention);
+    staging.add_feed_forward(model.encoder_layers()[l].ffn, encoder_layers[l].ffn);
+  }
+  decoder_layers.resize(model.decoder_layers().size());
+  for (std::size_t l = 0; l < decoder_layers.size(); ++l) {
+    const DecoderLayerWeights& layer = model.decoder_layers()[l];
+    staging.add_self_attention(layer.self_attention, decoder_layers[l].self_attention);
+    staging.add_norm(layer.cross_attention.norm, decoder_layers[l].cross_attention.norm);
+    staging.add_linear(layer.cross_attention.query, decoder_layers[l].cross_attention.query);
+    staging.add_linear(layer.cross_attention.output, decoder_layers[l].cross_attention.output);
+    staging.add_feed_forward(layer.ffn, decoder_layers[l].ffn);
+  }
+  staging.add_norm(model.encoder_norm(), encoder_norm);
+  staging.add_norm(model.decoder_norm(), decoder_norm);
+  staging.add_linear(model.memory_key_value(), memory_key_value);
+  staging.add(model.generator().weight, &generator.weight);
+  generator.out_features = model.generator().out_features();
+  generator.in_features = model.generator().in_features();
+  staging.add(model.generator().bias, &generator_bias, /*keep_float32=*/true);
+
+  buffer_ = kernels::DeviceBuffer(staging.bytes(), stream, budget);
+  staging.upload(buffer_);
+}
+
+}  // namespace rpt

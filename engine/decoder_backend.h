@@ -1,0 +1,60 @@
+// Where a BatchDecoder's arithmetic runs. The backend encodes sentences and runs one decoder step
+// for a set of rows, ending with the fused log-softmax + top-k; the BatchDecoder keeps the beam
+// search bookkeeping on the host. The CPU backend computes in host memory; the CUDA backend keeps
+// weights, encoder memory and the KV cache on the GPU and hands back only each row's top-k
+// candidates (one small device-to-host copy per step).
+//
+// Not thread-safe: one backend per decoding loop (Engine::make_backend makes one).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace rpt {
+
+// One sentence's encoder output, projected to every decoder layer's cross-attention keys and
+// values, in the backend's memory: [length, decoder_layers * 2 * d_model]. Shared by the
+// sentence's beams; `owner` keeps the encoder batch it belongs to alive.
+struct EncodedSentence {
+  std::shared_ptr<const void> owner;
+  const void* keys_values = nullptr;
+  int length = 0;
+};
+
+// Rows [first_row, first_row + rows) are the beams of `sentence`.
+struct StepRowGroup {
+  const EncodedSentence* sentence = nullptr;
+  int first_row = 0;
+  int rows = 0;
+};
+
+struct StepInput {
+  std::vector<int> tokens;     // [rows]: each row's previous token
+  std::vector<int> positions;  // [rows]: each row's step; also its number of cached positions
+  // [rows]: the row of the previous step whose cache this row continues; -1: a new sentence.
+  std::vector<int> parents;
+  // [rows]: a token whose log-prob is forced to the floor (EOS before min_length), or -1.
+  std::vector<int> blocked_tokens;
+  std::vector<StepRowGroup> groups;
+  int width = 1;  // candidates wanted per row
+};
+
+struct StepCandidates {
+  std::vector<float> log_probs;  // [rows, width], best first
+  std::vector<int> ids;          // [rows, width]
+};
+
+class DecoderBackend {
+ public:
+  virtual ~DecoderBackend() = default;
+
+  // Encodes sentences of ids (each non-empty, ids checked) as one batch.
+  virtual std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) = 0;
+  // Runs one decoder step for every row of `input`; fills `out`.
+  virtual void step(const StepInput& input, StepCandidates& out) = 0;
+  // Device memory this backend holds now (cache, workspace, encoder memory); 0 on the CPU.
+  virtual std::size_t device_memory_bytes() const { return 0; }
+};
+
+}  // namespace rpt

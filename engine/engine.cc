@@ -1,0 +1,115 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "engine/decoder.h"
+#include "engine/encoder.h"
+#include "kernels/errors.h"
+#include "kernels/top_k_log_softmax.h"
+
+namespace rpt {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// The CPU path: encoder and decoder steps in float32 host memory (engine/encoder.h, decoder.h).
+class CpuBackend final : public DecoderBackend {
+ public:
+  explicit CpuBackend(std::shared_ptr<const Model> model)
+      : model_(std::move(model)), state_(*model_) {}
+
+  std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override {
+    auto encoded = std::make_shared<EncodedBatch>(rpt::encode(*model_, sources));
+    const long stride = encoded->memory_keys_values.dim(2);
+    const float* memory = encoded->memory_keys_values.data<float>();
+    std::vector<EncodedSentence> sentences;
+    for (int i = 0; i < encoded->batch; ++i) {
+      sentences.push_back({.owner = encoded,
+                           .keys_values = memory + static_cast<long>(i) * encoded->length * stride,
+                           .length = encoded->lengths[static_cast<std::size_t>(i)]});
+    }
+    return sentences;
+  }
+
+  void step(const StepInput& input, StepCandidates& out) override {
+    state_.reorder(input.parents, input.positions);
+    const ArchitectureConfig& arch = model_->config().architecture;
+    DecoderStepInput step_input{.tokens = input.tokens, .positions = input.positions, .memory = {}};
+    for (const StepRowGroup& group : input.groups) {
+      step_input.memory.push_back(
+          {.keys_values = static_cast<const float*>(group.sentence->keys_values),
+           .row_stride = arch.decoder_layers * 2 * arch.d_model,
+           .memory_length = group.sentence->length,
+           .first_row = group.first_row,
+           .rows = group.rows});
+    }
+    const Tensor logits = decoder_step(*model_, step_input, state_);
+    const int rows = static_cast<int>(input.tokens.size());
+    out.log_probs.resize(static_cast<std::size_t>(rows) * input.width);
+    out.ids.resize(out.log_probs.size());
+    kernels::top_k_log_softmax_cpu({.logits = logits.data<float>(),
+                                    .rows = rows,
+                                    .vocab = static_cast<int>(logits.dim(1)),
+                                    .k = input.width,
+                                    .blocked_token = input.blocked_tokens.data(),
+                                    .log_probs = out.log_probs.data(),
+                                    .ids = out.ids.data()});
+  }
+
+ private:
+  std::shared_ptr<const Model> model_;
+  DecoderState state_;
+};
+
+class CpuEngine final : public Engine {
+ public:
+  CpuEngine(std::shared_ptr<const Model> model, const ComputeOptions& options)
+      : Engine(std::move(model), options) {}
+  std::unique_ptr<DecoderBackend> make_backend() const override {
+    return std::make_unique<CpuBackend>(shared_model());
+  }
+  std::string device_description() const override { return "cpu"; }
+};
+
+}  // namespace
+
+kernels::Precision parse_precision(const std::string& name) {
+  const std::string key = lower(name);
+  if (key == "float32" || key == "fp32") return kernels::Precision::kFloat32;
+  if (key == "float16" || key == "fp16") return kernels::Precision::kFloat16;
+  if (key == "bfloat16" || key == "bf16") return kernels::Precision::kBFloat16;
+  RPT_THROW(InvalidArgument, "unknown compute precision '", name,
+            "' (expected float32, float16 or bfloat16)");
+}
+
+Device parse_device(const std::string& name) {
+  const std::string key = lower(name);
+  if (key == "cpu") return Device::kCpu;
+  if (key == "cuda" || key == "gpu") return Device::kCuda;
+  RPT_THROW(InvalidArgument, "unknown device '", name, "' (expected cpu or cuda)");
+}
+
+std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Model> model,
+                                             const ComputeOptions& options) {
+  RPT_CHECK(model != nullptr, InvalidArgument, "an engine needs a model");
+  if (options.device == Device::kCuda) return make_cuda_engine(std::move(model), options);
+  RPT_CHECK(options.precision == kernels::Precision::kFloat32, InvalidArgument,
+            "the CPU computes in float32; ", kernels::precision_name(options.precision),
+            " needs --device cuda");
+  return std::make_shared<CpuEngine>(std::move(model), options);
+}
+
+#ifndef RPT_WITH_CUDA
+std::shared_ptr<const Engine> make_cuda_engine(std::shared_ptr<const Model> /*model*/,
+                                               const ComputeOptions& /*options*/) {
+  RPT_THROW(InvalidArgument, "this build of rpt has no CUDA engine (configure with "
+                             "-DRPT_WITH_CUDA=ON on a machine with the CUDA toolkit)");
+}
+#endif
+
+}  // namespace rpt

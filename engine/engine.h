@@ -1,0 +1,66 @@
+// A loaded model bound to the device it computes on. On the CPU that is the Model itself; on a
+// GPU, the weights are uploaded once (in the compute precision) and shared by every decoder made
+// from the engine. Thread-safe: share one Engine between threads; each decoding loop calls
+// make_backend() for its own state.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "engine/decoder_backend.h"
+#include "engine/device.h"
+#include "engine/model.h"
+#include "kernels/precision.h"
+
+namespace rpt {
+
+struct ComputeOptions {
+  Device device = Device::kCpu;
+  // Weights and activations on the GPU (accumulation is float32); the CPU computes in float32.
+  kernels::Precision precision = kernels::Precision::kFloat32;
+  int device_index = 0;
+  // Device memory the engine may hold in all (weights, decoders' caches and workspaces); past it,
+  // work is refused with ResourceExhausted. 0: no limit but the device's.
+  std::size_t memory_limit_bytes = 0;
+};
+
+// Parses "float32" | "float16" | "bfloat16" (also "fp32", "fp16", "bf16"); throws InvalidArgument.
+kernels::Precision parse_precision(const std::string& name);
+// Parses "cpu" | "cuda"; throws InvalidArgument.
+Device parse_device(const std::string& name);
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // Throws InvalidArgument when the device is not available (no GPU, a CPU-only build) or the
+  // options do not fit it, ResourceExhausted when the weights do not fit the memory limit.
+  static std::shared_ptr<const Engine> create(std::shared_ptr<const Model> model,
+                                              const ComputeOptions& options = {});
+
+  const Model& model() const { return *model_; }
+  const std::shared_ptr<const Model>& shared_model() const { return model_; }
+  const ComputeOptions& options() const { return options_; }
+
+  virtual std::unique_ptr<DecoderBackend> make_backend() const = 0;
+  // Device memory held by the engine and all its backends now, and at most so far; 0 on the CPU.
+  virtual std::size_t device_memory_bytes() const { return 0; }
+  virtual std::size_t peak_device_memory_bytes() const { return 0; }
+  // "cpu" or e.g. "cuda:0 (NVIDIA H100 80GB HBM3)".
+  virtual std::string device_description() const = 0;
+
+ protected:
+  Engine(std::shared_ptr<const Model> model, const ComputeOptions& options)
+      : model_(std::move(model)), options_(options) {}
+
+ private:
+  std::shared_ptr<const Model> model_;
+  ComputeOptions options_;
+};
+
+// The CUDA engine (engine/cuda/); in a CPU-only build this throws InvalidArgument.
+std::shared_ptr<const Engine> make_cuda_engine(std::shared_ptr<const Model> model,
+                                               const ComputeOptions& options);
+
+}  // namespace rpt

@@ -1,0 +1,182 @@
+#include <cmath>
+
+#include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/precision.cuh"
+#include "kernels/fused_attention.h"
+#include "kernels/position.h"
+
+namespace rpt::kernels {
+namespace {
+
+constexpr int kWarp = 32;
+constexpr int kWarpsPerBlock = 4;
+constexpr int kMaxHeadDim = 256;
+constexpr int kDimsPerLane = kMaxHeadDim / kWarp;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Butterfly reductions: every lane ends with the same value, in a fixed order (deterministic, so
+// a row's result never depends on the rows launched beside it).
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
+  return v;
+}
+__device__ __forceinline__ float warp_max(float v) {
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
+  }
+  return v;
+}
+
+// One warp per (query row, head). Shared memory per warp: the scaled query [head_dim], the
+// relative key term [2k+1] and the bucket sums of the value term [2k+1].
+//
+// Keys go in tiles of 32, one key per lane: the lane forms its score, the warp updates the
+// running maximum and normaliser (online softmax), rescales the context and the buckets, then
+// adds the tile's values with every lane owning head_dim / 32 context dimensions. Middle buckets
+// receive at most one key each (r = j - pos + k is one-to-one there); the two edge buckets get a
+// warp sum. Nothing of size [keys] is stored anywhere.
+template <typename T>
+__global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
+    fused_attention_kernel(FusedAttentionArgs args) {
+  extern __shared__ float shared[];
+  const int warp = static_cast<int>(threadIdx.x) / kWarp;
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  const long pair = static_cast<long>(blockIdx.x) * kWarpsPerBlock + warp;
+  if (pair >= static_cast<long>(args.rows) * args.heads) return;  // whole warps leave together
+  const int row = static_cast<int>(pair / args.heads);
+  const int head = static_cast<int>(pair % args.heads);
+  const int head_dim = args.head_dim;
+  const int k = args.max_relative_position;
+  const int width = 2 * k + 1;
+  const bool key_term = k > 0 && args.relative_keys != nullptr;
+  const bool value_term = k > 0 && args.relative_values != nullptr;
+
+  T* out = static_cast<T*>(args.out) + static_cast<long>(row) * args.out_stride +
+           static_cast<long>(head) * head_dim;
+  const int count = args.key_counts[row];
+  if (count <= 0) {
+    for (int i = lane; i < head_dim; i += kWarp) out[i] = from_float<T>(0.0f);
+    return;
+  }
+  const int position = args.query_positions[row];
+
+  float* query = shared + static_cast<long>(warp) * (head_dim + 2 * width);
+  float* relative_key_term = query + head_dim;
+  float* buckets = relative_key_term + width;
+  const T* q = static_cast<const T*>(args.queries) + static_cast<long>(row) * args.query_stride +
+               static_cast<long>(head) * head_dim;
+  for (int i = lane; i < head_dim; i += kWarp) query[i] = to_float(q[i]) * args.scale;
+  __syncwarp();
+  if (key_term || value_term) {
+    const T* table = static_cast<const T*>(args.relative_keys);
+    for (int b = lane; b < width; b += kWarp) {
+      float dot = 0.0f;
+      if (key_term) {
+        for (int i = 0; i < head_dim; ++i) dot += query[i] * to_float(table[b * head_dim + i]);
+      }
+      relative_key_term[b] = dot;
+      buckets[b] = 0.0f;
+    }
+  }
+  const int bias_centre = (args.offset_bias_width - 1) / 2;
+  const float* bias = args.offset_bias != nullptr
+                          ? args.offset_bias + static_cast<long>(head) * args.offset_bias_width +
+                                bias_centre - position
+                          : nullptr;
+  __syncwarp();
+
+  const T* base = static_cast<const T*>(args.sequences[row]) + static_cast<long>(head) * head_dim;
+  const T* keys = base + args.key_shift;
+  const T* values = base + args.value_shift;
+  float running_max = -INFINITY;
+  float normaliser = 0.0f;
+  float context[kDimsPerLane];
+#pragma unroll
+  for (int c = 0; c < kDimsPerLane; ++c) context[c] = 0.0f;
+
+  for (int first = 0; first < count; first += kWarp) {
+    const int j = first + lane;
+    const bool valid = j < count;
+    float score = -INFINITY;
+    int bucket = 0;
+    if (valid) {
+      const T* key = keys + static_cast<long>(j) * args.position_stride;
+      float dot = 0.0f;
+      for (int i = 0; i < head_dim; ++i) dot += query[i] * to_float(key[i]);
+      score = dot;
+      if (k > 0) {
+        bucket = relative_index(position, j, k);
+        score += relative_key_term[bucket];
+      }
+      if (bias != nullptr) score += bias[j];
+    }
+    const float new_max = fmaxf(running_max, warp_max(score));  // finite: lane 0 is valid
+    const float correction = expf(running_max - new_max);       // 0 on the first tile
+    const float p = valid ? expf(score - new_max) : 0.0f;
+    normaliser = normaliser * correction + warp_sum(p);
+#pragma unroll
+    for (int c = 0; c < kDimsPerLane; ++c) context[c] *= correction;
+
+    if (value_term) {
+      for (int b = lane; b < width; b += kWarp) buckets[b] *= correction;
+      const float left = warp_sum(valid && bucket == 0 ? p : 0.0f);
+      const float right = warp_sum(valid && bucket == width - 1 ? p : 0.0f);
+      __syncwarp();
+      if (valid && bucket > 0 && bucket < width - 1) buckets[bucket] += p;
+      if (lane == 0) {
+        buckets[0] += left;
+        buckets[width - 1] += right;
+      }
+      __syncwarp();
+    }
+
+    const int tile = min(kWarp, count - first);
+    for (int t = 0; t < tile; ++t) {
+      const float weight = __shfl_sync(kFullMask, p, t);
+      const T* value = values + static_cast<long>(first + t) * args.position_stride;
+#pragma unroll
+      for (int c = 0; c < kDimsPerLane; ++c) {
+        const int i = lane + c * kWarp;
+        if (i < head_dim) context[c] += weight * to_float(value[i]);
+      }
+    }
+    running_max = new_max;
+  }
+
+  const float inverse = 1.0f / normaliser;
+  const T* relative_values = static_cast<const T*>(args.relative_values);
+#pragma unroll
+  for (int c = 0; c < kDimsPerLane; ++c) {
+    const int i = lane + c * kWarp;
+    if (i >= head_dim) continue;
+    float z = context[c];
+    if (value_term) {
+      for (int b = 0; b < width; ++b) z += buckets[b] * to_float(relative_values[b * head_dim + i]);
+    }
+    out[i] = from_float<T>(z * inverse);
+  }
+}
+
+}  // namespace
+
+void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream) {
+  if (args.rows == 0 || args.heads == 0) return;
+  RPT_CHECK(args.head_dim > 0 && args.head_dim <= kMaxHeadDim, InvalidArgument,
+            "fused attention supports head_dim up to ", kMaxHeadDim, ", got ", args.head_dim);
+  const long pairs = static_cast<long>(args.rows) * args.heads;
+  const long blocks = (pairs + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const int width = 2 * args.max_relative_position + 1;
+  const std::size_t shared_bytes =
+      sizeof(float) * kWarpsPerBlock * static_cast<std::size_t>(args.head_dim + 2 * width);
+  RPT_CHECK(shared_bytes <= 48 * 1024, InvalidArgument, "fused attention: head_dim ",
+            args.head_dim, " with k = ", args.max_relative_position, " needs ", shared_bytes,
+            " bytes of shared memory, over 48 KiB");
+  dispatch_precision(args.precision, [&](auto tag) {
+    using T = decltype(tag);
+    fused_attention_kernel<T><<<static_cast<unsigned>(blocks), kWarp * kWarpsPerBlock,
+                                shared_bytes, stream>>>(args);
+  });
+  RPT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace rpt::kernels

@@ -1,0 +1,62 @@
+// Fused multi-head attention with relative positions (DESIGN.md §3), in one pass per query row
+// and head, with memory linear in the sequence length (flash-style online softmax):
+//
+//   e_ij  = scale * q_i . k_j  +  scale * q_i . K_rel[r(i, j)]     (Shaw; r computed in-kernel)
+//                              |  offset_bias[h, j - pos(i)]       (T5 bucket bias per offset)
+//   alpha = softmax_j(e_ij) in float32, keys j in [0, key_count)
+//   z_i   = sum_j alpha_ij v_j  +  sum_r A_ir V_rel[r],  A_ir = sum_{j: r(i,j) = r} alpha_ij
+//
+// The relative key term is the (2k+1)-wide product of the query with the small table, the value
+// term a bucket sum kept beside the running context: no [L, L, d] tensor and no index matrix.
+//
+// One op serves the three attentions of the Transformer: encoder self-attention (row i of
+// sequence b reads that sequence's keys), incremental decoder self-attention (row r reads its
+// own cache, positions 0..t) and cross-attention (every beam row of a sentence reads the
+// sentence's encoder memory, no relative term). Each query row names the sequence it reads by a
+// base pointer; keys and values sit at fixed shifts from it.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/precision.h"
+#include "kernels/stream.h"
+
+namespace rpt::kernels {
+
+struct FusedAttentionArgs {
+  Precision precision = Precision::kFloat32;  // of queries, keys, values, tables and out
+  int rows = 0;                               // query rows
+  int heads = 0;
+  int head_dim = 0;
+  float scale = 1.0f;  // 1 / sqrt(head_dim)
+
+  const void* queries = nullptr;  // [rows, heads * head_dim], row stride query_stride (elements)
+  int query_stride = 0;
+
+  // Row r's keys and values: position j, head h of the keys at
+  //   sequences[r] + key_shift + j * position_stride + h * head_dim   (elements),
+  // of the values at value_shift instead of key_shift.
+  const void* const* sequences = nullptr;  // [rows] (device array for CUDA)
+  std::int64_t key_shift = 0;
+  std::int64_t value_shift = 0;
+  int position_stride = 0;
+  const int* key_counts = nullptr;  // [rows]: keys 0..count-1 are attended; 0: padding row
+  // [rows]: position of the query, against which key j (at position j) is related.
+  const int* query_positions = nullptr;
+
+  int max_relative_position = 0;          // k; 0: no Shaw term
+  const void* relative_keys = nullptr;    // [2k+1, head_dim]
+  const void* relative_values = nullptr;  // [2k+1, head_dim]; nullptr: no value term
+  const float* offset_bias = nullptr;     // T5: [heads, offset_bias_width], float32, or nullptr
+  int offset_bias_width = 0;              // odd; offset 0 at column (width - 1) / 2
+
+  void* out = nullptr;  // [rows, heads * head_dim], row stride out_stride; padding rows get 0
+  int out_stride = 0;
+};
+
+// Reference definition (float32 only, exact two-pass softmax, double accumulation).
+void fused_attention_cpu(const FusedAttentionArgs& args);
+// One warp per (row, head); keys in tiles of 32 with an online softmax; head_dim <= 256.
+void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream);
+
+}  // namespace rpt::kernels

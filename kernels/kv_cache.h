@@ -1,0 +1,67 @@
+// The decoder's self-attention cache on the device side of the engine: one buffer holds, for
+// every row (a beam of a sentence), every decoder layer's keys and values of every position:
+//
+//   cache [rows, layers, capacity, 2, d_model]   (position p of layer l of row r: keys, then values)
+//
+// Two ops keep it: append writes this step's key and value of one layer for every row at the
+// row's own position (rows may sit at different steps); gather rearranges rows between steps
+// (beam reordering: row r continues old row parents[r]).
+#pragma once
+
+#include "kernels/precision.h"
+#include "kernels/stream.h"
+
+namespace rpt::kernels {
+
+struct CacheLayout {
+  int layers = 0;
+  int capacity = 0;  // positions per row and layer
+  int d_model = 0;
+  long row_elements() const { return static_cast<long>(layers) * capacity * 2 * d_model; }
+  long layer_elements() const { return static_cast<long>(capacity) * 2 * d_model; }
+};
+
+struct CacheAppendArgs {
+  Precision precision = Precision::kFloat32;  // of qkv and cache
+  CacheLayout layout;
+  int layer = 0;
+  int rows = 0;
+  const void* qkv = nullptr;  // [rows, qkv_stride]: the key at column d_model, value at 2 d_model
+  int qkv_stride = 0;
+  const int* positions = nullptr;  // [rows] (device for CUDA): where each row writes, < capacity
+  void* cache = nullptr;           // [rows, layers, capacity, 2, d_model]
+};
+
+void cache_append_cpu(const CacheAppendArgs& args);
+void cache_append_cuda(const CacheAppendArgs& args, CudaStream stream);
+
+struct CacheGatherArgs {
+  Precision precision = Precision::kFloat32;
+  CacheLayout layout;  // of both caches
+  int rows = 0;        // rows of `out`
+  const void* in = nullptr;  // [any rows, layers, capacity, 2, d_model]
+  // [rows] (device for CUDA): out row r copies positions [0, lengths[r]) of every layer of in
+  // row parents[r]; parents[r] < 0 leaves out row r untouched (a new sentence).
+  const int* parents = nullptr;
+  const int* lengths = nullptr;
+  void* out = nullptr;  // [rows, layers, capacity, 2, d_model]; must not alias in
+};
+
+void cache_gather_cpu(const CacheGatherArgs& args);
+void cache_gather_cuda(const CacheGatherArgs& args, CudaStream stream);
+
+// Copies a cache into one of another capacity (growth): positions [0, min capacity) of every
+// row and layer.
+struct CacheResizeArgs {
+  Precision precision = Precision::kFloat32;
+  int rows = 0;
+  CacheLayout in_layout;
+  const void* in = nullptr;
+  CacheLayout out_layout;  // same layers and d_model
+  void* out = nullptr;
+};
+
+void cache_resize_cpu(const CacheResizeArgs& args);
+void cache_resize_cuda(const CacheResizeArgs& args, CudaStream stream);
+
+}  // namespace rpt::kernels
