@@ -150,8 +150,8 @@ void self_attention_forward(const SelfAttentionWeights& weights,
 
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture, const float* x,
-                         const std::vector<int>& positions, int cache_capacity,
-                         LayerCache& cache, float* out) {
+                         const std::vector<int>& positions, const std::vector<int>& slots,
+                         int cache_capacity, LayerCache& cache, float* out) {
   const int d = architecture.d_model;
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
@@ -163,7 +163,8 @@ void self_attention_step(const SelfAttentionWeights& weights,
   std::vector<float> scores(static_cast<std::size_t>(cache_capacity));
   for (int r = 0; r < rows; ++r) {
     const int t = positions[static_cast<std::size_t>(r)];
-    const long row_base = static_cast<long>(r) * cache_capacity * d;
+    const long row_base =
+        static_cast<long>(slots[static_cast<std::size_t>(r)]) * cache_capacity * d;
     float* keys = cache.keys.data() + row_base;
     float* values = cache.values.data() + row_base;
     const float* qkv = p.qkv.data() + static_cast<long>(r) * 3 * d;

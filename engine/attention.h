@@ -21,18 +21,20 @@ void self_attention_forward(const SelfAttentionWeights& weights,
                             const std::vector<int>& lengths,  // [batch]
                             float* out);                      // [batch, length, d_model]
 
-// The self-attention KV cache of one decoder layer: [rows, capacity, d_model] keys and values.
+// The self-attention KV cache of one decoder layer: [slots, capacity, d_model] keys and values.
 struct LayerCache {
   std::vector<float> keys;
   std::vector<float> values;
 };
 
-// One decoder self-attention step: row r sits at position positions[r]; its new key and value
-// are written to the cache at that position and it attends to positions 0..positions[r].
+// One decoder self-attention step: row r sits at position positions[r] and keeps its cache in
+// slot slots[r]; its new key and value are written there at that position and it attends to
+// positions 0..positions[r].
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture,
                          const float* x,  // [rows, d_model], already normalised
                          const std::vector<int>& positions,  // [rows]
+                         const std::vector<int>& slots,      // [rows]
                          int cache_capacity, LayerCache& cache,
                          float* out);  // [rows, d_model]
 

@@ -13,55 +13,49 @@ DecoderState::DecoderState(const Model& model)
     : d_model_(model.config().architecture.d_model),
       layers_(static_cast<std::size_t>(model.config().architecture.decoder_layers)) {}
 
-void DecoderState::resize_spare(std::size_t floats) {
-  if (spare_.keys.size() < floats) {
-    spare_.keys.resize(floats);
-    spare_.values.resize(floats);
+void DecoderState::reserve_slots(int slots) {
+  if (slots <= slot_capacity_) return;
+  slot_capacity_ = std::max(slots, slot_capacity_ + slot_capacity_ / 2);
+  // Slots are the outer dimension: growing appends, existing slots keep their offsets.
+  const std::size_t floats = static_cast<std::size_t>(slot_capacity_) * capacity_ * d_model_;
+  for (LayerCache& layer : layers_) {
+    layer.keys.resize(floats);
+    layer.values.resize(floats);
   }
 }
 
 void DecoderState::reorder(const std::vector<int>& parents, const std::vector<int>& lengths) {
-  const int new_rows = static_cast<int>(parents.size());
-  const std::size_t row_floats = static_cast<std::size_t>(capacity_) * d_model_;
+  const std::vector<CacheSlots::Copy> copies = slots_.reorder(parents, lengths);
+  reserve_slots(slots_.slot_count());
+  const std::size_t slot_floats = static_cast<std::size_t>(capacity_) * d_model_;
   for (LayerCache& layer : layers_) {
-    resize_spare(row_floats * new_rows);
-    for (int r = 0; r < new_rows; ++r) {
-      const int parent = parents[static_cast<std::size_t>(r)];
-      if (parent < 0) continue;
-      RPT_CHECK(parent < rows_, InvalidArgument, "reorder parent ", parent, " out of ", rows_);
-      const std::size_t count = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]) *
-                                d_model_;
-      const std::size_t from = static_cast<std::size_t>(parent) * row_floats;
-      const std::size_t to = static_cast<std::size_t>(r) * row_floats;
-      std::copy_n(layer.keys.begin() + static_cast<long>(from), count,
-                  spare_.keys.begin() + static_cast<long>(to));
-      std::copy_n(layer.values.begin() + static_cast<long>(from), count,
-                  spare_.values.begin() + static_cast<long>(to));
+    for (const CacheSlots::Copy& copy : copies) {
+      const auto from = static_cast<long>(copy.from_slot * slot_floats);
+      const auto to = static_cast<long>(copy.to_slot * slot_floats);
+      const auto count = static_cast<long>(copy.length) * d_model_;
+      std::copy_n(layer.keys.begin() + from, count, layer.keys.begin() + to);
+      std::copy_n(layer.values.begin() + from, count, layer.values.begin() + to);
     }
-    std::swap(layer.keys, spare_.keys);
-    std::swap(layer.values, spare_.values);
   }
-  rows_ = new_rows;
 }
 
 void DecoderState::reserve_steps(int steps) {
   if (steps <= capacity_) return;
   const int new_capacity = std::max(steps, std::max(16, capacity_ * 2));
-  const std::size_t old_row = static_cast<std::size_t>(capacity_) * d_model_;
-  const std::size_t new_row = static_cast<std::size_t>(new_capacity) * d_model_;
+  const std::size_t old_slot = static_cast<std::size_t>(capacity_) * d_model_;
+  const std::size_t new_slot = static_cast<std::size_t>(new_capacity) * d_model_;
   for (LayerCache& layer : layers_) {
-    std::vector<float> keys(new_row * rows_);
-    std::vector<float> values(new_row * rows_);
-    for (int r = 0; r < rows_; ++r) {
-      std::copy_n(layer.keys.begin() + static_cast<long>(r * old_row), old_row,
-                  keys.begin() + static_cast<long>(r * new_row));
-      std::copy_n(layer.values.begin() + static_cast<long>(r * old_row), old_row,
-                  values.begin() + static_cast<long>(r * new_row));
+    std::vector<float> keys(new_slot * slot_capacity_);
+    std::vector<float> values(new_slot * slot_capacity_);
+    for (int s = 0; s < slot_capacity_; ++s) {
+      std::copy_n(layer.keys.begin() + static_cast<long>(s * old_slot), old_slot,
+                  keys.begin() + static_cast<long>(s * new_slot));
+      std::copy_n(layer.values.begin() + static_cast<long>(s * old_slot), old_slot,
+                  values.begin() + static_cast<long>(s * new_slot));
     }
     layer.keys = std::move(keys);
     layer.values = std::move(values);
   }
-  spare_ = LayerCache();
   capacity_ = new_capacity;
 }
 
@@ -109,8 +103,8 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
                          normed.data());
       input_x = normed.data();
     }
-    self_attention_step(layer.self_attention, arch, input_x, input.positions, state.capacity(),
-                        cache, attended.data());
+    self_attention_step(layer.self_attention, arch, input_x, input.positions, state.row_slots(),
+                        state.capacity(), cache, attended.data());
     add_in_place(x.data(), attended.data(), count);
     if (!pre_norm) {
       layer_norm_forward(x.data(), rows, layer.self_attention.norm, arch.norm_eps, x.data());

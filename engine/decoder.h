@@ -1,11 +1,13 @@
 // Incremental decoding on the CPU. A DecoderState holds the self-attention KV cache of a set of
 // rows; every row carries its own step, so rows of different sentences, started at different
-// times, decode together (step-level batching). Not thread-safe: one state per decoding loop.
+// times, decode together (step-level batching). Each row's cache lives in a slot (CacheSlots):
+// beam reordering copies only forked prefixes. Not thread-safe: one state per decoding loop.
 #pragma once
 
 #include <vector>
 
 #include "engine/attention.h"
+#include "engine/cache_slots.h"
 #include "engine/model.h"
 #include "engine/tensor.h"
 
@@ -15,7 +17,7 @@ class DecoderState {
  public:
   explicit DecoderState(const Model& model);
 
-  int rows() const { return rows_; }
+  int rows() const { return slots_.rows(); }
   int capacity() const { return capacity_; }
 
   // Rearranges rows for the next step: new row i continues old row parents[i] (a beam's
@@ -25,15 +27,17 @@ class DecoderState {
   void reserve_steps(int steps);
 
   std::vector<LayerCache>& layers() { return layers_; }
+  // The cache slot of every row: [rows].
+  const std::vector<int>& row_slots() const { return slots_.row_slots(); }
 
  private:
-  void resize_spare(std::size_t floats);
+  void reserve_slots(int slots);
 
   int d_model_;
-  int rows_ = 0;
   int capacity_ = 0;
-  std::vector<LayerCache> layers_;
-  LayerCache spare_;  // reused buffer for reorder
+  int slot_capacity_ = 0;  // slots the layer buffers hold
+  CacheSlots slots_;
+  std::vector<LayerCache> layers_;  // [slot_capacity, capacity, d_model] keys and values
 };
 
 struct DecoderStepInput {

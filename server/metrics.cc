@@ -102,6 +102,8 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
       .Set(model.weights_bytes);
   const prometheus::Labels labels{{"model", model.name}};
   ModelMetrics m;
+  m.decoder_memory_bytes =
+      &device_memory_.Add({{"model", model.name}, {"device", model.device}, {"use", "decoder"}});
   m.queue_seconds = &queue_seconds_.Add(labels, latency_buckets());
   m.encode_seconds = &encode_seconds_.Add(labels, step_buckets());
   m.decode_step_seconds = &decode_step_seconds_.Add(labels, step_buckets());

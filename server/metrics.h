@@ -30,6 +30,8 @@ struct ModelMetrics {
   prometheus::Gauge* queued_tokens = nullptr;
   prometheus::Gauge* active_rows = nullptr;
   prometheus::Gauge* active_sentences = nullptr;
+  // Device memory of the decoder (KV cache, workspaces, encoder memory); 0 on the CPU.
+  prometheus::Gauge* decoder_memory_bytes = nullptr;
 };
 
 struct ModelDescription {

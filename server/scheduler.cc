@@ -267,6 +267,7 @@ void Scheduler::finish(TranslationJob& job, const RequestStatus& status) {
 void Scheduler::update_gauges() {
   metrics_.active_rows->Set(decoder_.active_rows());
   metrics_.active_sentences->Set(decoder_.active_sentences());
+  metrics_.decoder_memory_bytes->Set(static_cast<double>(decoder_.device_memory_bytes()));
 }
 
 }  // namespace rpt::server

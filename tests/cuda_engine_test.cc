@@ -12,6 +12,7 @@
 #include "engine/translator.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/errors.h"
+#include "tests/support/weights_writer.h"
 
 namespace rpt {
 namespace {
@@ -98,22 +99,63 @@ TEST_P(CudaEngineTest, HalfPrecisionsMostlyEqualTheCpu) {
 }
 
 TEST_P(CudaEngineTest, ResultsDoNotDependOnTheBatch) {
+  // float32: token-identical alone, in a batch of all and joining in flight. float16: cuBLAS may
+  // pick another kernel (another summation order) for another row count, and a rounding step
+  // can flip a near-tie; the share that stays identical is reported and must stay high.
   for (auto precision : {kernels::Precision::kFloat32, kernels::Precision::kFloat16}) {
     const auto engine = cuda_engine(model_, precision);
     const Translator together(engine, {.max_batch_size = 64});
     const Translator pairs(engine, {.max_batch_size = 2});  // in-flight: join at other steps
     const auto all = together.translate_ids(sources_, search(4));
     const auto joined = pairs.translate_ids(sources_, search(4));
-    for (std::size_t i = 0; i < sources_.size(); ++i) {
-      const auto alone = together.translate_ids({sources_[i]}, search(4));
-      EXPECT_EQ(alone[0][0].ids, all[i][0].ids) << "alone vs batch, sentence " << i;
-      EXPECT_EQ(joined[i][0].ids, all[i][0].ids) << "in-flight vs batch, sentence " << i;
+    std::vector<std::vector<Hypothesis>> alone;
+    for (const auto& source : sources_) alone.push_back(together.translate_ids({source}, search(4))[0]);
+    if (precision == kernels::Precision::kFloat32) {
+      for (std::size_t i = 0; i < sources_.size(); ++i) {
+        EXPECT_EQ(alone[i][0].ids, all[i][0].ids) << "alone vs batch, sentence " << i;
+        EXPECT_EQ(joined[i][0].ids, all[i][0].ids) << "in-flight vs batch, sentence " << i;
+      }
+    } else {
+      const double alone_share = identical_fraction(alone, all);
+      const double joined_share = identical_fraction(joined, all);
+      std::printf("%s float16: alone vs batch %.1f%%, in-flight vs batch %.1f%% identical\n",
+                  GetParam().c_str(), 100.0 * alone_share, 100.0 * joined_share);
+      EXPECT_GE(alone_share, 0.9);
+      EXPECT_GE(joined_share, 0.9);
     }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, CudaEngineTest,
                          ::testing::Values("shaw_k4", "shaw_mixed", "t5_bucket", "sinusoidal"));
+
+// A synthetic post-norm model (separate relative value table, GELU, Q/K/V biases, a float16
+// weights file): a layout the committed fixtures do not cover.
+TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
+  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: GPU translations not checked here";
+  const std::string directory = testing::make_temp_directory("rpt-cuda-post");
+  testing::SyntheticModelOptions options;
+  options.dtype = "float16";
+  ModelConfig& c = options.config;
+  c.architecture = {.encoder_layers = 2, .decoder_layers = 2, .d_model = 48, .heads = 3, .d_ff = 80};
+  c.architecture.norm_placement = NormPlacement::kPost;
+  c.architecture.activation = Activation::kGelu;
+  c.architecture.qkv_bias = true;
+  c.position.type = PositionType::kRelative;
+  c.position.separate_relative_values = true;
+  c.position.encoder_max_relative_position = 5;
+  c.position.decoder_max_relative_position = 3;
+  testing::write_synthetic_model(directory, options);
+  const auto model = Model::load(directory);
+  const std::vector<std::vector<int>> sources = {{5, 6, 7, 8}, {9}, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}};
+  const auto expected = Translator(model).translate_ids(sources, search(3, 20));
+  const auto actual =
+      Translator(cuda_engine(model, kernels::Precision::kFloat32)).translate_ids(sources, search(3, 20));
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "sentence " << i;
+  }
+  std::filesystem::remove_all(directory);
+}
 
 class CudaEngineResourcesTest : public ::testing::Test {
  protected:

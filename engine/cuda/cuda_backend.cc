@@ -1,6 +1,7 @@
 #include "engine/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 
@@ -41,9 +42,23 @@ T* at(void* base, std::size_t offset) {
   return reinterpret_cast<T*>(static_cast<char*>(base) + offset);
 }
 
-// Encoder memory of one batch: freed on the backend's stream, which it keeps alive.
+// Encoder memory of one batch: freed on the backend's stream, which it keeps alive, and
+// counted in the backend's live encoder-memory bytes while it exists.
 struct EncoderMemory {
+  EncoderMemory(std::shared_ptr<kernels::CudaStreamOwner> owner,
+                std::shared_ptr<std::atomic<std::size_t>> live, std::size_t bytes,
+                kernels::MemoryBudget* budget)
+      : stream(std::move(owner)),
+        live_bytes(std::move(live)),
+        buffer(bytes, stream->get(), budget) {
+    *live_bytes += buffer.bytes();
+  }
+  ~EncoderMemory() { *live_bytes -= buffer.bytes(); }
+  EncoderMemory(const EncoderMemory&) = delete;
+  EncoderMemory& operator=(const EncoderMemory&) = delete;
+
   std::shared_ptr<kernels::CudaStreamOwner> stream;
+  std::shared_ptr<std::atomic<std::size_t>> live_bytes;
   kernels::DeviceBuffer buffer;
 };
 
@@ -192,7 +207,7 @@ CudaBackend::~CudaBackend() {
 
 std::size_t CudaBackend::device_memory_bytes() const {
   return encoder_workspace_.bytes() + step_workspace_.bytes() + step_inputs_.bytes() +
-         cache_.bytes() + spare_.bytes();
+         cache_.bytes() + spare_.bytes() + encoder_memory_bytes_->load();
 }
 
 std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<int>>& sources) {
@@ -280,10 +295,9 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
 
   // Every decoder layer's cross-attention keys and values: [tokens, layers * 2 d].
   const int stride = weights_.memory_key_value.out_features;
-  auto memory = std::make_shared<EncoderMemory>();
-  memory->stream = stream_;
-  memory->buffer = kernels::DeviceBuffer(static_cast<std::size_t>(tokens) * stride * element,
-                                         stream(), budget_);
+  auto memory = std::make_shared<EncoderMemory>(
+      stream_, encoder_memory_bytes_, static_cast<std::size_t>(tokens) * stride * element,
+      budget_);
   ops.linear(weights_.memory_key_value, x, tokens, memory->buffer.data());
   // The host inputs are reused by the next call: wait until the stream has read them.
   kernels::synchronize(stream());
@@ -344,11 +358,12 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
     out.ids.clear();
     return;
   }
-  const int vocab = static_cast<int>(model_.decoder_embeddings().dim(0));
+  const int embeddings = static_cast<int>(model_.decoder_embeddings().dim(0));
+  const int vocab = weights_.generator.out_features;
   int needed = 0;
   for (int r = 0; r < rows; ++r) {
     const int token = input.tokens[static_cast<std::size_t>(r)];
-    RPT_CHECK(token >= 0 && token < vocab, InvalidArgument, "target token id ", token,
+    RPT_CHECK(token >= 0 && token < embeddings, InvalidArgument, "target token id ", token,
               " out of range");
     RPT_CHECK(input.parents[static_cast<std::size_t>(r)] < cache_rows_, InvalidArgument,
               "reorder parent ", input.parents[static_cast<std::size_t>(r)], " out of ",

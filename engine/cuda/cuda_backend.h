@@ -9,6 +9,7 @@
 // Not thread-safe: one backend per decoding loop, on its own stream and cuBLAS handle.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "engine/cuda/cuda_engine.h"
@@ -57,6 +58,9 @@ class CudaBackend final : public DecoderBackend {
   kernels::DeviceBuffer cache_;  // [cache_rows_, layout_]
   kernels::DeviceBuffer spare_;  // the gather target, swapped with cache_ every step
   int cache_rows_ = 0;
+  // Bytes of the encoder memory still held by active sentences (shared with their buffers).
+  std::shared_ptr<std::atomic<std::size_t>> encoder_memory_bytes_ =
+      std::make_shared<std::atomic<std::size_t>>(0);
   std::vector<char> host_inputs_;
   std::vector<char> host_results_;
 };

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "engine/dtype.h"
@@ -27,7 +28,7 @@ class Staging {
       return;
     }
     const float* source = tensor.data<float>();
-    const auto key = std::make_pair(static_cast<const void*>(source), keep_float32);
+    const Key key{static_cast<const void*>(source), tensor.numel(), keep_float32};
     auto found = offsets_.find(key);
     std::size_t offset = 0;
     if (found != offsets_.end()) {
@@ -105,7 +106,9 @@ class Staging {
 
   kernels::Precision precision_;
   std::vector<char> bytes_;
-  std::map<std::pair<const void*, bool>, std::size_t> offsets_;
+  // Host tensors already staged: the same data, size and precision are uploaded once.
+  using Key = std::tuple<const void*, std::int64_t, bool>;
+  std::map<Key, std::size_t> offsets_;
   std::vector<std::function<void(const char*)>> fixups_;
 };
 

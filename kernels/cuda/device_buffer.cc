@@ -138,6 +138,8 @@ void DeviceBuffer::copy_from_host(const void* host, std::size_t bytes) {
   RPT_CHECK(bytes <= bytes_, InvalidArgument, "copy of ", bytes, " bytes into a buffer of ",
             bytes_);
   RPT_CUDA_CHECK(cudaMemcpyAsync(data_, host, bytes, cudaMemcpyHostToDevice, stream_));
+  // Synchronous as documented: other streams may read the data as soon as this returns.
+  RPT_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
 void DeviceBuffer::copy_to_host(void* host, std::size_t bytes) const {

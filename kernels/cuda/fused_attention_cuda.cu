@@ -104,10 +104,8 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
       float dot = 0.0f;
       for (int i = 0; i < head_dim; ++i) dot += query[i] * to_float(key[i]);
       score = dot;
-      if (k > 0) {
-        bucket = relative_index(position, j, k);
-        score += relative_key_term[bucket];
-      }
+      if (k > 0) bucket = relative_index(position, j, k);
+      if (key_term) score += relative_key_term[bucket];
       if (bias != nullptr) score += bias[j];
     }
     const float new_max = fmaxf(running_max, warp_max(score));  // finite: lane 0 is valid

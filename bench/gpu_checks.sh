@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Everything a GPU session checks, in one command (run on the GPU machine, repository root):
+#   1. every CUDA op against its CPU definition (cuda_ops_test),
+#   2. the CUDA engine end to end against the CPU engine on the OpenNMT-py fixtures, batch
+#      invariance, the memory limit, 1,024-token inputs (cuda_engine_test),
+#   3. the demo models on their test split: GPU float32 / float16 / bfloat16 translations
+#      against the CPU's (token-identical share; the bar is 100% for float32, 99% for float16),
+#      with throughput and peak device memory of each run (batch 32 and batch 1, beam 4).
+#
+#   bash bench/gpu_checks.sh PACK_DIR [OUT_DIR]     (PACK_DIR from tools/device_pack.sh)
+set -uo pipefail
+PACK="${1:?usage: gpu_checks.sh PACK_DIR [OUT_DIR]}"
+OUT="${2:-${OUT:-/tmp/rpt-gpu}}"
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+BIN="$PACK/bin"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+status=0
+for suite in cuda_ops_test cuda_engine_test; do
+  "$BIN/$suite" --gtest_brief=1 > "$OUT/$suite.log" 2>&1 || status=1
+  echo "$suite: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$suite.log" | tr '\n' ' ')"
+done
+grep -E "token-identical|peak device memory" "$OUT/cuda_engine_test.log"
+
+threads=$(nproc)
+for model in models/*/; do
+  pair=$(basename "$model")
+  tsv="$PACK/data/ui.$pair.test.tsv"
+  [ -f "$tsv" ] || continue
+  cut -f1 "$tsv" > "$OUT/$pair.src"
+  "$BIN/rpt-translate" --model "$model" --threads "$threads" --batch-size 32 --verbose \
+    < "$OUT/$pair.src" > "$OUT/$pair.cpu" 2> "$OUT/$pair.cpu.log" || status=1
+  echo "$pair cpu: $(tail -1 "$OUT/$pair.cpu.log")"
+  for precision in float32 float16 bfloat16; do
+    for batch in 32 1; do
+      run="$pair.$precision.b$batch"
+      "$BIN/rpt-translate" --model "$model" --device cuda --compute-type "$precision" \
+        --batch-size "$batch" --verbose < "$OUT/$pair.src" > "$OUT/$run" 2> "$OUT/$run.log" \
+        || { status=1; echo "$run failed: $(tail -2 "$OUT/$run.log")"; continue; }
+      same=$(paste -d '\t' "$OUT/$pair.cpu" "$OUT/$run" | awk -F'\t' '$1 == $2' | wc -l)
+      total=$(wc -l < "$OUT/$pair.cpu")
+      echo "$run: $same/$total identical to the CPU; $(grep -h 'sentences' "$OUT/$run.log" | sed 's/^rpt-translate: //'); $(grep -h 'peak' "$OUT/$run.log" | sed 's/^rpt-translate: //')"
+    done
+  done
+done
+exit $status

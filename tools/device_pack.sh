@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Packs what a GPU machine without Debian packages needs to run rpt's CUDA tests and GPU
+# benchmarks (bench/gpu_checks.sh): the built binaries, the shared libraries they load that are
+# neither the C/C++ runtime nor CUDA's (the GPU machine has its own), the demo models and the
+# test split of the data.
+#
+#   tools/device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]
+#
+# Then, on the GPU machine, from the repository root: bash bench/gpu_checks.sh OUT_DIR
+set -euo pipefail
+BUILD="${1:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
+OUT="${2:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
+DATA="${3:-$(dirname "$0")/../../shared/data}"
+mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/data"
+
+BINARIES=(tools/rpt-translate server/rpt-server tests/cuda_ops_test tests/cuda_engine_test
+          tests/golden_test tests/engine_test)
+for binary in "${BINARIES[@]}"; do
+  [ -x "$BUILD/$binary" ] || { echo "missing $BUILD/$binary (build with -DRPT_WITH_CUDA=ON)" >&2; exit 1; }
+  cp "$BUILD/$binary" "$OUT/bin/"
+  ldd "$BUILD/$binary" | awk '$3 ~ /^\// {print $3}' | while read -r library; do
+    case "$(basename "$library")" in
+      libc.so*|libm.so*|libmvec.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;
+      libcuda*|libcublas*|libcudart*) ;;  # the GPU machine's CUDA
+      *) cp -L "$library" "$OUT/lib/" ;;
+    esac
+  done
+done
+for pair in en-de en-fr; do
+  [ -f "$DATA/ui.$pair.test.tsv" ] && cp "$DATA/ui.$pair.test.tsv" "$OUT/data/"
+done
+du -sh "$OUT"
