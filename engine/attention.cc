@@ -151,7 +151,7 @@ void self_attention_forward(const SelfAttentionWeights& weights,
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture, const float* x,
                          const std::vector<int>& positions, const std::vector<int>& slots,
-                         int cache_capacity, LayerCache& cache, float* out) {
+                         LayerCache& cache, float* out) {
   const int d = architecture.d_model;
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
@@ -160,13 +160,13 @@ void self_attention_step(const SelfAttentionWeights& weights,
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), rows, heads, head_dim);
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
-  std::vector<float> scores(static_cast<std::size_t>(cache_capacity));
+  std::vector<float> scores;
   for (int r = 0; r < rows; ++r) {
     const int t = positions[static_cast<std::size_t>(r)];
-    const long row_base =
-        static_cast<long>(slots[static_cast<std::size_t>(r)]) * cache_capacity * d;
-    float* keys = cache.keys.data() + row_base;
-    float* values = cache.values.data() + row_base;
+    const auto slot = static_cast<std::size_t>(slots[static_cast<std::size_t>(r)]);
+    float* keys = cache.keys[slot].data();
+    float* values = cache.values[slot].data();
+    scores.resize(static_cast<std::size_t>(t) + 1);
     const float* qkv = p.qkv.data() + static_cast<long>(r) * 3 * d;
     std::copy(qkv + d, qkv + 2 * d, keys + static_cast<long>(t) * d);
     std::copy(qkv + 2 * d, qkv + 3 * d, values + static_cast<long>(t) * d);

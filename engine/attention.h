@@ -21,21 +21,22 @@ void self_attention_forward(const SelfAttentionWeights& weights,
                             const std::vector<int>& lengths,  // [batch]
                             float* out);                      // [batch, length, d_model]
 
-// The self-attention KV cache of one decoder layer: [slots, capacity, d_model] keys and values.
+// The self-attention KV cache of one decoder layer, one growable buffer per slot (a row's
+// cache): keys[slot] and values[slot] hold [positions, d_model].
 struct LayerCache {
-  std::vector<float> keys;
-  std::vector<float> values;
+  std::vector<std::vector<float>> keys;
+  std::vector<std::vector<float>> values;
 };
 
 // One decoder self-attention step: row r sits at position positions[r] and keeps its cache in
-// slot slots[r]; its new key and value are written there at that position and it attends to
-// positions 0..positions[r].
+// slot slots[r] (which holds at least positions[r] + 1 positions); its new key and value are
+// written there at that position and it attends to positions 0..positions[r].
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture,
                          const float* x,  // [rows, d_model], already normalised
                          const std::vector<int>& positions,  // [rows]
                          const std::vector<int>& slots,      // [rows]
-                         int cache_capacity, LayerCache& cache,
+                         LayerCache& cache,
                          float* out);  // [rows, d_model]
 
 // Rows [first_row, first_row + rows) attend to one sentence's encoder memory.

@@ -13,50 +13,38 @@ DecoderState::DecoderState(const Model& model)
     : d_model_(model.config().architecture.d_model),
       layers_(static_cast<std::size_t>(model.config().architecture.decoder_layers)) {}
 
-void DecoderState::reserve_slots(int slots) {
-  if (slots <= slot_capacity_) return;
-  slot_capacity_ = std::max(slots, slot_capacity_ + slot_capacity_ / 2);
-  // Slots are the outer dimension: growing appends, existing slots keep their offsets.
-  const std::size_t floats = static_cast<std::size_t>(slot_capacity_) * capacity_ * d_model_;
+void DecoderState::reserve_slot(int slot, int positions) {
+  const auto index = static_cast<std::size_t>(slot);
+  const std::size_t needed = static_cast<std::size_t>(positions) * d_model_;
   for (LayerCache& layer : layers_) {
-    layer.keys.resize(floats);
-    layer.values.resize(floats);
+    if (layer.keys.size() <= index) {
+      layer.keys.resize(index + 1);
+      layer.values.resize(index + 1);
+    }
+    std::vector<float>& keys = layer.keys[index];
+    if (keys.size() >= needed) continue;
+    const std::size_t grown = std::max(needed, std::max<std::size_t>(16 * d_model_, 2 * keys.size()));
+    keys.resize(grown);
+    layer.values[index].resize(grown);
   }
 }
 
 void DecoderState::reorder(const std::vector<int>& parents, const std::vector<int>& lengths) {
   const std::vector<CacheSlots::Copy> copies = slots_.reorder(parents, lengths);
-  reserve_slots(slots_.slot_count());
-  const std::size_t slot_floats = static_cast<std::size_t>(capacity_) * d_model_;
-  for (LayerCache& layer : layers_) {
-    for (const CacheSlots::Copy& copy : copies) {
-      const auto from = static_cast<long>(copy.from_slot * slot_floats);
-      const auto to = static_cast<long>(copy.to_slot * slot_floats);
-      const auto count = static_cast<long>(copy.length) * d_model_;
-      std::copy_n(layer.keys.begin() + from, count, layer.keys.begin() + to);
-      std::copy_n(layer.values.begin() + from, count, layer.values.begin() + to);
+  for (const CacheSlots::Copy& copy : copies) {
+    reserve_slot(copy.to_slot, copy.length);
+    const auto count = static_cast<long>(copy.length) * d_model_;
+    for (LayerCache& layer : layers_) {
+      const auto from = static_cast<std::size_t>(copy.from_slot);
+      const auto to = static_cast<std::size_t>(copy.to_slot);
+      std::copy_n(layer.keys[from].begin(), count, layer.keys[to].begin());
+      std::copy_n(layer.values[from].begin(), count, layer.values[to].begin());
     }
   }
 }
 
 void DecoderState::reserve_steps(int steps) {
-  if (steps <= capacity_) return;
-  const int new_capacity = std::max(steps, std::max(16, capacity_ * 2));
-  const std::size_t old_slot = static_cast<std::size_t>(capacity_) * d_model_;
-  const std::size_t new_slot = static_cast<std::size_t>(new_capacity) * d_model_;
-  for (LayerCache& layer : layers_) {
-    std::vector<float> keys(new_slot * slot_capacity_);
-    std::vector<float> values(new_slot * slot_capacity_);
-    for (int s = 0; s < slot_capacity_; ++s) {
-      std::copy_n(layer.keys.begin() + static_cast<long>(s * old_slot), old_slot,
-                  keys.begin() + static_cast<long>(s * new_slot));
-      std::copy_n(layer.values.begin() + static_cast<long>(s * old_slot), old_slot,
-                  values.begin() + static_cast<long>(s * new_slot));
-    }
-    layer.keys = std::move(keys);
-    layer.values = std::move(values);
-  }
-  capacity_ = new_capacity;
+  for (int slot : slots_.row_slots()) reserve_slot(slot, steps);
 }
 
 Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderState& state) {
@@ -104,7 +92,7 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
       input_x = normed.data();
     }
     self_attention_step(layer.self_attention, arch, input_x, input.positions, state.row_slots(),
-                        state.capacity(), cache, attended.data());
+                        cache, attended.data());
     add_in_place(x.data(), attended.data(), count);
     if (!pre_norm) {
       layer_norm_forward(x.data(), rows, layer.self_attention.norm, arch.norm_eps, x.data());

@@ -18,12 +18,11 @@ class DecoderState {
   explicit DecoderState(const Model& model);
 
   int rows() const { return slots_.rows(); }
-  int capacity() const { return capacity_; }
 
   // Rearranges rows for the next step: new row i continues old row parents[i] (a beam's
   // parent) with the first lengths[i] cached positions, or starts empty when parents[i] < 0.
   void reorder(const std::vector<int>& parents, const std::vector<int>& lengths);
-  // Makes room for positions [0, steps).
+  // Makes room for positions [0, steps) in every row's cache.
   void reserve_steps(int steps);
 
   std::vector<LayerCache>& layers() { return layers_; }
@@ -31,13 +30,12 @@ class DecoderState {
   const std::vector<int>& row_slots() const { return slots_.row_slots(); }
 
  private:
-  void reserve_slots(int slots);
+  // Grows slot `slot` of every layer to hold `positions` positions (doubling, contents kept).
+  void reserve_slot(int slot, int positions);
 
   int d_model_;
-  int capacity_ = 0;
-  int slot_capacity_ = 0;  // slots the layer buffers hold
   CacheSlots slots_;
-  std::vector<LayerCache> layers_;  // [slot_capacity, capacity, d_model] keys and values
+  std::vector<LayerCache> layers_;
 };
 
 struct DecoderStepInput {
