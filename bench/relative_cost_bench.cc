@@ -10,6 +10,7 @@
 #include "engine/decoder.h"
 #include "engine/encoder.h"
 #include "kernels/gemm.h"
+#include "kernels/parallel.h"
 #include "tests/support/weights_writer.h"
 
 namespace rpt {
@@ -54,7 +55,7 @@ std::shared_ptr<const Model> model_for(Variant variant) {
 
 // Encoder over `batch` sentences of `length` tokens.
 void BM_Encoder(benchmark::State& state) {
-  kernels::set_cpu_blas_threads(1);
+  kernels::set_cpu_threads(1);
   const auto model = model_for(static_cast<Variant>(state.range(0)));
   const int batch = 32;
   const auto length = static_cast<int>(state.range(1));
@@ -68,7 +69,7 @@ void BM_Encoder(benchmark::State& state) {
 
 // One decoder step for 128 rows (32 sentences x beam 4) at position `t`.
 void BM_DecoderStep(benchmark::State& state) {
-  kernels::set_cpu_blas_threads(1);
+  kernels::set_cpu_threads(1);
   const auto model = model_for(static_cast<Variant>(state.range(0)));
   const int t = static_cast<int>(state.range(1));
   const int sentences = 32, beam = 4, rows = sentences * beam, source_length = 16;

@@ -5,6 +5,7 @@
 
 #include "engine/layers.h"
 #include "kernels/gemm.h"
+#include "kernels/parallel.h"
 #include "kernels/relative_softmax.h"
 
 namespace rpt {
@@ -114,11 +115,14 @@ void self_attention_forward(const SelfAttentionWeights& weights,
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), tokens, heads, head_dim);
 
   std::vector<float> context(static_cast<std::size_t>(tokens) * d, 0.0f);
-  std::vector<float> scores(static_cast<std::size_t>(length) * length);
-  for (int b = 0; b < batch; ++b) {
-    const int n = lengths[static_cast<std::size_t>(b)];
-    const long first = static_cast<long>(b) * length;
-    for (int h = 0; h < heads; ++h) {
+  // Every (sequence, head) is independent: one task each across the CPU threads.
+  kernels::parallel_for(static_cast<long>(batch) * heads, 1, [&](long first_task, long last_task) {
+    std::vector<float> scores(static_cast<std::size_t>(length) * length);
+    for (long task = first_task; task < last_task; ++task) {
+      const int b = static_cast<int>(task / heads);
+      const int h = static_cast<int>(task % heads);
+      const int n = lengths[static_cast<std::size_t>(b)];
+      const long first = static_cast<long>(b) * length;
       const float* q = p.scaled_query.data() + first * d + h * head_dim;
       const float* k = p.qkv.data() + first * 3 * d + d + h * head_dim;
       const float* v = p.qkv.data() + first * 3 * d + 2 * d + h * head_dim;
@@ -138,7 +142,7 @@ void self_attention_forward(const SelfAttentionWeights& weights,
                          .a = scores.data(), .lda = n, .b = v, .ldb = 3 * d,
                          .c = context.data() + first * d + h * head_dim, .ldc = d});
     }
-  }
+  });
   add_value_term(weights, terms, tokens, heads, head_dim, context.data());
   linear_forward(context.data(), tokens, weights.output, out);
   for (int b = 0; b < batch; ++b) {  // padded rows carry no information: zero them
@@ -160,35 +164,38 @@ void self_attention_step(const SelfAttentionWeights& weights,
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), rows, heads, head_dim);
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
-  std::vector<float> scores;
-  for (int r = 0; r < rows; ++r) {
-    const int t = positions[static_cast<std::size_t>(r)];
-    const auto slot = static_cast<std::size_t>(slots[static_cast<std::size_t>(r)]);
-    float* keys = cache.keys[slot].data();
-    float* values = cache.values[slot].data();
-    scores.resize(static_cast<std::size_t>(t) + 1);
-    const float* qkv = p.qkv.data() + static_cast<long>(r) * 3 * d;
-    std::copy(qkv + d, qkv + 2 * d, keys + static_cast<long>(t) * d);
-    std::copy(qkv + 2 * d, qkv + 3 * d, values + static_cast<long>(t) * d);
-    for (int h = 0; h < heads; ++h) {
-      // scores [t + 1] = K [t + 1, head_dim] q
-      kernels::gemv_cpu({.rows = t + 1, .cols = head_dim,
-                         .a = keys + h * head_dim, .lda = d,
-                         .x = p.scaled_query.data() + static_cast<long>(r) * d + h * head_dim,
-                         .y = scores.data()});
-      kernels::RelativeSoftmaxArgs args = softmax_args(weights, terms, r, h, heads, t);
-      args.scores = scores.data();
-      args.queries = 1;
-      args.keys = t + 1;
-      args.ld_scores = t + 1;
-      kernels::relative_softmax_cpu(args);
-      // context [head_dim] = V^T alpha
-      kernels::gemv_cpu({.transpose_a = true, .rows = t + 1, .cols = head_dim,
-                         .a = values + h * head_dim, .lda = d,
-                         .x = scores.data(),
-                         .y = context.data() + static_cast<long>(r) * d + h * head_dim});
+  // Rows are independent: each reads and writes only its own cache slot.
+  kernels::parallel_for(rows, 4, [&](long first_row, long last_row) {
+    std::vector<float> scores;
+    for (long r = first_row; r < last_row; ++r) {
+      const int t = positions[static_cast<std::size_t>(r)];
+      const auto slot = static_cast<std::size_t>(slots[static_cast<std::size_t>(r)]);
+      float* keys = cache.keys[slot].data();
+      float* values = cache.values[slot].data();
+      scores.resize(static_cast<std::size_t>(t) + 1);
+      const float* qkv = p.qkv.data() + static_cast<long>(r) * 3 * d;
+      std::copy(qkv + d, qkv + 2 * d, keys + static_cast<long>(t) * d);
+      std::copy(qkv + 2 * d, qkv + 3 * d, values + static_cast<long>(t) * d);
+      for (int h = 0; h < heads; ++h) {
+        // scores [t + 1] = K [t + 1, head_dim] q
+        kernels::gemv_cpu({.rows = t + 1, .cols = head_dim,
+                           .a = keys + h * head_dim, .lda = d,
+                           .x = p.scaled_query.data() + static_cast<long>(r) * d + h * head_dim,
+                           .y = scores.data()});
+        kernels::RelativeSoftmaxArgs args = softmax_args(weights, terms, r, h, heads, t);
+        args.scores = scores.data();
+        args.queries = 1;
+        args.keys = t + 1;
+        args.ld_scores = t + 1;
+        kernels::relative_softmax_cpu(args);
+        // context [head_dim] = V^T alpha
+        kernels::gemv_cpu({.transpose_a = true, .rows = t + 1, .cols = head_dim,
+                           .a = values + h * head_dim, .lda = d,
+                           .x = scores.data(),
+                           .y = context.data() + static_cast<long>(r) * d + h * head_dim});
+      }
     }
-  }
+  });
   add_value_term(weights, terms, rows, heads, head_dim, context.data());
   linear_forward(context.data(), rows, weights.output, out);
 }
@@ -205,31 +212,36 @@ void cross_attention_step(const CrossAttentionWeights& weights,
   for (float& value : query) value /= scale;
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
-  std::vector<float> scores;
-  for (const MemoryGroup& group : groups) {
-    scores.resize(static_cast<std::size_t>(group.rows) * group.memory_length);
-    for (int h = 0; h < heads; ++h) {
-      const float* q = query.data() + static_cast<long>(group.first_row) * d + h * head_dim;
-      const float* k = group.keys_values + h * head_dim;
-      const float* v = group.keys_values + d + h * head_dim;
-      // scores [beams, memory] = q [beams, head_dim] K^T: all beams of the sentence in one GEMM
-      kernels::gemm_cpu({.transpose_b = true, .m = group.rows, .n = group.memory_length,
-                         .k = head_dim, .a = q, .lda = d, .b = k, .ldb = group.row_stride,
-                         .c = scores.data(), .ldc = group.memory_length});
-      kernels::RelativeSoftmaxArgs args;
-      args.scores = scores.data();
-      args.queries = group.rows;
-      args.keys = group.memory_length;
-      args.ld_scores = group.memory_length;
-      kernels::relative_softmax_cpu(args);
-      kernels::gemm_cpu({.m = group.rows, .n = head_dim, .k = group.memory_length,
-                         .a = scores.data(), .lda = group.memory_length, .b = v,
-                         .ldb = group.row_stride,
-                         .c = context.data() + static_cast<long>(group.first_row) * d +
-                              h * head_dim,
-                         .ldc = d});
+  // Sentences are independent: their groups of beams go across the CPU threads.
+  const auto group_count = static_cast<long>(groups.size());
+  kernels::parallel_for(group_count, 1, [&](long first_group, long last_group) {
+    std::vector<float> scores;
+    for (long g = first_group; g < last_group; ++g) {
+      const MemoryGroup& group = groups[static_cast<std::size_t>(g)];
+      scores.resize(static_cast<std::size_t>(group.rows) * group.memory_length);
+      for (int h = 0; h < heads; ++h) {
+        const float* q = query.data() + static_cast<long>(group.first_row) * d + h * head_dim;
+        const float* k = group.keys_values + h * head_dim;
+        const float* v = group.keys_values + d + h * head_dim;
+        // scores [beams, memory] = q [beams, head_dim] K^T: all beams of the sentence in one GEMM
+        kernels::gemm_cpu({.transpose_b = true, .m = group.rows, .n = group.memory_length,
+                           .k = head_dim, .a = q, .lda = d, .b = k, .ldb = group.row_stride,
+                           .c = scores.data(), .ldc = group.memory_length});
+        kernels::RelativeSoftmaxArgs args;
+        args.scores = scores.data();
+        args.queries = group.rows;
+        args.keys = group.memory_length;
+        args.ld_scores = group.memory_length;
+        kernels::relative_softmax_cpu(args);
+        kernels::gemm_cpu({.m = group.rows, .n = head_dim, .k = group.memory_length,
+                           .a = scores.data(), .lda = group.memory_length, .b = v,
+                           .ldb = group.row_stride,
+                           .c = context.data() + static_cast<long>(group.first_row) * d +
+                                h * head_dim,
+                           .ldc = d});
+      }
     }
-  }
+  });
   linear_forward(context.data(), rows, weights.output, out);
 }
 

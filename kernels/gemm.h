@@ -1,5 +1,5 @@
 // Matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major, float32.
-// CPU definition: a multithreaded BLAS (OpenBLAS). Stateless; no allocation.
+// CPU definition: OpenBLAS, split across rpt's CPU threads (kernels/parallel.h). Stateless.
 #pragma once
 
 #include "kernels/precision.h"
@@ -64,9 +64,5 @@ struct GemvArgs {
 };
 
 void gemv_cpu(const GemvArgs& args);
-
-// Threads the CPU BLAS may use for one call (0: the library default).
-void set_cpu_blas_threads(int threads);
-int cpu_blas_threads();
 
 }  // namespace rpt::kernels

@@ -12,7 +12,7 @@
 #include <grpcpp/server_builder.h>
 #include <spdlog/spdlog.h>
 
-#include "kernels/gemm.h"
+#include "kernels/parallel.h"
 
 namespace rpt::server {
 namespace {
@@ -38,7 +38,7 @@ constexpr const char* kTranslatorService = "rpt.v1.Translator";
 
 Server::Server(const ServerOptions& options)
     : options_(options),
-      registry_((kernels::set_cpu_blas_threads(options.threads), options), metrics_),
+      registry_((kernels::set_cpu_threads(options.threads), options), metrics_),
       context_{.registry = registry_, .metrics = metrics_, .options = options_},
       service_(context_) {
   metrics_.expose(options.metrics_listen);

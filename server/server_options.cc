@@ -56,7 +56,7 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "MiB of GPU memory each model may hold (weights, caches, workspaces); past it "
                  "requests get RESOURCE_EXHAUSTED. 0: no limit but the device's")
       ->check(CLI::Range(0.0, 1e9));
-  app.add_option("--threads", options.threads, "BLAS threads (0: library default)")
+  app.add_option("--threads", options.threads, "CPU threads for the CPU engine (0: all)")
       ->check(CLI::Range(0, 1024));
   auto& s = options.scheduler;
   app.add_option("--max-queued-sentences", s.max_queued_sentences,

@@ -13,7 +13,7 @@
 
 #include "engine/errors.h"
 #include "engine/translator.h"
-#include "kernels/gemm.h"
+#include "kernels/parallel.h"
 
 namespace {
 
@@ -39,7 +39,7 @@ rpt::LengthPenaltyType parse_penalty_type(const std::string& name) {
 }
 
 int run(const CliOptions& cli) {
-  rpt::kernels::set_cpu_blas_threads(cli.threads);
+  rpt::kernels::set_cpu_threads(cli.threads);
   const auto model = rpt::Model::load(cli.model);
   const auto engine = rpt::Engine::create(
       model, {.device = rpt::parse_device(cli.device),
@@ -70,11 +70,11 @@ int run(const CliOptions& cli) {
   if (cli.verbose) {
     std::fprintf(stderr,
                  "rpt-translate: %zu sentences, %ld target tokens in %.3f s: %.1f sentences/s, "
-                 "%.1f target tokens/s (beam %d, batch %d, %s %s, %d BLAS threads)\n",
+                 "%.1f target tokens/s (beam %d, batch %d, %s %s, %d CPU threads)\n",
                  lines.size(), target_tokens, seconds, lines.size() / seconds,
                  target_tokens / seconds, cli.decoding.beam_size, cli.batch_size,
                  translator.engine().device_description().c_str(), cli.compute_type.c_str(),
-                 rpt::kernels::cpu_blas_threads());
+                 rpt::kernels::cpu_threads());
     const std::size_t peak = translator.engine().peak_device_memory_bytes();
     if (peak > 0) {
       std::fprintf(stderr, "rpt-translate: peak device memory %.1f MiB\n",
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
   app.add_option("--device-memory-limit", cli.device_memory_limit_mib,
                  "MiB of GPU memory the engine may hold (0: the device's)")
       ->check(CLI::Range(0.0, 1e9));
-  app.add_option("--threads", cli.threads, "BLAS threads (0: library default)")
+  app.add_option("--threads", cli.threads, "CPU threads (0: all)")
       ->check(CLI::Range(0, 1024));
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--verbose", cli.verbose, "Print throughput on stderr");

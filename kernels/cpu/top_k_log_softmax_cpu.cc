@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kernels/cpu/log_sum_exp_cpu.h"
+#include "kernels/parallel.h"
 #include "kernels/top_k_log_softmax.h"
 
 namespace rpt::kernels {
@@ -18,33 +19,36 @@ bool before(const Entry& a, const Entry& b) {
 }  // namespace
 
 void top_k_log_softmax_cpu(const TopKLogSoftmaxArgs& args) {
-  std::vector<Entry> heap;  // min-heap of the best k under before()
-  heap.reserve(static_cast<std::size_t>(args.k));
-  for (int r = 0; r < args.rows; ++r) {
-    const float* row = args.logits + static_cast<long>(r) * args.vocab;
-    const int blocked = args.blocked_token ? args.blocked_token[r] : -1;
-    const float log_normalizer = log_sum_exp_cpu(row, args.vocab);
+  // Rows are independent: spread across the CPU threads.
+  parallel_for(args.rows, 8, [&](long first, long last) {
+    std::vector<Entry> heap;  // min-heap of the best k under before()
+    heap.reserve(static_cast<std::size_t>(args.k));
+    for (long r = first; r < last; ++r) {
+      const float* row = args.logits + static_cast<long>(r) * args.vocab;
+      const int blocked = args.blocked_token ? args.blocked_token[r] : -1;
+      const float log_normalizer = log_sum_exp_cpu(row, args.vocab);
 
-    heap.clear();
-    for (int c = 0; c < args.vocab; ++c) {
-      const Entry entry{c == blocked ? args.blocked_log_prob : row[c] - log_normalizer, c};
-      if (static_cast<int>(heap.size()) < args.k) {
-        heap.push_back(entry);
-        std::push_heap(heap.begin(), heap.end(), before);
-      } else if (before(entry, heap.front())) {
-        std::pop_heap(heap.begin(), heap.end(), before);
-        heap.back() = entry;
-        std::push_heap(heap.begin(), heap.end(), before);
+      heap.clear();
+      for (int c = 0; c < args.vocab; ++c) {
+        const Entry entry{c == blocked ? args.blocked_log_prob : row[c] - log_normalizer, c};
+        if (static_cast<int>(heap.size()) < args.k) {
+          heap.push_back(entry);
+          std::push_heap(heap.begin(), heap.end(), before);
+        } else if (before(entry, heap.front())) {
+          std::pop_heap(heap.begin(), heap.end(), before);
+          heap.back() = entry;
+          std::push_heap(heap.begin(), heap.end(), before);
+        }
+      }
+      std::sort_heap(heap.begin(), heap.end(), before);  // best first
+      float* out_log_probs = args.log_probs + static_cast<long>(r) * args.k;
+      int* out_ids = args.ids + static_cast<long>(r) * args.k;
+      for (std::size_t i = 0; i < heap.size(); ++i) {
+        out_log_probs[i] = heap[i].first;
+        out_ids[i] = heap[i].second;
       }
     }
-    std::sort_heap(heap.begin(), heap.end(), before);  // best first
-    float* out_log_probs = args.log_probs + static_cast<long>(r) * args.k;
-    int* out_ids = args.ids + static_cast<long>(r) * args.k;
-    for (std::size_t i = 0; i < heap.size(); ++i) {
-      out_log_probs[i] = heap[i].first;
-      out_ids[i] = heap[i].second;
-    }
-  }
+  });
 }
 
 }  // namespace rpt::kernels

@@ -1,0 +1,136 @@
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "kernels/parallel.h"
+
+namespace rpt::kernels {
+namespace {
+
+thread_local bool inside_parallel_for = false;
+
+// Workers wait for a generation number to change, run their chunk of the
+// current job, and count themselves out; the caller runs chunk 0 and waits for
+// the count to reach zero.
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads) : threads_(std::max(1, threads)) {
+    openblas_set_num_threads(1);  // the chunks are the parallelism
+    for (int worker = 1; worker < threads_; ++worker) {
+      workers_.emplace_back([this, worker] { work(worker); });
+    }
+  }
+
+  ~ThreadPool() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      ++generation_;
+    }
+    wake_.notify_all();
+    for (std::thread &worker : workers_) worker.join();
+  }
+
+  int threads() const { return threads_; }
+
+  // False when another caller holds the pool; the caller then runs the range
+  // itself.
+  bool try_run(long count, long min_chunk, const std::function<void(long, long)> &fn) {
+    std::unique_lock busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    const long chunks =
+        std::min<long>(threads_, std::max<long>(1, count / std::max(1L, min_chunk)));
+    if (chunks <= 1) return false;
+    {
+      std::lock_guard lock(mutex_);
+      job_ = &fn;
+      count_ = count;
+      chunks_ = chunks;
+      pending_.store(static_cast<int>(chunks - 1));
+      ++generation_;
+    }
+    wake_.notify_all();
+    run_chunk(0);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return pending_.load() == 0; });
+    job_ = nullptr;
+    return true;
+  }
+
+ private:
+  void run_chunk(long chunk) {
+    const long begin = count_ * chunk / chunks_;
+    const long end = count_ * (chunk + 1) / chunks_;
+    inside_parallel_for = true;
+    (*job_)(begin, end);
+    inside_parallel_for = false;
+  }
+
+  void work(int worker) {
+    std::uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (stopping_) return;
+        if (worker >= chunks_) continue;  // this job has fewer chunks than threads
+      }
+      run_chunk(worker);
+      if (pending_.fetch_sub(1) == 1) {
+        std::lock_guard lock(mutex_);
+        done_.notify_one();
+      }
+    }
+  }
+
+  const int threads_;
+  std::vector<std::thread> workers_;
+  std::mutex busy_;  // held by the caller whose job runs
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  std::uint64_t generation_ = 0;
+  bool stopping_ = false;
+  const std::function<void(long, long)> *job_ = nullptr;
+  long count_ = 0;
+  long chunks_ = 0;
+  std::atomic<int> pending_{0};
+};
+
+std::mutex pool_mutex;
+std::shared_ptr<ThreadPool> pool_instance;
+
+std::shared_ptr<ThreadPool> pool() {
+  std::lock_guard lock(pool_mutex);
+  if (!pool_instance) {
+    pool_instance =
+        std::make_shared<ThreadPool>(static_cast<int>(std::thread::hardware_concurrency()));
+  }
+  return pool_instance;
+}
+
+}  // namespace
+
+void set_cpu_threads(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
+  std::lock_guard lock(pool_mutex);
+  if (pool_instance && pool_instance->threads() == threads) return;
+  pool_instance = std::make_shared<ThreadPool>(threads);
+}
+
+int cpu_threads() { return pool()->threads(); }
+
+void parallel_for(long count, long min_chunk, const std::function<void(long, long)> &fn) {
+  if (count <= 0) return;
+  if (!inside_parallel_for && pool()->try_run(count, min_chunk, fn)) return;
+  fn(0, count);
+}
+
+}  // namespace rpt::kernels

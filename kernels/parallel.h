@@ -1,0 +1,23 @@
+// The CPU threads of rpt: one pool shared by every CPU op, GEMMs included (OpenBLAS itself runs
+// single-threaded inside each chunk, so two thread pools never compete for the cores).
+//
+// parallel_for splits [0, count) into contiguous chunks, one per thread (the caller runs the
+// first). It runs serially when the range is small, when called from inside another
+// parallel_for, or while another caller's parallel_for holds the pool (a second model's
+// decoding loop in the server, a second Translator call): never a deadlock, never
+// oversubscription. Thread-safe.
+#pragma once
+
+#include <functional>
+
+namespace rpt::kernels {
+
+// Threads the CPU ops use, the caller included (0: the machine's hardware threads).
+void set_cpu_threads(int threads);
+int cpu_threads();
+
+// Calls fn(begin, end) on disjoint chunks covering [0, count); chunks hold at least
+// `min_chunk` items (fewer only when count itself is smaller).
+void parallel_for(long count, long min_chunk, const std::function<void(long, long)>& fn);
+
+}  // namespace rpt::kernels
