@@ -3,7 +3,8 @@
 #   1. every CUDA op against its CPU definition (cuda_ops_test),
 #   2. the CUDA engine end to end against the CPU engine on the OpenNMT-py fixtures, batch
 #      invariance, the memory limit, 1,024-token inputs (cuda_engine_test),
-#   3. the demo models on their test split: GPU float32 / float16 / bfloat16 translations
+#   3. the cost of relative positions on the GPU (relative_cost_bench, float32 and float16),
+#   4. the demo models on their test split: GPU float32 / float16 / bfloat16 translations
 #      against the CPU's (token-identical share; the bar is 100% for float32, 99% for float16),
 #      with throughput and peak device memory of each run (batch 32 and batch 1, beam 4).
 #
@@ -22,6 +23,10 @@ for suite in cuda_ops_test cuda_engine_test; do
   echo "$suite: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$suite.log" | tr '\n' ' ')"
 done
 grep -E "token-identical|peak device memory" "$OUT/cuda_engine_test.log"
+
+"$BIN/relative_cost_bench" --benchmark_filter='device:[12]' --benchmark_min_time=1 \
+  > "$OUT/relative_cost_gpu.txt" 2>&1 || status=1
+grep -E "^BM_" "$OUT/relative_cost_gpu.txt"
 
 threads=$(nproc)
 for model in models/*/; do

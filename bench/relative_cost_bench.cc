@@ -1,16 +1,20 @@
-// The cost of relative positions on the CPU: encoder forward and one decoder step of the same
-// model size with Shaw relative positions (k = 16), T5 buckets, sinusoidal encodings, and none.
-// Synthetic weights (the cost does not depend on their values). Run:
+// The cost of relative positions: encoder forward and one decoder step (top-k included) of the
+// same model size with Shaw relative positions (k = 16), T5 buckets, sinusoidal encodings, and
+// none, on the CPU (one thread) and, in a CUDA build with a GPU, on the GPU in float32 and
+// float16 (wall time; each call ends with its device-to-host copy). Synthetic weights (the cost
+// does not depend on their values). Run:
 //   build/bench/relative_cost_bench --benchmark_min_time=2
+//   build/bench/relative_cost_bench --benchmark_filter='device:[12]'   (GPU only)
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
 #include <map>
 
-#include "engine/decoder.h"
-#include "engine/encoder.h"
-#include "kernels/gemm.h"
+#include "engine/engine.h"
 #include "kernels/parallel.h"
+#ifdef RPT_WITH_CUDA
+#include "kernels/cuda/device_buffer.h"
+#endif
 #include "tests/support/weights_writer.h"
 
 namespace rpt {
@@ -53,53 +57,90 @@ std::shared_ptr<const Model> model_for(Variant variant) {
   return model;
 }
 
-// Encoder over `batch` sentences of `length` tokens.
-void BM_Encoder(benchmark::State& state) {
+enum DeviceArg { kCpu, kCudaFloat32, kCudaFloat16 };
+
+bool gpu_available() {
+#ifdef RPT_WITH_CUDA
+  return kernels::cuda_device_count() > 0;
+#else
+  return false;
+#endif
+}
+
+// The engine for a benchmark's (position, ..., device) arguments; nullptr: skipped.
+std::shared_ptr<const Engine> engine_for(benchmark::State& state) {
+  const auto device = static_cast<DeviceArg>(state.range(2));
+  if (device != kCpu && !gpu_available()) {
+    state.SkipWithError("no CUDA device");
+    return nullptr;
+  }
   kernels::set_cpu_threads(1);
-  const auto model = model_for(static_cast<Variant>(state.range(0)));
+  static std::map<std::pair<long, long>, std::shared_ptr<const Engine>> cache;
+  const auto key = std::make_pair(state.range(0), state.range(2));
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  ComputeOptions options;
+  if (device != kCpu) {
+    options.device = Device::kCuda;
+    options.precision =
+        device == kCudaFloat16 ? kernels::Precision::kFloat16 : kernels::Precision::kFloat32;
+  }
+  auto engine = Engine::create(model_for(static_cast<Variant>(state.range(0))), options);
+  cache[key] = engine;
+  return engine;
+}
+
+// Encoder over `batch` sentences of `length` tokens, memory K/V projection included.
+void BM_Encoder(benchmark::State& state) {
+  const auto engine = engine_for(state);
+  if (engine == nullptr) return;
+  const auto backend = engine->make_backend();
   const int batch = 32;
   const auto length = static_cast<int>(state.range(1));
   std::vector<std::vector<int>> sources(batch, std::vector<int>(static_cast<std::size_t>(length)));
   for (auto& s : sources) {
     for (int t = 0; t < length; ++t) s[static_cast<std::size_t>(t)] = 4 + (t * 37) % 7000;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(encode(*model, sources));
+  for (auto _ : state) benchmark::DoNotOptimize(backend->encode(sources));
   state.SetItemsProcessed(state.iterations() * batch * length);
 }
 
-// One decoder step for 128 rows (32 sentences x beam 4) at position `t`.
+// One decoder step for 128 rows (32 sentences x beam 4) at position `t`, with the fused
+// log-softmax + top-4 scan.
 void BM_DecoderStep(benchmark::State& state) {
-  kernels::set_cpu_threads(1);
-  const auto model = model_for(static_cast<Variant>(state.range(0)));
+  const auto engine = engine_for(state);
+  if (engine == nullptr) return;
+  const auto backend = engine->make_backend();
   const int t = static_cast<int>(state.range(1));
   const int sentences = 32, beam = 4, rows = sentences * beam, source_length = 16;
-  const EncodedBatch encoded =
-      encode(*model, std::vector<std::vector<int>>(sentences, std::vector<int>(source_length, 7)));
-  const int stride = static_cast<int>(encoded.memory_keys_values.dim(2));
-  DecoderStepInput input;
+  const std::vector<EncodedSentence> memory = backend->encode(
+      std::vector<std::vector<int>>(sentences, std::vector<int>(source_length, 7)));
+  StepInput input;
   for (int s = 0; s < sentences; ++s) {
-    input.memory.push_back({.keys_values = encoded.memory_keys_values.data<float>() +
-                                           static_cast<long>(s) * source_length * stride,
-                            .row_stride = stride,
-                            .memory_length = source_length,
+    input.groups.push_back({.sentence = &memory[static_cast<std::size_t>(s)],
                             .first_row = s * beam,
                             .rows = beam});
   }
   input.tokens.assign(rows, 9);
   input.positions.assign(rows, t);
-  DecoderState decoder_state(*model);
-  decoder_state.reorder(std::vector<int>(rows, -1), std::vector<int>(rows, 0));
-  decoder_state.reserve_steps(t + 1);
-  for (auto _ : state) benchmark::DoNotOptimize(decoder_step(*model, input, decoder_state));
+  input.parents.assign(rows, -1);
+  input.blocked_tokens.assign(rows, -1);
+  input.width = beam;
+  StepCandidates candidates;
+  backend->step(input, candidates);  // every row now has a cache of t + 1 positions
+  for (int r = 0; r < rows; ++r) input.parents[static_cast<std::size_t>(r)] = r;
+  for (auto _ : state) backend->step(input, candidates);
   state.SetItemsProcessed(state.iterations() * rows);
 }
 
 void variants(benchmark::internal::Benchmark* bench, std::initializer_list<long> sizes) {
-  bench->ArgNames({"position", "length"});
-  for (long v : {kShaw, kT5, kSinusoidal, kNoPosition}) {
-    for (long size : sizes) bench->Args({v, size});
+  bench->ArgNames({"position", "length", "device"});
+  for (long device : {kCpu, kCudaFloat32, kCudaFloat16}) {
+    for (long v : {kShaw, kT5, kSinusoidal, kNoPosition}) {
+      for (long size : sizes) bench->Args({v, size, device});
+    }
   }
-  bench->Unit(benchmark::kMillisecond);
+  bench->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
 BENCHMARK(BM_Encoder)->Apply([](auto* b) { variants(b, {16, 64}); });

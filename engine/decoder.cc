@@ -6,6 +6,7 @@
 #include "kernels/errors.h"
 #include "engine/layers.h"
 #include "kernels/embedding.h"
+#include "kernels/parallel.h"
 
 namespace rpt {
 
@@ -31,16 +32,21 @@ void DecoderState::reserve_slot(int slot, int positions) {
 
 void DecoderState::reorder(const std::vector<int>& parents, const std::vector<int>& lengths) {
   const std::vector<CacheSlots::Copy> copies = slots_.reorder(parents, lengths);
-  for (const CacheSlots::Copy& copy : copies) {
-    reserve_slot(copy.to_slot, copy.length);
-    const auto count = static_cast<long>(copy.length) * d_model_;
-    for (LayerCache& layer : layers_) {
+  for (const CacheSlots::Copy& copy : copies) reserve_slot(copy.to_slot, copy.length);
+  // Sources are never destinations (CacheSlots), so the copies may run in parallel.
+  const auto copy_count = static_cast<long>(copies.size());
+  kernels::parallel_for(copy_count, 4, [&](long first, long last) {
+    for (long c = first; c < last; ++c) {
+      const CacheSlots::Copy& copy = copies[static_cast<std::size_t>(c)];
+      const auto count = static_cast<long>(copy.length) * d_model_;
       const auto from = static_cast<std::size_t>(copy.from_slot);
       const auto to = static_cast<std::size_t>(copy.to_slot);
-      std::copy_n(layer.keys[from].begin(), count, layer.keys[to].begin());
-      std::copy_n(layer.values[from].begin(), count, layer.values[to].begin());
+      for (LayerCache& layer : layers_) {
+        std::copy_n(layer.keys[from].begin(), count, layer.keys[to].begin());
+        std::copy_n(layer.values[from].begin(), count, layer.values[to].begin());
+      }
     }
-  }
+  });
 }
 
 void DecoderState::reserve_steps(int steps) {

@@ -14,7 +14,7 @@ DATA="${3:-$(dirname "$0")/../../shared/data}"
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/data"
 
 BINARIES=(tools/rpt-translate server/rpt-server tests/cuda_ops_test tests/cuda_engine_test
-          tests/golden_test tests/engine_test)
+          tests/golden_test tests/engine_test bench/relative_cost_bench)
 for binary in "${BINARIES[@]}"; do
   [ -x "$BUILD/$binary" ] || { echo "missing $BUILD/$binary (build with -DRPT_WITH_CUDA=ON)" >&2; exit 1; }
   cp "$BUILD/$binary" "$OUT/bin/"

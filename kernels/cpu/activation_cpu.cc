@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "kernels/activation.h"
+#include "kernels/parallel.h"
 
 namespace rpt::kernels {
 namespace {
@@ -8,14 +9,16 @@ namespace {
 // One loop per activation so each inner loop is branch-free and vectorises.
 template <typename Function>
 void apply_rows(float* x, const float* bias, int rows, int cols, Function function) {
-  for (int r = 0; r < rows; ++r) {
-    float* row = x + static_cast<long>(r) * cols;
-    if (bias != nullptr) {
-      for (int c = 0; c < cols; ++c) row[c] = function(row[c] + bias[c]);
-    } else {
-      for (int c = 0; c < cols; ++c) row[c] = function(row[c]);
+  parallel_for(rows, 16, [&](long first, long last) {
+    for (long r = first; r < last; ++r) {
+      float* row = x + r * cols;
+      if (bias != nullptr) {
+        for (int c = 0; c < cols; ++c) row[c] = function(row[c] + bias[c]);
+      } else {
+        for (int c = 0; c < cols; ++c) row[c] = function(row[c]);
+      }
     }
-  }
+  });
 }
 
 }  // namespace
