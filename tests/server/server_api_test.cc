@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "grpc/health/v1/health.grpc.pb.h"
-#include "reflection/v1alpha/reflection.grpc.pb.h"
+#include "grpc_reflection_v1alpha/reflection.grpc.pb.h"
 #include "server_process.h"
 
 namespace rpt::server_test {
