@@ -24,7 +24,8 @@ void DecoderState::reserve_slot(int slot, int positions) {
     }
     std::vector<float>& keys = layer.keys[index];
     if (keys.size() >= needed) continue;
-    const std::size_t grown = std::max(needed, std::max<std::size_t>(16 * d_model_, 2 * keys.size()));
+    const std::size_t grown =
+        std::max(needed, std::max<std::size_t>(16 * d_model_, 2 * keys.size()));
     keys.resize(grown);
     layer.values[index].resize(grown);
   }

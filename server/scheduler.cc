@@ -225,7 +225,12 @@ void Scheduler::step() {
     const RequestStatus status = status_from_exception(std::current_exception());
     spdlog::error("model {}: decoder step failed, failing {} sentences: {}", model_name_,
                   active_.size(), status.message);
-    fail_active({StatusCode::kInternal, "decoding failed: " + status.message});
+    // Out of device memory (the configured limit or the GPU's) is RESOURCE_EXHAUSTED: the
+    // client may retry; anything else is an internal failure.
+    const StatusCode code = status.code == StatusCode::kResourceExhausted
+                                ? StatusCode::kResourceExhausted
+                                : StatusCode::kInternal;
+    fail_active({code, "decoding failed: " + status.message});
     return;
   }
   metrics_.decode_step_seconds->Observe(seconds_since(start));
