@@ -6,7 +6,14 @@
 #
 #   tools/device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]
 #
-# Then, on the GPU machine, from the repository root: bash bench/gpu_checks.sh OUT_DIR
+# OUT_DIR.tar.xz is what to carry (about 13 MB; the unpacked folder is over the device tool's
+# 64 MiB working-tree limit, OpenBLAS alone is 36 MB). Put it in a git-ignored folder of the
+# repository, name that folder in the run's carry list, and on the GPU machine, from the
+# repository root: tar -xJf PACK.tar.xz -C /tmp && bash bench/gpu_checks.sh /tmp/PACK
+# For example (.device/ is git-ignored):
+#   tools/device_pack.sh build .device/pack && rm -rf .device/pack
+#   device run, carry [".device"]:  tar -xJf .device/pack.tar.xz -C /tmp && \
+#     OUT=$OUT bash bench/gpu_checks.sh /tmp/pack
 set -euo pipefail
 BUILD="${1:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
 OUT="${2:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
@@ -29,4 +36,5 @@ done
 for pair in en-de en-fr; do
   [ -f "$DATA/ui.$pair.test.tsv" ] && cp "$DATA/ui.$pair.test.tsv" "$OUT/data/"
 done
-du -sh "$OUT"
+tar -cJf "$OUT.tar.xz" -C "$(dirname "$OUT")" "$(basename "$OUT")"
+du -sh "$OUT" "$OUT.tar.xz"
