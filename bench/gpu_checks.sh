@@ -14,6 +14,7 @@ PACK="${1:?usage: gpu_checks.sh PACK_DIR [OUT_DIR]}"
 OUT="${2:-${OUT:-/tmp/rpt-gpu}}"
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export RPT_SOURCE_DIR="$PWD"  # the tests' fixtures, wherever the binaries were built
 BIN="$PACK/bin"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 

@@ -12,6 +12,7 @@
 #include "engine/translator.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/errors.h"
+#include "tests/support/source_dir.h"
 #include "tests/support/weights_writer.h"
 
 namespace rpt {
@@ -20,14 +21,16 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path fixture(const std::string& name) {
-  return fs::path(RPT_SOURCE_DIR) / "tests" / "fixtures" / name;
+  return fs::path(testing::source_dir()) / "tests" / "fixtures" / name;
 }
 
 std::vector<std::vector<int>> fixture_sources(const std::string& name) {
   std::ifstream file(fixture(name) / "golden.json");
   const auto golden = nlohmann::json::parse(file);
   std::vector<std::vector<int>> sources;
-  for (const auto& c : golden.at("cases")) sources.push_back(c.at("source_ids").get<std::vector<int>>());
+  for (const auto& c : golden.at("cases")) {
+    sources.push_back(c.at("source_ids").get<std::vector<int>>());
+  }
   return sources;
 }
 
@@ -109,7 +112,9 @@ TEST_P(CudaEngineTest, ResultsDoNotDependOnTheBatch) {
     const auto all = together.translate_ids(sources_, search(4));
     const auto joined = pairs.translate_ids(sources_, search(4));
     std::vector<std::vector<Hypothesis>> alone;
-    for (const auto& source : sources_) alone.push_back(together.translate_ids({source}, search(4))[0]);
+    for (const auto& source : sources_) {
+      alone.push_back(together.translate_ids({source}, search(4))[0]);
+    }
     if (precision == kernels::Precision::kFloat32) {
       for (std::size_t i = 0; i < sources_.size(); ++i) {
         EXPECT_EQ(alone[i][0].ids, all[i][0].ids) << "alone vs batch, sentence " << i;
@@ -137,7 +142,8 @@ TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
   testing::SyntheticModelOptions options;
   options.dtype = "float16";
   ModelConfig& c = options.config;
-  c.architecture = {.encoder_layers = 2, .decoder_layers = 2, .d_model = 48, .heads = 3, .d_ff = 80};
+  c.architecture = {
+      .encoder_layers = 2, .decoder_layers = 2, .d_model = 48, .heads = 3, .d_ff = 80};
   c.architecture.norm_placement = NormPlacement::kPost;
   c.architecture.activation = Activation::kGelu;
   c.architecture.qkv_bias = true;
@@ -147,10 +153,11 @@ TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
   c.position.decoder_max_relative_position = 3;
   testing::write_synthetic_model(directory, options);
   const auto model = Model::load(directory);
-  const std::vector<std::vector<int>> sources = {{5, 6, 7, 8}, {9}, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}};
+  const std::vector<std::vector<int>> sources = {
+      {5, 6, 7, 8}, {9}, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}};
   const auto expected = Translator(model).translate_ids(sources, search(3, 20));
-  const auto actual =
-      Translator(cuda_engine(model, kernels::Precision::kFloat32)).translate_ids(sources, search(3, 20));
+  const Translator gpu(cuda_engine(model, kernels::Precision::kFloat32));
+  const auto actual = gpu.translate_ids(sources, search(3, 20));
   for (std::size_t i = 0; i < sources.size(); ++i) {
     EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "sentence " << i;
   }

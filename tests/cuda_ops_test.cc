@@ -507,15 +507,16 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
   const int stride = shape.position_stride_factor * d;
   const int width = 2 * shape.k + 1;
   long sequence_elements = 0;
-  for (int r = 0; r < rows; ++r) {
-    sequence_elements = std::max(sequence_elements,
-                                 shape.sequence_offsets[static_cast<std::size_t>(r)] +
-                                     static_cast<long>(shape.counts[static_cast<std::size_t>(r)] + 1) * stride);
+  for (std::size_t r = 0; r < shape.counts.size(); ++r) {
+    const long end = shape.sequence_offsets[r] + static_cast<long>(shape.counts[r] + 1) * stride;
+    sequence_elements = std::max(sequence_elements, end);
   }
   // Inputs as the device will see them (rounded to the precision), the CPU in float32 on those.
-  const auto sequences = rounded(random_vector(static_cast<std::size_t>(sequence_elements)), precision);
+  const auto sequences =
+      rounded(random_vector(static_cast<std::size_t>(sequence_elements)), precision);
   const auto queries = rounded(random_vector(static_cast<std::size_t>(rows) * d), precision);
-  const auto k_rel = rounded(random_vector(static_cast<std::size_t>(width) * shape.head_dim), precision);
+  const auto k_rel =
+      rounded(random_vector(static_cast<std::size_t>(width) * shape.head_dim), precision);
   const auto v_rel = rounded(random_vector(k_rel.size()), precision);
   const int bias_width = 2 * 128 + 1;  // offsets up to ±128 (positions < 80)
   const auto bias = random_vector(static_cast<std::size_t>(shape.heads) * bias_width);

@@ -177,7 +177,8 @@ TEST_P(FusedAttentionTest, DecoderCacheRowsAtDifferentSteps) {
     for (int h = 0; h < c.heads; ++h) {
       const float* base = cache.data() + static_cast<long>(r) * capacity * 2 * d + h * c.head_dim;
       const auto expected = unfused(
-          queries.data() + static_cast<long>(r) * d + h * c.head_dim, steps[static_cast<std::size_t>(r)],
+          queries.data() + static_cast<long>(r) * d + h * c.head_dim,
+          steps[static_cast<std::size_t>(r)],
           base, base + d, 2 * d, counts[static_cast<std::size_t>(r)], c.head_dim, 0.25f, c.k,
           k_rel.data(), v_rel.data(),
           c.t5_bias ? bias.data() + h * bias_width + (bias_width - 1) / 2 : nullptr);
@@ -226,9 +227,9 @@ TEST(FusedAttentionCross, BeamsShareTheirSentenceMemory) {
     const float* memory = static_cast<const float*>(sequences[static_cast<std::size_t>(r)]);
     for (int h = 0; h < heads; ++h) {
       const float* base = memory + layer * 2 * d + h * head_dim;
-      const auto expected =
-          unfused(queries.data() + r * d + h * head_dim, 0, base, base + d, stride,
-                  counts[static_cast<std::size_t>(r)], head_dim, 0.5f, 0, nullptr, nullptr, nullptr);
+      const auto expected = unfused(queries.data() + r * d + h * head_dim, 0, base, base + d,
+                                    stride, counts[static_cast<std::size_t>(r)], head_dim, 0.5f,
+                                    0, nullptr, nullptr, nullptr);
       for (int x = 0; x < head_dim; ++x) {
         EXPECT_NEAR(out[static_cast<std::size_t>(r * d + h * head_dim + x)],
                     expected[static_cast<std::size_t>(x)], 1e-5);

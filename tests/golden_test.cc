@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/translator.h"
+#include "tests/support/source_dir.h"
 #include "tests/support/forced_decoding.h"
 
 namespace rpt {
@@ -20,7 +21,7 @@ using nlohmann::json;
 
 std::vector<std::string> fixture_names() {
   std::vector<std::string> names;
-  const fs::path root = fs::path(RPT_SOURCE_DIR) / "tests" / "fixtures";
+  const fs::path root = fs::path(testing::source_dir()) / "tests" / "fixtures";
   if (!fs::is_directory(root)) return names;
   for (const auto& entry : fs::directory_iterator(root)) {
     if (fs::exists(entry.path() / "golden.json")) names.push_back(entry.path().filename().string());
@@ -36,7 +37,8 @@ TEST(GoldenFixtures, AreCommitted) {
 class GoldenTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    const fs::path directory = fs::path(RPT_SOURCE_DIR) / "tests" / "fixtures" / GetParam();
+    const fs::path directory =
+        fs::path(testing::source_dir()) / "tests" / "fixtures" / GetParam();
     std::ifstream file(directory / "golden.json");
     golden_ = json::parse(file);
     model_ = Model::load((directory / "model").string());
