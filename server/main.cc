@@ -2,8 +2,8 @@
 //
 //   rpt-server --model en-de=models/en-de --model en-fr=models/en-fr --listen 0.0.0.0:50051
 //
-// Exits 0 after a clean drain on SIGTERM/SIGINT; 1 when a model or an address fails at start; 2
-// on bad flags.
+// Exits 0 after a clean drain on SIGTERM/SIGINT; 1 when a model, an address or the TLS
+// certificate and key fail at start; 2 on bad flags (a missing --tls-key file included).
 #include <csignal>
 #include <iostream>
 
@@ -19,7 +19,13 @@ int main(int argc, char** argv) {
   CLI::App app{"rpt-server: translation over gRPC with relative-position Transformer models"};
   rpt::server::ServerOptions options;
   rpt::server::add_server_options(app, options);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // app.exit prints the message (or --help); CLI11's own codes (105 for a failed check such as
+    // a missing --tls-key file) are folded into the 2 promised above.
+    return app.exit(error) == 0 ? 0 : 2;
+  }
   try {
     rpt::server::finalize_server_options(options);
   } catch (const std::exception& error) {

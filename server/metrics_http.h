@@ -1,6 +1,10 @@
 // A minimal HTTP/1.1 endpoint for Prometheus scrapes: GET /metrics answers the text exposition
 // format; anything else 404. One thread, one connection at a time (scrapes are rare and small).
 //
+// Plain HTTP by design, also when gRPC serves TLS (--tls-cert/--tls-key): it carries counters and
+// model names, no request text, and Prometheus scrapes it in-cluster. It listens on the --listen
+// host, so with --listen 0.0.0.0 keep its port off untrusted networks (firewall, NetworkPolicy).
+//
 // Why not prometheus-cpp's Exposer: Debian builds its civetweb with 100 KB worker stacks, and
 // in a process that loads OpenBLAS (whose libquadmath registers printf hooks, sending every printf
 // down glibc's stack-hungry positional path) the first scrape overflows that stack and crashes.

@@ -51,7 +51,15 @@ Server::Server(const ServerOptions& options)
   builder.SetMaxReceiveMessageSize(16 << 20);
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || grpc_port_ == 0) {
-    throw std::runtime_error("cannot listen on " + options.listen);
+    // gRPC only logs why (above); with TLS the usual cause is a bad PEM file or a key that does
+    // not belong to the certificate, which "cannot listen" alone would hide.
+    throw std::runtime_error(
+        "cannot listen on " + options.listen +
+        (options.tls_cert.empty()
+             ? std::string()
+             : " with TLS: is --tls-cert " + options.tls_cert +
+                   " a PEM certificate chain and --tls-key " + options.tls_key +
+                   " its PEM private key? (gRPC's reason is logged above)"));
   }
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   health->SetServingStatus(true);

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc
   golang-google-grpc-dev  # gRPC health and reflection .proto files (CMake generates C++ from them)
+  openssl                 # the TLS server tests make a throwaway certificate
   libsentencepiece-dev sentencepiece
   prometheus-cpp-dev libcivetweb-dev
   libspdlog-dev libfmt-dev
