@@ -13,7 +13,13 @@ set -uo pipefail
 PACK="${1:?usage: gpu_checks.sh PACK_DIR [OUT_DIR]}"
 OUT="${2:-${OUT:-/tmp/rpt-gpu}}"
 mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The pack's Debian libraries, then CUDA 13's runtime and cuBLAS wherever the machine has them
+# (the toolkit, or the wheels PyTorch ships).
+cuda_dirs=$(find /usr/local/cuda*/lib* /usr/lib/x86_64-linux-gnu /opt -name 'libcublas.so.13*' \
+  -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
+export LD_LIBRARY_PATH="$PACK/lib:${cuda_dirs}${LD_LIBRARY_PATH:-}"
+missing=$(ldd "$PACK/bin/cuda_ops_test" | grep "not found" || true)
+[ -z "$missing" ] || { echo "gpu_checks: unresolved libraries: $missing" >&2; exit 1; }
 export RPT_SOURCE_DIR="$PWD"  # the tests' fixtures, wherever the binaries were built
 BIN="$PACK/bin"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
