@@ -70,7 +70,8 @@ fi
 
 echo "run $RUN: config $RUN/config.yaml, log $RUN/train.log"
 LIMIT=()
-[ -n "${TIME_LIMIT:-}" ] && LIMIT=(timeout --signal=TERM "$TIME_LIMIT")
+# TERM first; KILL 30 s later if onmt_train has not exited (a stuck CUDA context ignores TERM)
+[ -n "${TIME_LIMIT:-}" ] && LIMIT=(timeout --signal=TERM --kill-after=30s "$TIME_LIMIT")
 # onmt's own log_file stops after model setup in 3.5.1 (training steps go to stderr only), so
 # the log is onmt_train's stdout and stderr.
 cat "$RUN/run_info.txt" >> "$RUN/train.log"
