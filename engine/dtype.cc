@@ -95,6 +95,36 @@ std::uint16_t float_to_bfloat16(float value) {
   return static_cast<std::uint16_t>(rounded >> 16);
 }
 
+DataType storage_dtype(kernels::Precision precision) {
+  switch (precision) {
+    case kernels::Precision::kFloat16:
+      return DataType::kFloat16;
+    case kernels::Precision::kBFloat16:
+      return DataType::kBFloat16;
+    case kernels::Precision::kFloat32:
+      break;
+  }
+  return DataType::kFloat32;
+}
+
+void convert_from_float32(const float* source, std::size_t count, DataType dtype, void* out) {
+  auto* bits = static_cast<std::uint16_t*>(out);
+  switch (dtype) {
+    case DataType::kFloat32:
+      std::memcpy(out, source, count * sizeof(float));
+      return;
+    case DataType::kFloat16:
+      for (std::size_t i = 0; i < count; ++i) bits[i] = float_to_half(source[i]);
+      return;
+    case DataType::kBFloat16:
+      for (std::size_t i = 0; i < count; ++i) bits[i] = float_to_bfloat16(source[i]);
+      return;
+    case DataType::kInt32:
+      break;
+  }
+  RPT_THROW(InvalidArgument, "cannot store float32 values as ", dtype_name(dtype));
+}
+
 void convert_to_float32(const void* source, DataType dtype, std::size_t count, float* out) {
   switch (dtype) {
     case DataType::kFloat32:

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/precision.h"
+
 namespace rpt {
 
 enum class DataType : std::uint8_t { kFloat32, kFloat16, kBFloat16, kInt32 };
@@ -22,7 +24,13 @@ float bfloat16_to_float(std::uint16_t bits);
 // Round to nearest even; NaN stays NaN (quiet, same sign), overflow becomes infinity.
 std::uint16_t float_to_bfloat16(float value);
 
+// The element type a kernel precision stores.
+DataType storage_dtype(kernels::Precision precision);
+
 // Converts `count` elements of `source` (any floating dtype) to float32 into `out`.
 void convert_to_float32(const void* source, DataType dtype, std::size_t count, float* out);
+// The reverse: `count` float32 values stored as `dtype` (float32, float16 or bfloat16; round to
+// nearest even) into `out`.
+void convert_from_float32(const float* source, std::size_t count, DataType dtype, void* out);
 
 }  // namespace rpt

@@ -34,26 +34,14 @@ namespace {
 
 // float32 values as stored in `precision` (float16 and bfloat16 round to nearest even).
 std::vector<std::byte> to_storage(const std::vector<float>& values, Precision precision) {
-  const std::size_t element_bytes = precision_size(precision);
-  std::vector<std::byte> bytes(values.size() * element_bytes);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (precision == Precision::kFloat32) {
-      std::memcpy(&bytes[i * element_bytes], &values[i], element_bytes);
-      continue;
-    }
-    const std::uint16_t bits = precision == Precision::kFloat16 ? float_to_half(values[i])
-                                                                : float_to_bfloat16(values[i]);
-    std::memcpy(&bytes[i * element_bytes], &bits, element_bytes);
-  }
+  std::vector<std::byte> bytes(values.size() * precision_size(precision));
+  convert_from_float32(values.data(), values.size(), storage_dtype(precision), bytes.data());
   return bytes;
 }
 
 std::vector<float> from_storage(const std::vector<std::byte>& bytes, Precision precision) {
-  const DataType dtype = precision == Precision::kFloat16    ? DataType::kFloat16
-                         : precision == Precision::kBFloat16 ? DataType::kBFloat16
-                                                             : DataType::kFloat32;
   std::vector<float> values(bytes.size() / precision_size(precision));
-  convert_to_float32(bytes.data(), dtype, values.size(), values.data());
+  convert_to_float32(bytes.data(), storage_dtype(precision), values.size(), values.data());
   return values;
 }
 
@@ -79,6 +67,19 @@ TEST(HostConversion, FloatToBFloat16RoundsToNearestEvenAndKeepsNaN) {
   const std::uint16_t nan_bits = float_to_bfloat16(std::bit_cast<float>(0x7f800001u));
   EXPECT_TRUE(std::isnan(bfloat16_to_float(nan_bits))) << std::hex << nan_bits;
   EXPECT_EQ(bfloat16_to_float(float_to_bfloat16(0.15625f)), 0.15625f);  // exact: unchanged
+}
+
+// Storage conversion both ways (runs without a device): exact values survive every precision,
+// float16 rounds to nearest even, and int32 storage is refused.
+TEST(HostConversion, StorageRoundTripsExactValues) {
+  const std::vector<float> exact = {0.0f, 1.0f, -2.5f, 0.15625f, 1024.0f};
+  for (auto precision : {Precision::kFloat32, Precision::kFloat16, Precision::kBFloat16}) {
+    EXPECT_EQ(rounded(exact, precision), exact) << precision_name(precision);
+  }
+  EXPECT_EQ(rounded({1.0f + 0x1p-11f}, Precision::kFloat16)[0], 1.0f);  // halfway: to even
+  std::uint32_t out = 0;
+  const float one = 1.0f;
+  EXPECT_THROW(convert_from_float32(&one, 1, DataType::kInt32, &out), InvalidArgument);
 }
 
 class CudaOpsTest : public ::testing::Test {

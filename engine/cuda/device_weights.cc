@@ -1,6 +1,5 @@
 #include "engine/cuda/device_weights.h"
 
-#include <cstring>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -83,24 +82,7 @@ class Staging {
   std::size_t append(const float* source, std::size_t count, kernels::Precision precision) {
     const std::size_t offset = (bytes_.size() + kAlignment - 1) / kAlignment * kAlignment;
     bytes_.resize(offset + count * kernels::precision_size(precision));
-    char* out = bytes_.data() + offset;
-    switch (precision) {
-      case kernels::Precision::kFloat32:
-        std::memcpy(out, source, count * sizeof(float));
-        break;
-      case kernels::Precision::kFloat16:
-        for (std::size_t i = 0; i < count; ++i) {
-          const std::uint16_t bits = float_to_half(source[i]);
-          std::memcpy(out + 2 * i, &bits, 2);
-        }
-        break;
-      case kernels::Precision::kBFloat16:
-        for (std::size_t i = 0; i < count; ++i) {
-          const std::uint16_t bits = float_to_bfloat16(source[i]);
-          std::memcpy(out + 2 * i, &bits, 2);
-        }
-        break;
-    }
+    convert_from_float32(source, count, storage_dtype(precision), bytes_.data() + offset);
     return offset;
   }
 
