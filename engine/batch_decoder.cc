@@ -10,6 +10,11 @@ namespace rpt {
 BatchDecoder::BatchDecoder(std::shared_ptr<const Engine> engine)
     : engine_(std::move(engine)), backend_(engine_->make_backend()) {}
 
+void BatchDecoder::reset() {
+  sentences_.clear();  // before the backend whose memory they hold
+  backend_.reset();    // the next add() makes a fresh one
+}
+
 int BatchDecoder::active_rows() const {
   int rows = 0;
   for (const ActiveSentence& sentence : sentences_) rows += sentence.search.alive();
@@ -30,6 +35,7 @@ void BatchDecoder::add(const std::vector<SentenceRequest>& requests) {
               " is already active");
     sources.push_back(request.source_ids);
   }
+  if (!backend_) backend_ = engine_->make_backend();
   std::vector<EncodedSentence> encoded = backend_->encode(sources);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     sentences_.push_back(

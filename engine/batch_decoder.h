@@ -31,6 +31,14 @@ struct FinishedSentence {
 class BatchDecoder {
  public:
   explicit BatchDecoder(std::shared_ptr<const Engine> engine);
+  // Sentences' encoder memory belongs to the backend: a member-wise assignment would free the
+  // backend first. Use reset() to start over.
+  BatchDecoder(const BatchDecoder&) = delete;
+  BatchDecoder& operator=(const BatchDecoder&) = delete;
+
+  // Drops every sentence and the backend (after a failed step its state is not trusted), which
+  // releases their memory; the next add() starts from a fresh backend.
+  void reset();
 
   // Encodes `requests` as one encoder batch; they join the next step. Throws InvalidArgument
   // (and adds nothing) on bad options or ids.
@@ -44,8 +52,11 @@ class BatchDecoder {
   int active_sentences() const { return static_cast<int>(sentences_.size()); }
   // Decoder rows the next step will run.
   int active_rows() const;
-  // Device memory of this decoder's cache, workspace and encoder memory (0 on the CPU).
-  std::size_t device_memory_bytes() const { return backend_->device_memory_bytes(); }
+  // Memory of this decoder's cache, workspace and encoder memory (on the CPU: cache and
+  // encoder memory, the bytes charged to the memory budget).
+  std::size_t device_memory_bytes() const {
+    return backend_ ? backend_->device_memory_bytes() : 0;
+  }
 
  private:
   struct ActiveSentence {

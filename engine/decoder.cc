@@ -10,9 +10,10 @@
 
 namespace rpt {
 
-DecoderState::DecoderState(const Model& model)
+DecoderState::DecoderState(const Model& model, kernels::MemoryBudget* budget)
     : d_model_(model.config().architecture.d_model),
-      layers_(static_cast<std::size_t>(model.config().architecture.decoder_layers)) {}
+      layers_(static_cast<std::size_t>(model.config().architecture.decoder_layers)),
+      charge_(budget) {}
 
 void DecoderState::reserve_slot(int slot, int positions) {
   const auto index = static_cast<std::size_t>(slot);
@@ -26,6 +27,8 @@ void DecoderState::reserve_slot(int slot, int positions) {
     if (keys.size() >= needed) continue;
     const std::size_t grown =
         std::max(needed, std::max<std::size_t>(16 * d_model_, 2 * keys.size()));
+    // Keys and values, charged before they are allocated.
+    charge_.grow_to(charge_.bytes() + 2 * (grown - keys.size()) * sizeof(float));
     keys.resize(grown);
     layer.values[index].resize(grown);
   }

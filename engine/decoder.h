@@ -10,14 +10,19 @@
 #include "engine/cache_slots.h"
 #include "engine/model.h"
 #include "engine/tensor.h"
+#include "kernels/memory_budget.h"
 
 namespace rpt {
 
 class DecoderState {
  public:
-  explicit DecoderState(const Model& model);
+  // The cache's bytes are charged to `budget` (if any) as it grows: a step that would pass the
+  // budget's limit throws ResourceExhausted.
+  explicit DecoderState(const Model& model, kernels::MemoryBudget* budget = nullptr);
 
   int rows() const { return slots_.rows(); }
+  // Bytes the cache holds (every slot of every layer, keys and values).
+  std::size_t cache_bytes() const { return charge_.bytes(); }
 
   // Rearranges rows for the next step: new row i continues old row parents[i] (a beam's
   // parent) with the first lengths[i] cached positions, or starts empty when parents[i] < 0.
@@ -36,6 +41,7 @@ class DecoderState {
   int d_model_;
   CacheSlots slots_;
   std::vector<LayerCache> layers_;
+  kernels::MemoryCharge charge_;
 };
 
 struct DecoderStepInput {

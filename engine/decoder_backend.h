@@ -15,7 +15,8 @@ namespace rpt {
 
 // One sentence's encoder output, projected to every decoder layer's cross-attention keys and
 // values, in the backend's memory: [length, decoder_layers * 2 * d_model]. Shared by the
-// sentence's beams; `owner` keeps the encoder batch it belongs to alive.
+// sentence's beams; `owner` keeps the encoder batch it belongs to alive (it must not outlive the
+// backend that made it).
 struct EncodedSentence {
   std::shared_ptr<const void> owner;
   const void* keys_values = nullptr;
@@ -53,7 +54,7 @@ class DecoderBackend {
   virtual std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) = 0;
   // Runs one decoder step for every row of `input`; fills `out`.
   virtual void step(const StepInput& input, StepCandidates& out) = 0;
-  // Device memory this backend holds now (cache, workspace, encoder memory); 0 on the CPU.
+  // Memory this backend holds now for decoding (cache, workspace, encoder memory).
   virtual std::size_t device_memory_bytes() const { return 0; }
 };
 

@@ -6,6 +6,7 @@
 #include "engine/decoder.h"
 #include "engine/encoder.h"
 #include "kernels/errors.h"
+#include "kernels/memory_budget.h"
 #include "kernels/top_k_log_softmax.h"
 
 namespace rpt {
@@ -17,21 +18,31 @@ std::string lower(std::string text) {
   return text;
 }
 
+// An encoder batch and the memory it is charged for; alive while any of its sentences decodes.
+struct ChargedEncoding {
+  kernels::MemoryCharge charge;
+  EncodedBatch batch;
+};
+
 // The CPU path: encoder and decoder steps in float32 host memory (engine/encoder.h, decoder.h).
+// Encoder memory and KV cache are charged to the backend's budget, a child of the engine's.
 class CpuBackend final : public DecoderBackend {
  public:
-  explicit CpuBackend(std::shared_ptr<const Model> model)
-      : model_(std::move(model)), state_(*model_) {}
+  CpuBackend(std::shared_ptr<const Model> model, kernels::MemoryBudget* engine_budget)
+      : model_(std::move(model)), budget_(0, engine_budget), state_(*model_, &budget_) {}
 
   std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override {
-    auto encoded = std::make_shared<EncodedBatch>(rpt::encode(*model_, sources));
-    const long stride = encoded->memory_keys_values.dim(2);
-    const float* memory = encoded->memory_keys_values.data<float>();
+    auto encoded = std::make_shared<ChargedEncoding>();
+    encoded->charge = kernels::MemoryCharge(&budget_, encoding_bytes(sources));
+    encoded->batch = rpt::encode(*model_, sources);
+    const EncodedBatch& batch = encoded->batch;
+    const long stride = batch.memory_keys_values.dim(2);
+    const float* memory = batch.memory_keys_values.data<float>();
     std::vector<EncodedSentence> sentences;
-    for (int i = 0; i < encoded->batch; ++i) {
+    for (int i = 0; i < batch.batch; ++i) {
       sentences.push_back({.owner = encoded,
-                           .keys_values = memory + static_cast<long>(i) * encoded->length * stride,
-                           .length = encoded->lengths[static_cast<std::size_t>(i)]});
+                           .keys_values = memory + static_cast<long>(i) * batch.length * stride,
+                           .length = batch.lengths[static_cast<std::size_t>(i)]});
     }
     return sentences;
   }
@@ -61,19 +72,39 @@ class CpuBackend final : public DecoderBackend {
                                     .ids = out.ids.data()});
   }
 
+  std::size_t device_memory_bytes() const override { return budget_.used_bytes(); }
+
  private:
+  // What rpt::encode keeps of a batch: final states [batch, length, d] and the decoder layers'
+  // keys and values [batch, length, layers * 2 * d], at the batch's padded length.
+  std::size_t encoding_bytes(const std::vector<std::vector<int>>& sources) const {
+    std::size_t longest = 0;
+    for (const std::vector<int>& ids : sources) longest = std::max(longest, ids.size());
+    const ArchitectureConfig& arch = model_->config().architecture;
+    const auto per_token = static_cast<std::size_t>(arch.d_model) *
+                           (1 + 2 * static_cast<std::size_t>(arch.decoder_layers));
+    return sources.size() * longest * per_token * sizeof(float);
+  }
+
   std::shared_ptr<const Model> model_;
+  kernels::MemoryBudget budget_;  // before state_, which charges it
   DecoderState state_;
 };
 
 class CpuEngine final : public Engine {
  public:
   CpuEngine(std::shared_ptr<const Model> model, const ComputeOptions& options)
-      : Engine(std::move(model), options) {}
+      : Engine(std::move(model), options), budget_(options.memory_limit_bytes) {}
   std::unique_ptr<DecoderBackend> make_backend() const override {
-    return std::make_unique<CpuBackend>(shared_model());
+    return std::make_unique<CpuBackend>(shared_model(), &budget_);
   }
+  std::size_t device_memory_bytes() const override { return budget_.used_bytes(); }
+  std::size_t peak_device_memory_bytes() const override { return budget_.peak_bytes(); }
   std::string device_description() const override { return "cpu"; }
+
+ private:
+  // Every backend's decoding state; backends must not outlive the engine (as on the GPU).
+  mutable kernels::MemoryBudget budget_;
 };
 
 }  // namespace

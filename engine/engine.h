@@ -20,8 +20,9 @@ struct ComputeOptions {
   // Weights and activations on the GPU (accumulation is float32); the CPU computes in float32.
   kernels::Precision precision = kernels::Precision::kFloat32;
   int device_index = 0;
-  // Device memory the engine may hold in all (weights, decoders' caches and workspaces); past it,
-  // work is refused with ResourceExhausted. 0: no limit but the device's.
+  // Memory the engine may hold in all, past which work is refused with ResourceExhausted. On a
+  // GPU: weights, decoders' caches and workspaces. On the CPU: the decoders' state (encoder
+  // memory, KV caches); the weights are the Model's. 0: no limit but the device's.
   std::size_t memory_limit_bytes = 0;
 };
 
@@ -44,7 +45,8 @@ class Engine {
   const ComputeOptions& options() const { return options_; }
 
   virtual std::unique_ptr<DecoderBackend> make_backend() const = 0;
-  // Device memory held by the engine and all its backends now, and at most so far; 0 on the CPU.
+  // Memory held by the engine and all its backends now, and at most so far: on a GPU all of it
+  // (weights too), on the CPU the decoding state charged to the memory limit.
   virtual std::size_t device_memory_bytes() const { return 0; }
   virtual std::size_t peak_device_memory_bytes() const { return 0; }
   // "cpu" or e.g. "cuda:0 (NVIDIA H100 80GB HBM3)".

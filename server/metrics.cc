@@ -56,6 +56,11 @@ Metrics::Metrics()
                          .Name("rpt_target_tokens_total")
                          .Help("Target tokens of the best hypotheses returned")
                          .Register(*registry_)),
+      retried_sentences_(BuildCounter()
+                             .Name("rpt_retried_sentences_total")
+                             .Help("Sentences requeued after a failed encoding or decoder step "
+                                   "(e.g. the memory limit), to run in smaller groups")
+                             .Register(*registry_)),
       queued_sentences_(BuildGauge()
                             .Name("rpt_queue_depth_sentences")
                             .Help("Sentences waiting in the admission queue")
@@ -110,6 +115,7 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
   m.active_rows_per_step = &active_rows_per_step_.Add(labels, row_buckets());
   m.source_tokens = &source_tokens_.Add(labels);
   m.target_tokens = &target_tokens_.Add(labels);
+  m.retried_sentences = &retried_sentences_.Add(labels);
   m.queued_sentences = &queued_sentences_.Add(labels);
   m.queued_tokens = &queued_tokens_.Add(labels);
   m.active_rows = &active_rows_.Add(labels);

@@ -26,11 +26,14 @@ struct ModelMetrics {
   prometheus::Histogram* active_rows_per_step = nullptr;
   prometheus::Counter* source_tokens = nullptr;
   prometheus::Counter* target_tokens = nullptr;  // of the best hypotheses
+  // Sentences put back in the queue after a failed encoding or step (e.g. the memory limit).
+  prometheus::Counter* retried_sentences = nullptr;
   prometheus::Gauge* queued_sentences = nullptr;
   prometheus::Gauge* queued_tokens = nullptr;
   prometheus::Gauge* active_rows = nullptr;
   prometheus::Gauge* active_sentences = nullptr;
-  // Device memory of the decoder (KV cache, workspaces, encoder memory); 0 on the CPU.
+  // Memory of the decoder (KV cache, workspaces, encoder memory; on the CPU what the memory
+  // limit counts).
   prometheus::Gauge* decoder_memory_bytes = nullptr;
 };
 
@@ -71,6 +74,7 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>& active_rows_per_step_;
   prometheus::Family<prometheus::Counter>& source_tokens_;
   prometheus::Family<prometheus::Counter>& target_tokens_;
+  prometheus::Family<prometheus::Counter>& retried_sentences_;
   prometheus::Family<prometheus::Gauge>& queued_sentences_;
   prometheus::Family<prometheus::Gauge>& queued_tokens_;
   prometheus::Family<prometheus::Gauge>& active_rows_;

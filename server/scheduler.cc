@@ -46,6 +46,7 @@ Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Engine> engin
       options_(options),
       metrics_(metrics),
       decoder_(engine_),
+      admission_limit_(options_.max_active_sentences),
       thread_([this] { run(); }) {}
 
 Scheduler::~Scheduler() {
@@ -157,7 +158,7 @@ std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
     const long sentence_cost = static_cast<long>(ids.size()) * next.job->options.beam_size;
     const bool nothing_running = active_.empty() && admitted.empty();
     if (!nothing_running &&
-        (static_cast<int>(active_.size() + admitted.size()) >= options_.max_active_sentences ||
+        (static_cast<int>(active_.size() + admitted.size()) >= admission_limit_ ||
          cost + sentence_cost > options_.max_batch_tokens)) {
       break;  // FIFO: a sentence that does not fit waits for rows to free up
     }
@@ -196,13 +197,17 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
                         .source_ids = queued.job->source_ids[static_cast<std::size_t>(queued.index)],
                         .options = queued.job->options});
   }
+  const bool alone = decoder_fresh_ && active_.empty() && admitted.size() == 1;
+  decoder_fresh_ = false;
   try {
     decoder_.add(requests);
   } catch (...) {
+    // Nothing was added: the active sentences carry on, the new ones wait for fewer to run.
     const RequestStatus status = status_from_exception(std::current_exception());
-    spdlog::error("model {}: encoding {} sentences failed: {}", model_name_, admitted.size(),
-                  status.message);
-    for (QueuedSentence& queued : admitted) finish(*queued.job, status);
+    const int total = static_cast<int>(active_.size() + admitted.size());
+    spdlog::warn("model {}: encoding {} sentences ({} decoding) failed: {}", model_name_,
+                 admitted.size(), active_.size(), status.message);
+    retry_or_fail(std::move(admitted), status, std::max(1, total / 2), alone);
     return;
   }
   metrics_.encode_seconds->Observe(seconds_since(start));
@@ -210,7 +215,8 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
     const long cost = static_cast<long>(requests[i].source_ids.size()) *
                       admitted[i].job->options.beam_size;
     active_cost_ += cost;
-    active_.emplace(requests[i].id, ActiveSentence{std::move(admitted[i].job), admitted[i].index, cost});
+    active_.emplace(requests[i].id,
+                    ActiveSentence{std::move(admitted[i].job), admitted[i].index, cost, alone});
   }
 }
 
@@ -223,14 +229,12 @@ void Scheduler::step() {
     finished = decoder_.step();
   } catch (...) {
     const RequestStatus status = status_from_exception(std::current_exception());
-    spdlog::error("model {}: decoder step failed, failing {} sentences: {}", model_name_,
-                  active_.size(), status.message);
-    // Out of device memory (the configured limit or the GPU's) is RESOURCE_EXHAUSTED: the
-    // client may retry; anything else is an internal failure.
-    const StatusCode code = status.code == StatusCode::kResourceExhausted
-                                ? StatusCode::kResourceExhausted
-                                : StatusCode::kInternal;
-    fail_active({code, "decoding failed: " + status.message});
+    spdlog::warn("model {}: decoder step over {} sentences failed: {}", model_name_,
+                 active_.size(), status.message);
+    const bool alone = active_.size() == 1 && active_.begin()->second.alone;
+    std::vector<QueuedSentence> failed = take_active();
+    const int count = static_cast<int>(failed.size());
+    retry_or_fail(std::move(failed), status, std::max(1, count / 2), alone);
     return;
   }
   metrics_.decode_step_seconds->Observe(seconds_since(start));
@@ -253,14 +257,57 @@ void Scheduler::step() {
     }
     job.observer->on_sentence(sentence.index, std::move(result));
     if (--job.remaining == 0) finish(job, RequestStatus::Ok());
+    admission_limit_ = std::min(options_.max_active_sentences, admission_limit_ + 1);
+  }
+}
+
+std::vector<Scheduler::QueuedSentence> Scheduler::take_active() {
+  std::vector<std::pair<std::uint64_t, ActiveSentence>> sorted(active_.begin(), active_.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });  // admission order
+  std::vector<QueuedSentence> taken;
+  const Clock::time_point now = Clock::now();
+  for (auto& [id, sentence] : sorted) taken.push_back({std::move(sentence.job), sentence.index, now});
+  active_.clear();
+  active_cost_ = 0;
+  decoder_.reset();
+  decoder_fresh_ = true;
+  return taken;
+}
+
+void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestStatus& status,
+                              int admit_at_most, bool alone) {
+  if (alone) {
+    // Alone, it cannot succeed by waiting. Out of memory (the configured limit or the device's)
+    // is RESOURCE_EXHAUSTED; anything else is an internal failure.
+    const StatusCode code = status.code == StatusCode::kResourceExhausted
+                                ? StatusCode::kResourceExhausted
+                                : status.code == StatusCode::kInvalidArgument
+                                      ? StatusCode::kInvalidArgument
+                                      : StatusCode::kInternal;
+    spdlog::error("model {}: a sentence of call {} failed on its own: {}", model_name_,
+                  failed.front().job->id, status.message);
+    finish(*failed.front().job, {code, "translation failed: " + status.message});
+    return;
+  }
+  admission_limit_ = std::min(admission_limit_, admit_at_most);
+  if (active_.empty() && !decoder_fresh_) {
+    // Memory kept by sentences that already finished (cache slots are reused, not freed) may be
+    // what is missing: the retry starts from a fresh decoder.
+    decoder_.reset();
+    decoder_fresh_ = true;
+  }
+  metrics_.retried_sentences->Increment(static_cast<double>(failed.size()));
+  std::lock_guard lock(mutex_);
+  for (auto it = failed.rbegin(); it != failed.rend(); ++it) {
+    queued_tokens_ += static_cast<long>(
+        it->job->source_ids[static_cast<std::size_t>(it->index)].size());
+    queue_.push_front(std::move(*it));
   }
 }
 
 void Scheduler::fail_active(const RequestStatus& status) {
-  for (auto& [id, sentence] : active_) finish(*sentence.job, status);
-  active_.clear();
-  active_cost_ = 0;
-  decoder_ = BatchDecoder(engine_);  // after a failed step its state is not trusted
+  for (QueuedSentence& sentence : take_active()) finish(*sentence.job, status);
 }
 
 void Scheduler::finish(TranslationJob& job, const RequestStatus& status) {

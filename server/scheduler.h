@@ -3,6 +3,11 @@
 // their rows), admit queued sentences under the step budget and encode them, run one decoder
 // step for every active row, and deliver the sentences that finished.
 //
+// A failed encoding or step (most often the memory limit: sentences that fit alone may not fit
+// together) loses nothing in flight: the sentences go back to the front of the queue and at most
+// half as many are admitted at once, one more again for every sentence delivered. Only a
+// sentence that fails alone on a fresh decoder (nothing else holding memory) fails its call.
+//
 // Thread safety: submit(), wake() and stop() may be called from any thread; observers are called
 // from the scheduler's thread only.
 #pragma once
@@ -55,6 +60,7 @@ class Scheduler {
     std::shared_ptr<TranslationJob> job;
     int index = 0;
     long cost = 0;  // source tokens x beam
+    bool alone = false;  // admitted on its own into a fresh decoder
   };
 
   void run();
@@ -66,6 +72,13 @@ class Scheduler {
   void cancel_dead_active(std::vector<DeadJob>& dead);
   void encode(std::vector<QueuedSentence> admitted);
   void step();
+  // After a failed encoding or step: `failed` (admission order) go back to the queue's front
+  // and admission narrows to `admit_at_most`; a sentence that failed `alone` (on a fresh
+  // decoder) fails its call.
+  void retry_or_fail(std::vector<QueuedSentence> failed, const RequestStatus& status,
+                     int admit_at_most, bool alone);
+  // The active sentences in admission order, removed from active_ (the decoder is reset).
+  std::vector<QueuedSentence> take_active();
   void fail_active(const RequestStatus& status);
   void finish(TranslationJob& job, const RequestStatus& status);
   void update_gauges();
@@ -87,6 +100,9 @@ class Scheduler {
   std::unordered_map<std::uint64_t, ActiveSentence> active_;  // by decoder sentence id
   long active_cost_ = 0;
   std::uint64_t next_sentence_id_ = 0;
+  // Sentences admitted at once at most: options_.max_active_sentences, narrowed after failures.
+  int admission_limit_;
+  bool decoder_fresh_ = true;  // nothing was added since the decoder was made or reset
 
   std::thread thread_;  // last: starts after every member above exists
 };

@@ -53,8 +53,10 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
   app.add_option("--device-memory-limit", options.device_memory_limit_mib,
-                 "MiB of GPU memory each model may hold (weights, caches, workspaces); past it "
-                 "requests get RESOURCE_EXHAUSTED. 0: no limit but the device's")
+                 "MiB of memory each model may hold: on a GPU weights, caches and workspaces, on "
+                 "the CPU the decoding state (encoder memory, caches). Sentences that do not fit "
+                 "together are retried in smaller groups; one that does not fit alone gets "
+                 "RESOURCE_EXHAUSTED. 0: no limit but the device's")
       ->check(CLI::Range(0.0, 1e9));
   app.add_option("--threads", options.threads, "CPU threads for the CPU engine (0: all)")
       ->check(CLI::Range(0, 1024));

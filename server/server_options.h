@@ -44,7 +44,7 @@ struct ServerOptions {
   std::string device = "cpu";           // cpu | cuda
   std::string compute_type = "float32";  // float32 | float16 | bfloat16 (cuda)
   int device_index = 0;
-  double device_memory_limit_mib = 0;  // per model on the GPU; 0: no limit but the device's
+  double device_memory_limit_mib = 0;  // per model (CPU: decoding state); 0: no limit
   int threads = 0;  // BLAS threads; 0: the library default
   SchedulerOptions scheduler;
   RequestLimits limits;

@@ -124,6 +124,30 @@ TEST_F(TranslatorTest, RefusesBadInputBeforeAnyWork) {
   EXPECT_EQ(translator.translate({"never-seen"}, beam(1, 1)).size(), 1u);
 }
 
+TEST_F(TranslatorTest, CpuMemoryLimitRefusesWhatDoesNotFitAndReleasesEverything) {
+  const Translator unlimited(model_);
+  const auto expected = unlimited.translate(sentences(), beam(4, 1));
+  // What one sentence at a time needs, then a limit between that and the whole batch's need.
+  const auto measure = Engine::create(model_);
+  const Translator one_at_a_time(measure, {.max_batch_size = 1});
+  one_at_a_time.translate(sentences(), beam(4, 1));
+  const std::size_t single = measure->peak_device_memory_bytes();
+  ASSERT_GT(single, 0u) << "the CPU engine charges its decoding state";
+  EXPECT_EQ(measure->device_memory_bytes(), 0u) << "released when the decoder is gone";
+
+  const auto limited = Engine::create(model_, {.memory_limit_bytes = single + single / 2});
+  const Translator all_at_once(limited, {.max_batch_size = 64});
+  EXPECT_THROW(all_at_once.translate(sentences(), beam(4, 1)), ResourceExhausted);
+  EXPECT_EQ(limited->device_memory_bytes(), 0u) << "a refused call releases what it held";
+  // The engine carries on, and what fits translates exactly as without a limit.
+  const Translator fitting(limited, {.max_batch_size = 1});
+  const auto results = fitting.translate(sentences(), beam(4, 1));
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    expect_same(results[i], expected[i], "sentence " + std::to_string(i));
+  }
+  EXPECT_LE(limited->peak_device_memory_bytes(), single + single / 2);
+}
+
 TEST_F(TranslatorTest, MaxLengthBoundsEveryHypothesis) {
   const Translator translator(model_);
   DecodingOptions options = beam(2, 2);

@@ -77,7 +77,7 @@ int run(const CliOptions& cli) {
                  rpt::kernels::cpu_threads());
     const std::size_t peak = translator.engine().peak_device_memory_bytes();
     if (peak > 0) {
-      std::fprintf(stderr, "rpt-translate: peak device memory %.1f MiB\n",
+      std::fprintf(stderr, "rpt-translate: peak engine memory %.1f MiB\n",
                    static_cast<double>(peak) / 1048576.0);
     }
   }
@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"float32", "float16", "bfloat16"}));
   app.add_option("--device-index", cli.device_index, "CUDA device")->check(CLI::Range(0, 64));
   app.add_option("--device-memory-limit", cli.device_memory_limit_mib,
-                 "MiB of GPU memory the engine may hold (0: the device's)")
+                 "MiB of memory the engine may hold: GPU weights, caches, workspaces; CPU "
+                 "decoding state (0: no limit but the device's)")
       ->check(CLI::Range(0.0, 1e9));
   app.add_option("--threads", cli.threads, "CPU threads (0: all)")
       ->check(CLI::Range(0, 1024));

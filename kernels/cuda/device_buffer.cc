@@ -74,23 +74,6 @@ DeviceMemoryInfo device_memory_info() {
   return info;
 }
 
-MemoryBudget::MemoryBudget(std::size_t limit_bytes) : limit_(limit_bytes) {}
-
-void MemoryBudget::reserve(std::size_t bytes) {
-  std::size_t used = used_.load();
-  do {
-    if (limit_ != 0 && used + bytes > limit_) {
-      RPT_THROW(ResourceExhausted, "device memory limit: ", bytes, " more bytes would exceed ",
-                limit_, " (", used, " in use)");
-    }
-  } while (!used_.compare_exchange_weak(used, used + bytes));
-  std::size_t peak = peak_.load();
-  while (used + bytes > peak && !peak_.compare_exchange_weak(peak, used + bytes)) {
-  }
-}
-
-void MemoryBudget::release(std::size_t bytes) noexcept { used_.fetch_sub(bytes); }
-
 DeviceBuffer::DeviceBuffer(std::size_t bytes, CudaStream stream, MemoryBudget* budget)
     : bytes_(bytes), stream_(stream), budget_(budget) {
   if (bytes == 0) return;

@@ -3,10 +3,10 @@
 // the process may be exiting because the device is gone).
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <string>
 
+#include "kernels/memory_budget.h"
 #include "kernels/stream.h"
 
 struct cublasContext;
@@ -61,26 +61,6 @@ struct DeviceMemoryInfo {
   std::size_t total_bytes = 0;
 };
 DeviceMemoryInfo device_memory_info();
-
-// The device memory one user (a loaded model and its decoders) may hold: allocations that would
-// pass `limit_bytes` throw ResourceExhausted instead of reaching the driver. Thread-safe.
-class MemoryBudget {
- public:
-  explicit MemoryBudget(std::size_t limit_bytes = 0);  // 0: no limit
-  MemoryBudget(const MemoryBudget&) = delete;
-  MemoryBudget& operator=(const MemoryBudget&) = delete;
-
-  void reserve(std::size_t bytes);  // throws ResourceExhausted past the limit
-  void release(std::size_t bytes) noexcept;
-  std::size_t used_bytes() const { return used_.load(); }
-  std::size_t peak_bytes() const { return peak_.load(); }
-  std::size_t limit_bytes() const { return limit_; }
-
- private:
-  std::size_t limit_;
-  std::atomic<std::size_t> used_{0};
-  std::atomic<std::size_t> peak_{0};
-};
 
 // `bytes` of device memory from the stream-ordered pool of `stream`; freed in stream order.
 // With a budget, the bytes are charged to it for the buffer's lifetime (the budget must outlive

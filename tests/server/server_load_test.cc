@@ -175,6 +175,53 @@ TEST(ServerLoadTest, FullQueueRefusesAtOnceWhileAdmittedWorkCompletes) {
   EXPECT_EQ(metric(server, R"(rpt_requests_total{code="RESOURCE_EXHAUSTED",method="Translate",model="en-de"})"), 1);
 }
 
+TEST(ServerLoadTest, MemoryLimitRetriesInSmallerGroupsAndLosesNothing) {
+  // The fixture model's decoding state: about 0.5 MiB for one of these sentences at beam 4,
+  // 1.6 MiB for all twelve at once (rpt-translate --verbose). At 0.75 MiB each fits alone and
+  // the twelve together do not: the scheduler must requeue and narrow, never fail a call.
+  ServerProcess server({"--model", "en-de=" + fixture_model(), "--device-memory-limit", "0.75",
+                        "--max-decoding-length", "400"});
+  const std::vector<std::string> expected = offline(kSentences, 4);
+  ASSERT_EQ(expected.size(), kSentences.size());
+  std::vector<std::future<std::vector<std::string>>> clients;
+  for (int client = 0; client < 3; ++client) {
+    clients.push_back(std::async(std::launch::async, [&] {
+      auto r = request(kSentences, 4);
+      v1::TranslateResponse response;
+      auto context = context_with_deadline(120);
+      const grpc::Status status = server.stub()->Translate(context.get(), r, &response);
+      if (!status.ok()) return std::vector<std::string>{"error: " + status.error_message()};
+      std::vector<std::string> texts;
+      for (const auto& translation : response.translations()) {
+        texts.push_back(translation.hypotheses(0).text());
+      }
+      return texts;
+    }));
+  }
+  for (auto& client : clients) {
+    const std::vector<std::string> got = client.get();
+    ASSERT_EQ(got.size(), expected.size()) << got.front();
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i], expected[i].substr(expected[i].find('\t') + 1)) << "sentence " << i;
+    }
+  }
+  EXPECT_GT(metric(server, R"(rpt_retried_sentences_total{model="en-de"})"), 0)
+      << "the limit never bit: the test no longer tests the retry";
+
+  // A sentence that cannot fit alone (300 forced steps x 4 beams: over 1 MiB of cache) fails
+  // with RESOURCE_EXHAUSTED and says why; the server carries on.
+  v1::TranslateResponse response;
+  auto context = context_with_deadline(60);
+  const grpc::Status refused = server.stub()->Translate(context.get(), long_request(1, 300), &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("memory limit"));
+  v1::TranslateResponse after;
+  auto after_context = context_with_deadline(30);
+  EXPECT_TRUE(server.stub()->Translate(after_context.get(), request({"Cancel"}), &after).ok());
+  EXPECT_TRUE(wait_for_metric(server, R"(rpt_device_memory_bytes{device="cpu",model="en-de",use="decoder"})",
+                              [](double v) { return v >= 0 && v <= 0.75 * 1048576; }, 5));
+}
+
 TEST(ServerLoadTest, DeadlinesExpireInTheQueueAndWhileDecoding) {
   ServerProcess server({"--model", "en-de=" + fixture_model(), "--max-active-sentences", "1",
                         "--max-decoding-length", "2000"});
