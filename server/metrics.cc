@@ -86,10 +86,11 @@ Metrics::Metrics()
                       .Help("Loaded models (value 1) with their languages, device and dtype")
                       .Register(*registry_)) {}
 
-void Metrics::expose(const std::string& address) {
-  http_ = std::make_unique<MetricsHttpServer>(address, [registry = registry_] {
-    return prometheus::TextSerializer().Serialize(registry->Collect());
-  });
+void Metrics::expose(const std::string& address, std::function<bool()> ready) {
+  http_ = std::make_unique<MetricsHttpServer>(
+      address,
+      [registry = registry_] { return prometheus::TextSerializer().Serialize(registry->Collect()); },
+      std::move(ready));
 }
 
 int Metrics::port() const { return http_ ? http_->port() : 0; }

@@ -5,6 +5,7 @@
 // label lookups are guarded by the families).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -52,7 +53,8 @@ class Metrics {
   Metrics();
 
   // Starts serving /metrics on `address` ("HOST:PORT", port 0: any free one).
-  void expose(const std::string& address);
+  // `ready` answers /readyz (null: always ready).
+  void expose(const std::string& address, std::function<bool()> ready = nullptr);
   // The bound port once exposed, else 0.
   int port() const;
 

@@ -63,8 +63,9 @@ int bind_listener(const std::string& address, int* port) {
 }  // namespace
 
 MetricsHttpServer::MetricsHttpServer(const std::string& address,
-                                     std::function<std::string()> render)
-    : render_(std::move(render)), listener_(bind_listener(address, &port_)) {
+                                     std::function<std::string()> render,
+                                     std::function<bool()> ready)
+    : render_(std::move(render)), ready_(std::move(ready)), listener_(bind_listener(address, &port_)) {
   thread_ = std::thread([this] { serve(); });
 }
 
@@ -101,9 +102,24 @@ void MetricsHttpServer::answer(int connection) const {
     if (n <= 0) return;
     request.append(buffer, static_cast<std::size_t>(n));
   }
-  const bool metrics = request.rfind("GET /metrics ", 0) == 0 || request.rfind("GET /metrics?", 0) == 0;
-  const std::string body = metrics ? render_() : "not found: try /metrics\n";
-  const std::string head = std::string(metrics ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 404 Not Found\r\n") +
+  const auto is_get = [&request](const std::string& path) {
+    return request.rfind("GET " + path + " ", 0) == 0 || request.rfind("GET " + path + "?", 0) == 0;
+  };
+  std::string status = "200 OK";
+  std::string body;
+  if (is_get("/metrics")) {
+    body = render_();
+  } else if (is_get("/healthz")) {
+    body = "ok\n";
+  } else if (is_get("/readyz")) {
+    const bool ready = !ready_ || ready_();
+    if (!ready) status = "503 Service Unavailable";
+    body = ready ? "serving\n" : "draining\n";
+  } else {
+    status = "404 Not Found";
+    body = "not found: try /metrics, /healthz or /readyz\n";
+  }
+  const std::string head = "HTTP/1.1 " + status + "\r\n" +
                            "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
                            "Content-Length: " + std::to_string(body.size()) +
                            "\r\nConnection: close\r\n\r\n";

@@ -1,5 +1,8 @@
-// A minimal HTTP/1.1 endpoint for Prometheus scrapes: GET /metrics answers the text exposition
-// format; anything else 404. One thread, one connection at a time (scrapes are rare and small).
+// A minimal HTTP/1.1 endpoint for Prometheus scrapes and HTTP probes: GET /metrics answers the
+// text exposition format, GET /healthz 200 while the process answers, GET /readyz 200 while the
+// server takes calls and 503 once it drains (the HTTP twins of grpc.health.v1, for probes that
+// cannot speak TLS to a --tls-cert server); anything else 404. One thread, one connection at a
+// time (scrapes and probes are rare and small).
 //
 // Plain HTTP by design, also when gRPC serves TLS (--tls-cert/--tls-key): it carries counters and
 // model names, no request text, and Prometheus scrapes it in-cluster. It listens on the --listen
@@ -23,8 +26,9 @@ namespace rpt::server {
 class MetricsHttpServer {
  public:
   // Listens on `address` ("HOST:PORT", port 0: any free port); throws std::runtime_error when it
-  // cannot bind.
-  MetricsHttpServer(const std::string& address, std::function<std::string()> render);
+  // cannot bind. `ready` answers /readyz (thread-safe; null: always ready).
+  MetricsHttpServer(const std::string& address, std::function<std::string()> render,
+                    std::function<bool()> ready = nullptr);
   ~MetricsHttpServer();
   MetricsHttpServer(const MetricsHttpServer&) = delete;
   MetricsHttpServer& operator=(const MetricsHttpServer&) = delete;
@@ -36,6 +40,7 @@ class MetricsHttpServer {
   void answer(int connection) const;
 
   std::function<std::string()> render_;
+  std::function<bool()> ready_;
   int port_ = 0;  // before listener_: bind_listener() sets it
   int listener_ = -1;
   std::atomic<bool> stopping_{false};

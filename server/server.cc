@@ -41,7 +41,7 @@ Server::Server(const ServerOptions& options)
       registry_((kernels::set_cpu_threads(options.threads), options), metrics_),
       context_{.registry = registry_, .metrics = metrics_, .options = options_},
       service_(context_) {
-  metrics_.expose(options.metrics_listen);
+  metrics_.expose(options.metrics_listen, [this] { return serving_.load(); });
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -64,6 +64,7 @@ Server::Server(const ServerOptions& options)
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   health->SetServingStatus(true);
   health->SetServingStatus(kTranslatorService, true);
+  serving_.store(true);
   spdlog::info("serving {} model(s) on port {} ({}), metrics on port {}",
                registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
                metrics_.port());
@@ -96,6 +97,7 @@ void Server::drain_and_stop() {
   const auto give_up = steady_clock::now() + grace;
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   health->SetServingStatus(false);
+  serving_.store(false);
   context_.draining.store(true);
   spdlog::info("draining: health NOT_SERVING, new calls UNAVAILABLE, {} call(s) in flight, "
                "grace period {:.1f} s",

@@ -1,9 +1,10 @@
 // rpt-server assembled: models and their schedulers, the gRPC server (Translator, Health,
 // reflection), the metrics exposer, and the drain on SIGTERM/SIGINT (DESIGN.md §5): health turns
-// NOT_SERVING, new calls get UNAVAILABLE, calls in flight get the grace period to finish, then
+// NOT_SERVING (and HTTP /readyz 503), new calls get UNAVAILABLE, calls in flight get the grace period to finish, then
 // the server stops.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include <grpcpp/server.h>
@@ -38,6 +39,9 @@ class Server {
   void write_ready_file() const;
 
   const ServerOptions& options_;
+  // True from the first served call until the drain; /readyz on the metrics port reads it from
+  // that port's thread, so it is declared (and outlives) before metrics_.
+  std::atomic<bool> serving_{false};
   Metrics metrics_;
   ModelRegistry registry_;
   ServiceContext context_;

@@ -291,6 +291,10 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
   grpc::health::v1::HealthCheckResponse status;
   ASSERT_TRUE(watch->Read(&status));
   EXPECT_EQ(status.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+  // The HTTP probes on the metrics port (for deployments whose gRPC port speaks TLS).
+  EXPECT_EQ(http_request(server.metrics_port(), "/readyz").status, 200);
+  EXPECT_EQ(http_request(server.metrics_port(), "/healthz").status, 200);
+  EXPECT_EQ(http_request(server.metrics_port(), "/nothing").status, 404);
 
   std::vector<std::future<grpc::Status>> in_flight;
   for (int i = 0; i < 2; ++i) {
@@ -305,6 +309,10 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
 
   ASSERT_TRUE(watch->Read(&status));
   EXPECT_EQ(status.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  const HttpResponse draining = http_request(server.metrics_port(), "/readyz");
+  EXPECT_EQ(draining.status, 503);
+  EXPECT_EQ(draining.body, "draining\n");
+  EXPECT_EQ(http_request(server.metrics_port(), "/healthz").status, 200) << "alive while draining";
   v1::TranslateResponse response;
   auto context = context_with_deadline(10);
   const grpc::Status refused = stub->Translate(context.get(), request({"Cancel"}), &response);

@@ -147,7 +147,7 @@ std::string run_binary(const std::vector<std::string>& argv_in, const std::strin
   return output;
 }
 
-std::string http_get(int port, const std::string& path) {
+HttpResponse http_request(int port, const std::string& path) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -169,8 +169,12 @@ std::string http_get(int port, const std::string& path) {
   }
   close(fd);
   const auto body = response.find("\r\n\r\n");
-  return body == std::string::npos ? std::string() : response.substr(body + 4);
+  // "HTTP/1.1 200 OK": the code follows the first space.
+  if (body == std::string::npos || response.size() < 12) return {};
+  return {std::stoi(response.substr(9, 3)), response.substr(body + 4)};
 }
+
+std::string http_get(int port, const std::string& path) { return http_request(port, path).body; }
 
 std::optional<double> metric_value(const std::string& exposition, const std::string& sample) {
   std::istringstream lines(exposition);

@@ -58,7 +58,13 @@ class ServerProcess {
 // Runs `argv` with `input` on stdin; returns its stdout (throws on a non-zero exit).
 std::string run_binary(const std::vector<std::string>& argv, const std::string& input);
 
-// GET http://127.0.0.1:port/path; returns the body (empty on failure).
+// GET http://127.0.0.1:port/path: the status code and body (0 and empty on failure).
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+};
+HttpResponse http_request(int port, const std::string& path);
+// The body alone.
 std::string http_get(int port, const std::string& path);
 
 // The value of the sample `name{labels}` in a Prometheus text exposition (labels in the
