@@ -7,6 +7,9 @@
 namespace rpt::server {
 namespace {
 
+// Failed groups a sentence may be part of before it runs on its own.
+constexpr int kFailuresBeforeSolo = 2;
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -151,9 +154,22 @@ void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
 
 std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
   std::vector<QueuedSentence> admitted;
+  for (const auto& [id, sentence] : active_) {
+    if (sentence.failures >= kFailuresBeforeSolo) return admitted;  // it runs on its own
+  }
   long cost = active_cost_;
   while (!queue_.empty()) {
     QueuedSentence& next = queue_.front();
+    if (next.failures >= kFailuresBeforeSolo) {
+      // On its own: once the decoder is empty, and nothing joins it.
+      if (active_.empty() && admitted.empty()) {
+        queued_tokens_ -= static_cast<long>(
+            next.job->source_ids[static_cast<std::size_t>(next.index)].size());
+        admitted.push_back(std::move(next));
+        queue_.pop_front();
+      }
+      break;
+    }
     const auto& ids = next.job->source_ids[static_cast<std::size_t>(next.index)];
     const long sentence_cost = static_cast<long>(ids.size()) * next.job->options.beam_size;
     const bool nothing_running = active_.empty() && admitted.empty();
@@ -197,6 +213,11 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
                         .source_ids = queued.job->source_ids[static_cast<std::size_t>(queued.index)],
                         .options = queued.job->options});
   }
+  if (admitted.size() == 1 && admitted.front().failures >= kFailuresBeforeSolo &&
+      !decoder_fresh_) {
+    decoder_.reset();  // memory kept from finished sentences must not decide its verdict
+    decoder_fresh_ = true;
+  }
   const bool alone = decoder_fresh_ && active_.empty() && admitted.size() == 1;
   decoder_fresh_ = false;
   try {
@@ -216,7 +237,8 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
                       admitted[i].job->options.beam_size;
     active_cost_ += cost;
     active_.emplace(requests[i].id,
-                    ActiveSentence{std::move(admitted[i].job), admitted[i].index, cost, alone});
+                    ActiveSentence{std::move(admitted[i].job), admitted[i].index, cost, alone,
+                                   admitted[i].failures});
   }
 }
 
@@ -267,7 +289,9 @@ std::vector<Scheduler::QueuedSentence> Scheduler::take_active() {
             [](const auto& a, const auto& b) { return a.first < b.first; });  // admission order
   std::vector<QueuedSentence> taken;
   const Clock::time_point now = Clock::now();
-  for (auto& [id, sentence] : sorted) taken.push_back({std::move(sentence.job), sentence.index, now});
+  for (auto& [id, sentence] : sorted) {
+    taken.push_back({std::move(sentence.job), sentence.index, now, sentence.failures});
+  }
   active_.clear();
   active_cost_ = 0;
   decoder_.reset();
@@ -300,6 +324,7 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
   metrics_.retried_sentences->Increment(static_cast<double>(failed.size()));
   std::lock_guard lock(mutex_);
   for (auto it = failed.rbegin(); it != failed.rend(); ++it) {
+    ++it->failures;
     queued_tokens_ += static_cast<long>(
         it->job->source_ids[static_cast<std::size_t>(it->index)].size());
     queue_.push_front(std::move(*it));

@@ -5,8 +5,9 @@
 //
 // A failed encoding or step (most often the memory limit: sentences that fit alone may not fit
 // together) loses nothing in flight: the sentences go back to the front of the queue and at most
-// half as many are admitted at once, one more again for every sentence delivered. Only a
-// sentence that fails alone on a fresh decoder (nothing else holding memory) fails its call.
+// half as many are admitted at once, one more again for every sentence delivered. A sentence
+// whose group failed twice runs next on its own, on a fresh decoder (nothing else holding
+// memory); only a sentence that fails so fails its call. So every sentence gets a verdict.
 //
 // Thread safety: submit(), wake() and stop() may be called from any thread; observers are called
 // from the scheduler's thread only.
@@ -51,6 +52,7 @@ class Scheduler {
     std::shared_ptr<TranslationJob> job;
     int index = 0;
     Clock::time_point queued_at;
+    int failures = 0;  // failed encodings or steps it was part of
   };
   struct DeadJob {
     std::shared_ptr<TranslationJob> job;
@@ -61,6 +63,7 @@ class Scheduler {
     int index = 0;
     long cost = 0;  // source tokens x beam
     bool alone = false;  // admitted on its own into a fresh decoder
+    int failures = 0;
   };
 
   void run();
