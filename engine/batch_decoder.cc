@@ -36,6 +36,7 @@ void BatchDecoder::add(const std::vector<SentenceRequest>& requests) {
     sources.push_back(request.source_ids);
   }
   if (!backend_) backend_ = engine_->make_backend();
+  sentences_.reserve(sentences_.size() + requests.size());  // all of them join, or none
   std::vector<EncodedSentence> encoded = backend_->encode(sources);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     sentences_.push_back(

@@ -2,6 +2,7 @@
 // rows; every row carries its own step, so rows of different sentences, started at different
 // times, decode together (step-level batching). Each row's cache lives in a slot (CacheSlots):
 // beam reordering copies only forked prefixes. Not thread-safe: one state per decoding loop.
+// After a step throws (the memory limit, say) the state is not usable: make a new one.
 #pragma once
 
 #include <vector>

@@ -10,15 +10,22 @@ MemoryBudget::MemoryBudget(std::size_t limit_bytes, MemoryBudget* parent)
     : limit_(limit_bytes), parent_(parent) {}
 
 void MemoryBudget::reserve(std::size_t bytes) {
-  if (parent_ != nullptr) parent_->reserve(bytes);
   std::size_t used = used_.load();
   do {
-    if (limit_ != 0 && used + bytes > limit_) {
-      if (parent_ != nullptr) parent_->release(bytes);
+    if (limit_ != 0 && (used > limit_ || bytes > limit_ - used)) {
       RPT_THROW(ResourceExhausted, "memory limit: ", bytes, " more bytes would exceed ", limit_,
                 " (", used, " in use)");
     }
   } while (!used_.compare_exchange_weak(used, used + bytes));
+  if (parent_ != nullptr) {
+    try {
+      parent_->reserve(bytes);
+    } catch (...) {
+      used_.fetch_sub(bytes);
+      throw;
+    }
+  }
+  // Only charges that stand count towards the peak.
   std::size_t peak = peak_.load();
   while (used + bytes > peak && !peak_.compare_exchange_weak(peak, used + bytes)) {
   }

@@ -114,7 +114,7 @@ void MetricsHttpServer::answer(int connection) const {
   } else if (is_get("/readyz")) {
     const bool ready = !ready_ || ready_();
     if (!ready) status = "503 Service Unavailable";
-    body = ready ? "serving\n" : "draining\n";
+    body = ready ? "serving\n" : "not serving\n";
   } else {
     status = "404 Not Found";
     body = "not found: try /metrics, /healthz or /readyz\n";

@@ -1,6 +1,6 @@
 // A minimal HTTP/1.1 endpoint for Prometheus scrapes and HTTP probes: GET /metrics answers the
 // text exposition format, GET /healthz 200 while the process answers, GET /readyz 200 while the
-// server takes calls and 503 once it drains (the HTTP twins of grpc.health.v1, for probes that
+// server takes calls and 503 before it does and once it drains (the HTTP twins of grpc.health.v1, for probes that
 // cannot speak TLS to a --tls-cert server); anything else 404. One thread, one connection at a
 // time (scrapes and probes are rare and small).
 //

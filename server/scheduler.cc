@@ -7,8 +7,11 @@
 namespace rpt::server {
 namespace {
 
-// Failed groups a sentence may be part of before it runs on its own.
-constexpr int kFailuresBeforeSolo = 2;
+// Failures before a sentence runs on its own: in small groups (where it is likely the culprit),
+// or in any (a bound, should admission keep widening under load between failures).
+constexpr int kSmallGroup = 2;
+constexpr int kSmallGroupFailuresBeforeSolo = 2;
+constexpr int kRequeuesBeforeSolo = 16;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -40,6 +43,10 @@ TranslationResult to_result(const Model& model, int source_tokens,
 }
 
 }  // namespace
+
+bool Scheduler::Retries::solo() const {
+  return small_group_failures >= kSmallGroupFailuresBeforeSolo || requeues >= kRequeuesBeforeSolo;
+}
 
 Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Engine> engine,
                      SchedulerOptions options, ModelMetrics metrics)
@@ -77,7 +84,7 @@ RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
     job->submitted = Clock::now();
     job->remaining = static_cast<int>(sentences);
     for (int i = 0; i < static_cast<int>(sentences); ++i) {
-      queue_.push_back({job, i, job->submitted});
+      queue_.push_back({job, i, job->submitted, {}});
     }
     queued_tokens_ += tokens;
     metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
@@ -155,12 +162,12 @@ void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
 std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
   std::vector<QueuedSentence> admitted;
   for (const auto& [id, sentence] : active_) {
-    if (sentence.failures >= kFailuresBeforeSolo) return admitted;  // it runs on its own
+    if (sentence.retries.solo()) return admitted;  // it runs on its own
   }
   long cost = active_cost_;
   while (!queue_.empty()) {
     QueuedSentence& next = queue_.front();
-    if (next.failures >= kFailuresBeforeSolo) {
+    if (next.retries.solo()) {
       // On its own: once the decoder is empty, and nothing joins it.
       if (active_.empty() && admitted.empty()) {
         queued_tokens_ -= static_cast<long>(
@@ -203,6 +210,9 @@ void Scheduler::cancel_dead_active(std::vector<DeadJob>& dead) {
 }
 
 void Scheduler::encode(std::vector<QueuedSentence> admitted) {
+  // A call may have finished since its sentences were admitted (another of them was cancelled,
+  // expired or failed): do not spend work on them.
+  std::erase_if(admitted, [](const QueuedSentence& queued) { return queued.job->finished; });
   if (admitted.empty()) return;
   const Clock::time_point start = Clock::now();
   std::vector<SentenceRequest> requests;
@@ -213,8 +223,7 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
                         .source_ids = queued.job->source_ids[static_cast<std::size_t>(queued.index)],
                         .options = queued.job->options});
   }
-  if (admitted.size() == 1 && admitted.front().failures >= kFailuresBeforeSolo &&
-      !decoder_fresh_) {
+  if (admitted.size() == 1 && admitted.front().retries.solo() && !decoder_fresh_) {
     decoder_.reset();  // memory kept from finished sentences must not decide its verdict
     decoder_fresh_ = true;
   }
@@ -232,13 +241,14 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
     return;
   }
   metrics_.encode_seconds->Observe(seconds_since(start));
+  for (auto& [id, sentence] : active_) sentence.alone = false;  // it has company now
   for (std::size_t i = 0; i < admitted.size(); ++i) {
     const long cost = static_cast<long>(requests[i].source_ids.size()) *
                       admitted[i].job->options.beam_size;
     active_cost_ += cost;
     active_.emplace(requests[i].id,
                     ActiveSentence{std::move(admitted[i].job), admitted[i].index, cost, alone,
-                                   admitted[i].failures});
+                                   admitted[i].retries});
   }
 }
 
@@ -281,6 +291,13 @@ void Scheduler::step() {
     if (--job.remaining == 0) finish(job, RequestStatus::Ok());
     admission_limit_ = std::min(options_.max_active_sentences, admission_limit_ + 1);
   }
+  // Idle, and holding over half of a memory limit (cache slots of finished sentences are kept
+  // for reuse): give it back, so that later sentences are not refused for memory nobody uses.
+  const std::size_t limit = engine_->options().memory_limit_bytes;
+  if (active_.empty() && limit > 0 && decoder_.device_memory_bytes() > limit / 2) {
+    decoder_.reset();
+    decoder_fresh_ = true;
+  }
 }
 
 std::vector<Scheduler::QueuedSentence> Scheduler::take_active() {
@@ -290,7 +307,7 @@ std::vector<Scheduler::QueuedSentence> Scheduler::take_active() {
   std::vector<QueuedSentence> taken;
   const Clock::time_point now = Clock::now();
   for (auto& [id, sentence] : sorted) {
-    taken.push_back({std::move(sentence.job), sentence.index, now, sentence.failures});
+    taken.push_back({std::move(sentence.job), sentence.index, now, sentence.retries});
   }
   active_.clear();
   active_cost_ = 0;
@@ -312,6 +329,7 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
     spdlog::error("model {}: a sentence of call {} failed on its own: {}", model_name_,
                   failed.front().job->id, status.message);
     finish(*failed.front().job, {code, "translation failed: " + status.message});
+    admission_limit_ = options_.max_active_sentences;  // the culprit is found
     return;
   }
   admission_limit_ = std::min(admission_limit_, admit_at_most);
@@ -322,9 +340,13 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
     decoder_fresh_ = true;
   }
   metrics_.retried_sentences->Increment(static_cast<double>(failed.size()));
+  const bool small_group = failed.size() <= kSmallGroup;
+  const Clock::time_point now = Clock::now();
   std::lock_guard lock(mutex_);
   for (auto it = failed.rbegin(); it != failed.rend(); ++it) {
-    ++it->failures;
+    it->retries.small_group_failures += small_group ? 1 : 0;
+    ++it->retries.requeues;
+    it->queued_at = now;  // rpt_queue_duration_seconds: the wait of each admission
     queued_tokens_ += static_cast<long>(
         it->job->source_ids[static_cast<std::size_t>(it->index)].size());
     queue_.push_front(std::move(*it));

@@ -5,9 +5,11 @@
 //
 // A failed encoding or step (most often the memory limit: sentences that fit alone may not fit
 // together) loses nothing in flight: the sentences go back to the front of the queue and at most
-// half as many are admitted at once, one more again for every sentence delivered. A sentence
-// whose group failed twice runs next on its own, on a fresh decoder (nothing else holding
-// memory); only a sentence that fails so fails its call. So every sentence gets a verdict.
+// half as many are admitted at once (bisecting towards the culprit), one more again for every
+// sentence delivered. A sentence whose group failed twice while small (two sentences at most),
+// or that was requeued many times, runs next on its own, on a fresh decoder (nothing else
+// holding memory); only a sentence that fails so fails its call, and admission opens up again.
+// So every sentence gets a verdict.
 //
 // Thread safety: submit(), wake() and stop() may be called from any thread; observers are called
 // from the scheduler's thread only.
@@ -48,11 +50,17 @@ class Scheduler {
   void stop();
 
  private:
+  // Failed encodings or steps a sentence was part of.
+  struct Retries {
+    int small_group_failures = 0;  // in groups of at most two sentences
+    int requeues = 0;              // in any group
+    bool solo() const;             // it must run on its own next
+  };
   struct QueuedSentence {
     std::shared_ptr<TranslationJob> job;
     int index = 0;
     Clock::time_point queued_at;
-    int failures = 0;  // failed encodings or steps it was part of
+    Retries retries;
   };
   struct DeadJob {
     std::shared_ptr<TranslationJob> job;
@@ -62,8 +70,8 @@ class Scheduler {
     std::shared_ptr<TranslationJob> job;
     int index = 0;
     long cost = 0;  // source tokens x beam
-    bool alone = false;  // admitted on its own into a fresh decoder
-    int failures = 0;
+    bool alone = false;  // on its own in a fresh decoder, and nothing joined it since
+    Retries retries;
   };
 
   void run();

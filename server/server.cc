@@ -96,9 +96,10 @@ void Server::drain_and_stop() {
       duration<double>(options_.grace_period_seconds));
   const auto give_up = steady_clock::now() + grace;
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
-  health->SetServingStatus(false);
+  // /readyz and new calls see the drain no later than a health watcher does.
   serving_.store(false);
   context_.draining.store(true);
+  health->SetServingStatus(false);
   spdlog::info("draining: health NOT_SERVING, new calls UNAVAILABLE, {} call(s) in flight, "
                "grace period {:.1f} s",
                context_.in_flight.load(), options_.grace_period_seconds);

@@ -39,8 +39,8 @@ class Server {
   void write_ready_file() const;
 
   const ServerOptions& options_;
-  // True from the first served call until the drain; /readyz on the metrics port reads it from
-  // that port's thread, so it is declared (and outlives) before metrics_.
+  // True from when gRPC serves until the drain; /readyz on the metrics port reads it from that
+  // port's thread, so it is declared (and outlives) before metrics_.
   std::atomic<bool> serving_{false};
   Metrics metrics_;
   ModelRegistry registry_;

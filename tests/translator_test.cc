@@ -145,7 +145,6 @@ TEST_F(TranslatorTest, CpuMemoryLimitRefusesWhatDoesNotFitAndReleasesEverything)
   for (std::size_t i = 0; i < results.size(); ++i) {
     expect_same(results[i], expected[i], "sentence " + std::to_string(i));
   }
-  EXPECT_LE(limited->peak_device_memory_bytes(), single + single / 2);
 }
 
 TEST_F(TranslatorTest, MaxLengthBoundsEveryHypothesis) {
