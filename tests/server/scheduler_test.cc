@@ -1,0 +1,203 @@
+// The scheduler when decoding fails: a fault-injecting engine (the CPU engine underneath) refuses
+// steps over a number of rows, or any step or encoding that holds a "poisoned" sentence. Every
+// sentence that can be translated must be, token for token as offline, and only the poisoned
+// sentence's call may fail.
+#include "server/scheduler.h"
+
+#include <climits>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "engine/errors.h"
+#include "engine/translator.h"
+#include "tests/support/source_dir.h"
+
+namespace rpt::server {
+namespace {
+
+struct Faults {
+  int max_rows = INT_MAX;   // steps over this many rows throw ResourceExhausted
+  int poison_token = -1;    // a sentence holding this source id fails its encoding or its steps
+  bool poison_steps = true;  // false: the encoding fails instead
+};
+
+class FaultyBackend final : public DecoderBackend {
+ public:
+  FaultyBackend(std::unique_ptr<DecoderBackend> inner, Faults faults)
+      : inner_(std::move(inner)), faults_(faults) {}
+
+  std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override {
+    std::vector<bool> poisoned;
+    for (const auto& ids : sources) {
+      poisoned.push_back(std::find(ids.begin(), ids.end(), faults_.poison_token) != ids.end());
+      if (poisoned.back() && !faults_.poison_steps) {
+        RPT_THROW(ResourceExhausted, "injected: encoding a poisoned sentence");
+      }
+    }
+    std::vector<EncodedSentence> encoded = inner_->encode(sources);
+    for (std::size_t i = 0; i < encoded.size(); ++i) {
+      if (poisoned[i]) poisoned_.insert(encoded[i].keys_values);
+    }
+    return encoded;
+  }
+
+  void step(const StepInput& input, StepCandidates& out) override {
+    const auto rows = static_cast<int>(input.tokens.size());
+    if (rows > faults_.max_rows) RPT_THROW(ResourceExhausted, "injected: ", rows, " rows");
+    for (const StepRowGroup& group : input.groups) {
+      if (poisoned_.count(group.sentence->keys_values) > 0) {
+        RPT_THROW(ResourceExhausted, "injected: a step with a poisoned sentence");
+      }
+    }
+    inner_->step(input, out);
+  }
+
+ private:
+  std::unique_ptr<DecoderBackend> inner_;
+  Faults faults_;
+  std::set<const void*> poisoned_;
+};
+
+class FaultyEngine final : public Engine {
+ public:
+  FaultyEngine(std::shared_ptr<const Engine> inner, Faults faults)
+      : Engine(inner->shared_model(), inner->options()), inner_(std::move(inner)), faults_(faults) {}
+  std::unique_ptr<DecoderBackend> make_backend() const override {
+    return std::make_unique<FaultyBackend>(inner_->make_backend(), faults_);
+  }
+  std::string device_description() const override { return "cpu with injected faults"; }
+
+ private:
+  std::shared_ptr<const Engine> inner_;
+  Faults faults_;
+};
+
+// Collects a call's sentences and waits for its final status.
+class Collector final : public JobObserver {
+ public:
+  void on_sentence(int index, TranslationResult result) override {
+    std::lock_guard lock(mutex_);
+    texts_[index] = result.hypotheses.at(0).text;
+  }
+  void on_finish(const RequestStatus& status) override {
+    std::lock_guard lock(mutex_);
+    status_ = status;
+    done_ = true;
+    finished_.notify_all();
+  }
+  RequestStatus wait(std::map<int, std::string>& texts) {
+    std::unique_lock lock(mutex_);
+    EXPECT_TRUE(finished_.wait_for(lock, std::chrono::seconds(60), [this] { return done_; }));
+    texts = texts_;
+    return status_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable finished_;
+  std::map<int, std::string> texts_;
+  RequestStatus status_;
+  bool done_ = false;
+};
+
+const std::vector<std::string> kTexts = {
+    "Save the file.", "Open a new window.", "The file could not be opened.", "Cancel",
+    "Delete all selected items from the list.", "Settings", "Show hidden files and folders",
+    "Do you want to replace the existing file?"};
+
+class SchedulerFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = Model::load(testing::source_dir() + "/tests/fixtures/shaw_k4/model");
+    const Translator offline(model_);
+    DecodingOptions options;
+    options.beam_size = 4;
+    for (const auto& result : offline.translate(kTexts, options)) {
+      expected_.push_back(result.hypotheses.at(0).text);
+    }
+  }
+
+  std::vector<int> ids(const std::string& text) const {
+    std::vector<int> out;
+    for (const auto& piece : model_->source_tokenizer().encode(text)) {
+      out.push_back(model_->source_vocabulary().to_id(piece));
+    }
+    return out;
+  }
+
+  // A job over kTexts[first, last), optionally with a poisoned text appended.
+  std::shared_ptr<TranslationJob> job(std::size_t first, std::size_t last, Collector& collector,
+                                      int poison = -1) {
+    auto job = std::make_shared<TranslationJob>();
+    for (std::size_t i = first; i < last; ++i) job->source_ids.push_back(ids(kTexts[i]));
+    if (poison >= 0) job->source_ids.push_back({poison, poison});
+    job->options.beam_size = 4;
+    job->observer = &collector;
+    return job;
+  }
+
+  static ModelDescription description(const std::string& name) {
+    ModelDescription d;
+    d.name = name;
+    return d;
+  }
+
+  std::shared_ptr<const Model> model_;
+  std::vector<std::string> expected_;
+  Metrics metrics_;
+};
+
+TEST_F(SchedulerFaultTest, StepsOverTheRowLimitAreRetriedInSmallerGroups) {
+  // Two sentences of four beams fit in a step; eight arrive at once.
+  auto engine = std::make_shared<FaultyEngine>(Engine::create(model_), Faults{.max_rows = 8});
+  ModelMetrics m = metrics_.add_model(description("rows"));
+  {
+    Scheduler scheduler("rows", engine, {}, m);
+    Collector a, b;
+    auto first = job(0, 5, a);
+    auto second = job(5, kTexts.size(), b);
+    ASSERT_TRUE(scheduler.submit(first).ok());
+    ASSERT_TRUE(scheduler.submit(second).ok());
+    std::map<int, std::string> texts_a, texts_b;
+    EXPECT_TRUE(a.wait(texts_a).ok());
+    EXPECT_TRUE(b.wait(texts_b).ok());
+    for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(texts_a[static_cast<int>(i)], expected_[i]);
+    for (std::size_t i = 5; i < kTexts.size(); ++i) {
+      EXPECT_EQ(texts_b[static_cast<int>(i - 5)], expected_[i]);
+    }
+  }
+  EXPECT_GT(m.retried_sentences->Value(), 0);
+}
+
+TEST_F(SchedulerFaultTest, OnlyThePoisonedSentencesCallFails) {
+  for (const bool in_steps : {true, false}) {
+    SCOPED_TRACE(in_steps ? "failing steps" : "failing encodings");
+    const int poison = model_->source_vocabulary().size() - 1;
+    auto engine = std::make_shared<FaultyEngine>(
+        Engine::create(model_), Faults{.poison_token = poison, .poison_steps = in_steps});
+    ModelMetrics m = metrics_.add_model(description(in_steps ? "steps" : "encodings"));
+    Scheduler scheduler("poison", engine, {}, m);
+    Collector poisoned, clean, later;
+    ASSERT_TRUE(scheduler.submit(job(0, 3, poisoned, poison)).ok());
+    ASSERT_TRUE(scheduler.submit(job(3, 6, clean)).ok());
+    ASSERT_TRUE(scheduler.submit(job(6, kTexts.size(), later)).ok());
+    std::map<int, std::string> texts;
+    const RequestStatus failed = poisoned.wait(texts);
+    EXPECT_EQ(failed.code, StatusCode::kResourceExhausted) << failed.message;
+    EXPECT_NE(failed.message.find("injected"), std::string::npos) << failed.message;
+    EXPECT_TRUE(clean.wait(texts).ok());
+    for (std::size_t i = 3; i < 6; ++i) EXPECT_EQ(texts[static_cast<int>(i - 3)], expected_[i]);
+    EXPECT_TRUE(later.wait(texts).ok());
+    for (std::size_t i = 6; i < kTexts.size(); ++i) {
+      EXPECT_EQ(texts[static_cast<int>(i - 6)], expected_[i]);
+    }
+    EXPECT_GT(m.retried_sentences->Value(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace rpt::server
