@@ -19,6 +19,5 @@ COPY models /opt/rpt/models
 EXPOSE 50051 9464
 USER nobody
 ENTRYPOINT ["/opt/rpt/bin/rpt-server", "--listen", "0.0.0.0:50051", "--metrics-port", "9464"]
-# The bundled models (models/*); add --model en-fr=/opt/rpt/models/en-fr once that model is
-# committed (docs/MODELS.md).
-CMD ["--model", "en-de=/opt/rpt/models/en-de"]
+# The bundled models (models/*, docs/MODELS.md).
+CMD ["--model", "en-de=/opt/rpt/models/en-de", "--model", "en-fr=/opt/rpt/models/en-fr"]
