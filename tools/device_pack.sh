@@ -10,7 +10,8 @@
 # 64 MiB working-tree limit, OpenBLAS alone is 36 MB). Put it in a git-ignored folder of the
 # repository, name that folder in the run's carry list, and on the GPU machine, from the
 # repository root: tar -xJf PACK.tar.xz -C /tmp && bash bench/gpu_checks.sh /tmp/PACK
-# For example (.device/ is git-ignored):
+# With both bundled models tracked the tree alone is ~60 MiB: `tools/device_slim.sh on` first
+# (and `off` after the last device call, before committing). For example (.device/ is git-ignored):
 #   tools/device_pack.sh build .device/pack && rm -rf .device/pack
 #   device run, carry [".device"]:  tar -xJf .device/pack.tar.xz -C /tmp && \
 #     OUT=$OUT bash bench/gpu_checks.sh /tmp/pack
