@@ -13,6 +13,7 @@ BatchDecoder::BatchDecoder(std::shared_ptr<const Engine> engine)
 void BatchDecoder::reset() {
   sentences_.clear();  // before the backend whose memory they hold
   backend_.reset();    // the next add() makes a fresh one
+  fresh_ = true;
 }
 
 int BatchDecoder::active_rows() const {
@@ -37,6 +38,7 @@ void BatchDecoder::add(const std::vector<SentenceRequest>& requests) {
   }
   if (!backend_) backend_ = engine_->make_backend();
   sentences_.reserve(sentences_.size() + requests.size());  // all of them join, or none
+  fresh_ = false;
   std::vector<EncodedSentence> encoded = backend_->encode(sources);
   for (std::size_t i = 0; i < requests.size(); ++i) {
     sentences_.push_back(

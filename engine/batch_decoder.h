@@ -39,6 +39,9 @@ class BatchDecoder {
   // Drops every sentence and the backend (after a failed step its state is not trusted), which
   // releases their memory; the next add() starts from a fresh backend.
   void reset();
+  // True until sentences are first added after construction or reset(): the backend holds
+  // nothing (no cache kept from finished sentences).
+  bool fresh() const { return fresh_; }
 
   // Encodes `requests` as one encoder batch; they join the next step. Throws InvalidArgument
   // (and adds nothing) on bad options or ids.
@@ -73,6 +76,7 @@ class BatchDecoder {
   std::vector<ActiveSentence> sentences_;
   StepInput input_;               // reused between steps
   StepCandidates candidates_;
+  bool fresh_ = true;
 };
 
 }  // namespace rpt

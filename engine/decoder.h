@@ -22,8 +22,6 @@ class DecoderState {
   explicit DecoderState(const Model& model, kernels::MemoryBudget* budget = nullptr);
 
   int rows() const { return slots_.rows(); }
-  // Bytes the cache holds (every slot of every layer, keys and values).
-  std::size_t cache_bytes() const { return charge_.bytes(); }
 
   // Rearranges rows for the next step: new row i continues old row parents[i] (a beam's
   // parent) with the first lengths[i] cached positions, or starts empty when parents[i] < 0.

@@ -1,8 +1,8 @@
 // The memory one loaded model and its decoders may hold: a charge that would pass `limit_bytes`
 // throws ResourceExhausted before the memory is allocated. A budget with a parent (a decoder's
-// within its engine's) charges the parent too and fails when either would pass its limit. The CUDA engine charges every device
-// buffer (weights, caches, workspaces); the CPU engine charges its decoding state (encoder memory
-// and KV caches; the weights are the Model's and are not charged). Thread-safe.
+// within its engine's) charges the parent too and fails when either would pass its limit. The
+// CUDA engine charges every device buffer (weights, caches, workspaces); the CPU engine charges
+// its decoding state (encoder memory and KV caches; the weights are the Model's). Thread-safe.
 #pragma once
 
 #include <atomic>

@@ -223,12 +223,10 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
                         .source_ids = queued.job->source_ids[static_cast<std::size_t>(queued.index)],
                         .options = queued.job->options});
   }
-  if (admitted.size() == 1 && admitted.front().retries.solo() && !decoder_fresh_) {
+  if (admitted.size() == 1 && admitted.front().retries.solo() && !decoder_.fresh()) {
     decoder_.reset();  // memory kept from finished sentences must not decide its verdict
-    decoder_fresh_ = true;
   }
-  const bool alone = decoder_fresh_ && active_.empty() && admitted.size() == 1;
-  decoder_fresh_ = false;
+  const bool alone = decoder_.fresh() && active_.empty() && admitted.size() == 1;
   try {
     decoder_.add(requests);
   } catch (...) {
@@ -296,7 +294,6 @@ void Scheduler::step() {
   const std::size_t limit = engine_->options().memory_limit_bytes;
   if (active_.empty() && limit > 0 && decoder_.device_memory_bytes() > limit / 2) {
     decoder_.reset();
-    decoder_fresh_ = true;
   }
 }
 
@@ -312,7 +309,6 @@ std::vector<Scheduler::QueuedSentence> Scheduler::take_active() {
   active_.clear();
   active_cost_ = 0;
   decoder_.reset();
-  decoder_fresh_ = true;
   return taken;
 }
 
@@ -321,11 +317,9 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
   if (alone) {
     // Alone, it cannot succeed by waiting. Out of memory (the configured limit or the device's)
     // is RESOURCE_EXHAUSTED; anything else is an internal failure.
-    const StatusCode code = status.code == StatusCode::kResourceExhausted
-                                ? StatusCode::kResourceExhausted
-                                : status.code == StatusCode::kInvalidArgument
-                                      ? StatusCode::kInvalidArgument
-                                      : StatusCode::kInternal;
+    const bool passes_through = status.code == StatusCode::kResourceExhausted ||
+                                status.code == StatusCode::kInvalidArgument;
+    const StatusCode code = passes_through ? status.code : StatusCode::kInternal;
     spdlog::error("model {}: a sentence of call {} failed on its own: {}", model_name_,
                   failed.front().job->id, status.message);
     finish(*failed.front().job, {code, "translation failed: " + status.message});
@@ -333,11 +327,10 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
     return;
   }
   admission_limit_ = std::min(admission_limit_, admit_at_most);
-  if (active_.empty() && !decoder_fresh_) {
+  if (active_.empty() && !decoder_.fresh()) {
     // Memory kept by sentences that already finished (cache slots are reused, not freed) may be
     // what is missing: the retry starts from a fresh decoder.
     decoder_.reset();
-    decoder_fresh_ = true;
   }
   metrics_.retried_sentences->Increment(static_cast<double>(failed.size()));
   const bool small_group = failed.size() <= kSmallGroup;

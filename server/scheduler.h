@@ -113,7 +113,6 @@ class Scheduler {
   std::uint64_t next_sentence_id_ = 0;
   // Sentences admitted at once at most: options_.max_active_sentences, narrowed after failures.
   int admission_limit_;
-  bool decoder_fresh_ = true;  // nothing was added since the decoder was made or reset
 
   std::thread thread_;  // last: starts after every member above exists
 };

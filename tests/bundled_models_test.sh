@@ -5,13 +5,7 @@
 set -uo pipefail
 translate=$1
 repo=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/support/check.sh"
 
 printf '%s\n' 'Open file' 'Save the file as %s' '%d files were copied to %s.' 'Print preview' \
   'Are you sure you want to quit without saving your changes?' > "$work/in.txt"

@@ -4,13 +4,7 @@
 set -uo pipefail
 translate=$1
 model=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1; shift
-  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/support/check.sh"
 
 printf 'Open the file\nSave %%s as\nQuit\n' > "$work/in.txt"
 
