@@ -1,5 +1,6 @@
 // Matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major, float32.
-// CPU definition: OpenBLAS, split across rpt's CPU threads (kernels/parallel.h). Stateless.
+// CPU definition: OpenBLAS (BLIS for few rows), split across rpt's CPU threads
+// (kernels/parallel.h). Stateless.
 #pragma once
 
 #include "kernels/precision.h"

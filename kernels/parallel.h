@@ -5,7 +5,8 @@
 // first). It runs serially when the range is small, when called from inside another
 // parallel_for, or while another caller's parallel_for holds the pool (a second model's
 // decoding loop in the server, a second Translator call): never a deadlock, never
-// oversubscription. Thread-safe.
+// oversubscription. Thread-safe. Idle threads spin for up to 100 µs before sleeping, so the
+// parallel regions of a decoder step, microseconds apart, do not each pay a wake-up.
 #pragma once
 
 #include <functional>

@@ -11,7 +11,7 @@ packages=(
   libsentencepiece-dev sentencepiece
   prometheus-cpp-dev libcivetweb-dev
   libspdlog-dev libfmt-dev
-  libopenblas-dev
+  libopenblas-dev libblis-serial-dev
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,22 @@ namespace rpt::kernels {
 namespace {
 
 thread_local bool inside_parallel_for = false;
+
+// Spins until done() or for `limit`; true if done() came true. A decoder step runs ~50
+// parallel regions a few microseconds apart: waking a sleeping thread costs tens of them.
+template <typename Done>
+bool spin_until(Done done, std::chrono::microseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (int polls = 1;; ++polls) {
+    if (done()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (polls % 64 == 0 && std::chrono::steady_clock::now() > deadline) return false;
+  }
+}
+
+constexpr std::chrono::microseconds kSpin{100};
 
 // Workers wait for a generation number to change, run their chunk of the
 // current job, and count themselves out; the caller runs chunk 0 and waits for
@@ -31,7 +48,7 @@ class ThreadPool {
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
-      ++generation_;
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     for (std::thread &worker : workers_) worker.join();
@@ -53,10 +70,14 @@ class ThreadPool {
       count_ = count;
       chunks_ = chunks;
       pending_.store(static_cast<int>(chunks - 1));
-      ++generation_;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
     run_chunk(0);
+    if (spin_until([this] { return pending_.load() == 0; }, kSpin)) {
+      job_ = nullptr;
+      return true;
+    }
     std::unique_lock lock(mutex_);
     done_.wait(lock, [this] { return pending_.load() == 0; });
     job_ = nullptr;
@@ -75,10 +96,14 @@ class ThreadPool {
   void work(int worker) {
     std::uint64_t seen = 0;
     while (true) {
-      {
+      const auto fresh = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+      if (!spin_until(fresh, kSpin)) {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen; });
-        seen = generation_;
+        wake_.wait(lock, fresh);
+      }
+      {
+        std::lock_guard lock(mutex_);
+        seen = generation_.load();
         if (stopping_) return;
         if (worker >= chunks_) continue;  // this job has fewer chunks than threads
       }
@@ -96,7 +121,7 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  std::uint64_t generation_ = 0;
+  std::atomic<std::uint64_t> generation_{0};
   bool stopping_ = false;
   const std::function<void(long, long)> *job_ = nullptr;
   long count_ = 0;

@@ -1,0 +1,103 @@
+// The CPU GEMM against a float64 loop: both libraries behind gemm_cpu (BLIS for few rows,
+// OpenBLAS otherwise), every transpose combination, padded leading dimensions, alpha and beta,
+// serial and split across threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm.h"
+#include "kernels/parallel.h"
+
+namespace rpt::kernels {
+namespace {
+
+struct Shape {
+  int m, n, k;
+};
+
+// C = alpha op(A) op(B) + beta C in float64, A and B stored row-major with the given strides.
+std::vector<double> reference(const GemmArgs& args, const std::vector<float>& c_before) {
+  std::vector<double> c(c_before.begin(), c_before.end());
+  for (int i = 0; i < args.m; ++i) {
+    for (int j = 0; j < args.n; ++j) {
+      double sum = 0.0;
+      for (int p = 0; p < args.k; ++p) {
+        const float a = args.transpose_a ? args.a[p * args.lda + i] : args.a[i * args.lda + p];
+        const float b = args.transpose_b ? args.b[j * args.ldb + p] : args.b[p * args.ldb + j];
+        sum += static_cast<double>(a) * b;
+      }
+      double& out = c[static_cast<std::size_t>(i) * args.ldc + j];
+      out = args.alpha * sum + (args.beta == 0.0f ? 0.0 : args.beta * out);
+    }
+  }
+  return c;
+}
+
+TEST(GemmCpu, MatchesFloat64ForFewAndManyRowsAndEveryTranspose) {
+  std::mt19937 random(5);
+  std::normal_distribution<float> normal;
+  // Few rows (BLIS) through many (OpenBLAS), k above and below the switch at 512, a vocabulary-
+  // sized n that the threads split by columns, and m > n that they split by rows.
+  const Shape shapes[] = {{1, 33, 17},  {4, 700, 256}, {8, 96, 1024}, {32, 70, 300},
+                          {16, 40, 600}, {17, 50, 64},  {40, 2000, 96}, {300, 20, 48}};
+  for (const int threads : {1, 2}) {
+    set_cpu_threads(threads);
+    for (const Shape& s : shapes) {
+      for (const bool ta : {false, true}) {
+        for (const bool tb : {false, true}) {
+          for (const float beta : {0.0f, 1.0f}) {
+            const int pad = 3;  // leading dimensions wider than the matrices
+            const int lda = (ta ? s.m : s.k) + pad;
+            const int ldb = (tb ? s.k : s.n) + pad;
+            const int ldc = s.n + pad;
+            std::vector<float> a(static_cast<std::size_t>(ta ? s.k : s.m) * lda);
+            std::vector<float> b(static_cast<std::size_t>(tb ? s.n : s.k) * ldb);
+            std::vector<float> c(static_cast<std::size_t>(s.m) * ldc);
+            for (float& x : a) x = normal(random);
+            for (float& x : b) x = normal(random);
+            // beta 0 must overwrite C, NaN included.
+            for (float& x : c) {
+              x = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : normal(random);
+            }
+            const GemmArgs args{.transpose_a = ta, .transpose_b = tb, .m = s.m, .n = s.n,
+                                .k = s.k, .alpha = 0.5f, .a = a.data(), .lda = lda,
+                                .b = b.data(), .ldb = ldb, .beta = beta, .c = c.data(),
+                                .ldc = ldc};
+            std::vector<float> before = c;
+            if (beta == 0.0f) std::fill(before.begin(), before.end(), 0.0f);
+            const std::vector<double> expected = reference(args, before);
+            gemm_cpu(args);
+            const std::string what = "m " + std::to_string(s.m) + " n " + std::to_string(s.n) +
+                                     " k " + std::to_string(s.k) + " ta " + std::to_string(ta) +
+                                     " tb " + std::to_string(tb) + " beta " +
+                                     std::to_string(beta) + " threads " + std::to_string(threads);
+            for (int i = 0; i < s.m; ++i) {
+              for (int j = 0; j < s.n; ++j) {
+                const std::size_t at = static_cast<std::size_t>(i) * ldc + j;
+                ASSERT_NEAR(c[at], expected[at], 1e-4 * std::sqrt(s.k) + 1e-5 * std::abs(expected[at]))
+                    << what << " at (" << i << ", " << j << ")";
+              }
+              // The padding between rows of C is never written.
+              for (int j = s.n; j < ldc && i + 1 < s.m; ++j) {
+                const std::size_t at = static_cast<std::size_t>(i) * ldc + j;
+                if (beta == 0.0f) {
+                  ASSERT_TRUE(std::isnan(c[at])) << what;
+                } else {
+                  ASSERT_EQ(c[at], before[at]) << what;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  set_cpu_threads(0);
+}
+
+}  // namespace
+}  // namespace rpt::kernels
