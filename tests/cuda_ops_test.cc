@@ -387,44 +387,59 @@ void PrintTo(const SoftmaxCase& c, std::ostream* out) {
   *out << "k" << c.k << (c.t5 ? "_t5" : "") << (c.buckets ? "_buckets" : "");
 }
 
+// A batched relative softmax problem: random scores, key terms and T5 biases of these shapes.
+struct SoftmaxProblem {
+  int batch, heads, queries, key_stride, k;
+  std::vector<int> key_lengths, query_lengths, positions;  // query_lengths empty: all queries
+  bool key_term = true, buckets = true, t5_bias = false;
+};
+
 class CudaRelativeSoftmaxTest : public CudaOpsTest,
-                                public ::testing::WithParamInterface<SoftmaxCase> {};
+                                public ::testing::WithParamInterface<SoftmaxCase> {
+ protected:
+  // Runs the problem on the CPU and the device and compares scores and bucket sums.
+  void expect_device_matches_cpu(const SoftmaxProblem& p) {
+    const int width = 2 * p.k + 1;
+    const int bias_width = 2 * 16 + 1;
+    const std::size_t query_rows = static_cast<std::size_t>(p.batch) * p.queries * p.heads;
+    auto scores = random_vector(query_rows * p.key_stride);
+    const auto key_term = random_vector(query_rows * width);
+    const auto offset_bias = random_vector(static_cast<std::size_t>(p.heads) * bias_width);
+    std::vector<float> buckets(query_rows * width, 0.0f);
+    auto d_scores = upload(scores), d_key_term = upload(key_term), d_bias = upload(offset_bias),
+         d_buckets = upload(buckets), d_keys = upload(p.key_lengths),
+         d_positions = upload(p.positions);
+    DeviceBuffer d_queries;
+    if (!p.query_lengths.empty()) d_queries = upload(p.query_lengths);
+    BatchedRelativeSoftmaxArgs args{
+        .scores = scores.data(), .batch = p.batch, .heads = p.heads, .queries = p.queries,
+        .key_stride = p.key_stride, .key_lengths = p.key_lengths.data(),
+        .query_lengths = p.query_lengths.empty() ? nullptr : p.query_lengths.data(),
+        .query_positions = p.positions.data(), .max_relative_position = p.k,
+        .key_term = p.key_term ? key_term.data() : nullptr,
+        .bucket_sums = p.buckets ? buckets.data() : nullptr,
+        .offset_bias = p.t5_bias ? offset_bias.data() : nullptr,
+        .offset_bias_width = bias_width};
+    relative_softmax_batched_cpu(args);
+    args.scores = d_scores.as<float>();
+    args.key_lengths = d_keys.as<int>();
+    args.query_lengths = p.query_lengths.empty() ? nullptr : d_queries.as<int>();
+    args.query_positions = d_positions.as<int>();
+    args.key_term = p.key_term ? d_key_term.as<float>() : nullptr;
+    args.bucket_sums = p.buckets ? d_buckets.as<float>() : nullptr;
+    args.offset_bias = p.t5_bias ? d_bias.as<float>() : nullptr;
+    relative_softmax_batched_cuda(args, stream_->get());
+    expect_near(download<float>(d_scores, scores.size()), scores, 1e-5);
+    if (p.buckets) expect_near(download<float>(d_buckets, buckets.size()), buckets, 1e-5);
+  }
+};
 
 TEST_P(CudaRelativeSoftmaxTest, MatchesCpuOnAPaddedBatch) {
   const SoftmaxCase c = GetParam();
-  const int batch = 3, heads = 2, queries = 11, key_stride = 11, width = 2 * c.k + 1;
-  const std::vector<int> key_lengths = {11, 4, 7}, query_lengths = {11, 4, 7};
-  const std::vector<int> positions = {0, 0, 0};
-  const int bias_width = 2 * 16 + 1;
-  auto scores = random_vector(batch * heads * queries * key_stride);
-  const auto key_term = random_vector(batch * queries * heads * width);
-  const auto offset_bias = random_vector(heads * bias_width);
-  std::vector<float> buckets(batch * queries * heads * width, 0.0f);
-
-  auto d_scores = upload(scores), d_key_term = upload(key_term), d_bias = upload(offset_bias);
-  auto d_buckets = upload(buckets), d_keys = upload(key_lengths), d_queries = upload(query_lengths),
-       d_positions = upload(positions);
-  BatchedRelativeSoftmaxArgs args{.scores = scores.data(), .batch = batch, .heads = heads,
-                                  .queries = queries, .key_stride = key_stride,
-                                  .key_lengths = key_lengths.data(),
-                                  .query_lengths = query_lengths.data(),
-                                  .query_positions = positions.data(),
-                                  .max_relative_position = c.k,
-                                  .key_term = c.t5 ? nullptr : key_term.data(),
-                                  .bucket_sums = c.buckets ? buckets.data() : nullptr,
-                                  .offset_bias = c.t5 ? offset_bias.data() : nullptr,
-                                  .offset_bias_width = bias_width};
-  relative_softmax_batched_cpu(args);
-  args.scores = d_scores.as<float>();
-  args.key_lengths = d_keys.as<int>();
-  args.query_lengths = d_queries.as<int>();
-  args.query_positions = d_positions.as<int>();
-  args.key_term = c.t5 ? nullptr : d_key_term.as<float>();
-  args.bucket_sums = c.buckets ? d_buckets.as<float>() : nullptr;
-  args.offset_bias = c.t5 ? d_bias.as<float>() : nullptr;
-  relative_softmax_batched_cuda(args, stream_->get());
-  expect_near(download<float>(d_scores, scores.size()), scores, 1e-5);
-  if (c.buckets) expect_near(download<float>(d_buckets, buckets.size()), buckets, 1e-5);
+  expect_device_matches_cpu({.batch = 3, .heads = 2, .queries = 11, .key_stride = 11, .k = c.k,
+                             .key_lengths = {11, 4, 7}, .query_lengths = {11, 4, 7},
+                             .positions = {0, 0, 0}, .key_term = !c.t5, .buckets = c.buckets,
+                             .t5_bias = c.t5});
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, CudaRelativeSoftmaxTest,
@@ -432,38 +447,29 @@ INSTANTIATE_TEST_SUITE_P(Variants, CudaRelativeSoftmaxTest,
                                            SoftmaxCase{16, false, true}, SoftmaxCase{0, true, false},
                                            SoftmaxCase{2, false, false}));
 
-TEST_F(CudaOpsTest, DecoderStepRowsAtDifferentPositions) {
+TEST_F(CudaRelativeSoftmaxTest, DecoderStepRowsAtDifferentPositions) {
   // queries = 1 per sequence, each at its own step t (keys = t + 1).
-  const int batch = 4, heads = 3, k = 2, width = 2 * k + 1, key_stride = 40;
-  const std::vector<int> positions = {0, 5, 17, 39};
-  std::vector<int> key_lengths;
-  for (int t : positions) key_lengths.push_back(t + 1);
-  auto scores = random_vector(batch * heads * key_stride);
-  const auto key_term = random_vector(batch * heads * width);
-  std::vector<float> buckets(batch * heads * width, 0.0f);
-  auto d_scores = upload(scores), d_key_term = upload(key_term), d_buckets = upload(buckets),
-       d_keys = upload(key_lengths), d_positions = upload(positions);
-  BatchedRelativeSoftmaxArgs args{.scores = scores.data(), .batch = batch, .heads = heads,
-                                  .queries = 1, .key_stride = key_stride,
-                                  .key_lengths = key_lengths.data(),
-                                  .query_positions = positions.data(),
-                                  .max_relative_position = k, .key_term = key_term.data(),
-                                  .bucket_sums = buckets.data()};
-  relative_softmax_batched_cpu(args);
-  args.scores = d_scores.as<float>();
-  args.key_lengths = d_keys.as<int>();
-  args.query_positions = d_positions.as<int>();
-  args.key_term = d_key_term.as<float>();
-  args.bucket_sums = d_buckets.as<float>();
-  relative_softmax_batched_cuda(args, stream_->get());
-  expect_near(download<float>(d_scores, scores.size()), scores, 1e-5);
-  expect_near(download<float>(d_buckets, buckets.size()), buckets, 1e-5);
+  expect_device_matches_cpu({.batch = 4, .heads = 3, .queries = 1, .key_stride = 40, .k = 2,
+                             .key_lengths = {1, 6, 18, 40}, .query_lengths = {},
+                             .positions = {0, 5, 17, 39}});
+}
+
+// Rows longer than a block (128 threads): each thread sums several keys; one sequence starts at
+// position 7 with many query rows.
+TEST_F(CudaRelativeSoftmaxTest, RowsLongerThanABlock) {
+  expect_device_matches_cpu({.batch = 3, .heads = 2, .queries = 300, .key_stride = 300, .k = 3,
+                             .key_lengths = {300, 129, 5}, .query_lengths = {300, 129, 5},
+                             .positions = {0, 7, 0}});
 }
 
 TEST_F(CudaOpsTest, TopKLogSoftmaxWithBlockedTokenAndTies) {
   const int rows = 6, vocab = 1000, k = 5;
   auto logits = random_vector(rows * vocab, 3.0f);
-  logits[2 * vocab + 10] = logits[2 * vocab + 20] = 50.0f;  // a tie: the lower id comes first
+  // Ties go to the lower id: a pair that different threads scan, a pair 256 apart that one
+  // thread scans in different steps. Row 2's best token is blocked.
+  logits[0 * vocab + 20] = logits[0 * vocab + 10] = 50.0f;
+  logits[3 * vocab + 261] = logits[3 * vocab + 5] = 50.0f;
+  logits[2 * vocab + 10] = 60.0f;
   const std::vector<int> blocked = {-1, 3, 10, -1, 7, -1};
   std::vector<float> log_probs(rows * k);
   std::vector<int> ids(rows * k);
@@ -479,6 +485,11 @@ TEST_F(CudaOpsTest, TopKLogSoftmaxWithBlockedTokenAndTies) {
   args.log_probs = d_log_probs.as<float>();
   args.ids = d_ids.as<int>();
   top_k_log_softmax_cuda(args, stream_->get());
+  EXPECT_EQ(ids[0 * k], 10);
+  EXPECT_EQ(ids[0 * k + 1], 20);
+  EXPECT_EQ(ids[3 * k], 5);
+  EXPECT_EQ(ids[3 * k + 1], 261);
+  EXPECT_NE(ids[2 * k], 10);
   EXPECT_EQ(download<int>(d_ids, ids.size()), ids);
   expect_near(download<float>(d_log_probs, log_probs.size()), log_probs, 1e-5);
 }
@@ -491,7 +502,7 @@ struct AttentionShape {
   const char* name;
   int heads, head_dim, k;
   bool t5_bias;
-  int position_stride_factor;  // position stride = factor * heads * head_dim
+  int position_stride_factor;  // position stride = factor * heads * head_dim (>= 3: K, V shifted)
   std::vector<long> sequence_offsets;  // per row, in elements
   std::vector<int> counts;             // per row
   std::vector<int> positions;          // per row
@@ -515,7 +526,13 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
   // Inputs as the device will see them (rounded to the precision), the CPU in float32 on those.
   const auto sequences =
       rounded(random_vector(static_cast<std::size_t>(sequence_elements)), precision);
-  const auto queries = rounded(random_vector(static_cast<std::size_t>(rows) * d), precision);
+  // Queries inside [rows, 3 d] QKV rows and keys/values shifted within each position, as the
+  // engine lays them out; output rows padded, the padding never written.
+  const int query_stride = 3 * d;
+  const int out_stride = d + 8;
+  const float untouched = 123.0f;  // exact in float16 and bfloat16
+  const auto queries =
+      rounded(random_vector(static_cast<std::size_t>(rows) * query_stride), precision);
   const auto k_rel =
       rounded(random_vector(static_cast<std::size_t>(width) * shape.head_dim), precision);
   const auto v_rel = rounded(random_vector(k_rel.size()), precision);
@@ -527,13 +544,13 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
   args.heads = shape.heads;
   args.head_dim = shape.head_dim;
   args.scale = 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
-  args.query_stride = d;
-  args.key_shift = 0;
-  args.value_shift = d;
+  args.query_stride = query_stride;
+  args.key_shift = d;
+  args.value_shift = 2 * d;
   args.position_stride = stride;
   args.max_relative_position = shape.k;
   args.offset_bias_width = bias_width;
-  args.out_stride = d;
+  args.out_stride = out_stride;
 
   std::vector<const void*> host_rows;
   for (long offset : shape.sequence_offsets) host_rows.push_back(sequences.data() + offset);
@@ -545,7 +562,7 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
   cpu.relative_keys = shape.k > 0 ? k_rel.data() : nullptr;
   cpu.relative_values = shape.k > 0 ? v_rel.data() : nullptr;
   cpu.offset_bias = shape.t5_bias ? bias.data() : nullptr;
-  std::vector<float> expected(static_cast<std::size_t>(rows) * d);
+  std::vector<float> expected(static_cast<std::size_t>(rows) * out_stride, untouched);
   cpu.out = expected.data();
   fused_attention_cpu(cpu);
 
@@ -562,7 +579,7 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
                           offset * static_cast<long>(precision_size(precision)));
   }
   auto d_rows = upload(device_rows);
-  DeviceBuffer d_out(expected.size() * precision_size(precision), stream_->get());
+  auto d_out = upload_as(std::vector<float>(expected.size(), untouched), precision);
   FusedAttentionArgs gpu = args;
   gpu.precision = precision;
   gpu.queries = d_queries.data();
@@ -592,11 +609,11 @@ std::vector<AttentionShape> attention_shapes() {
     }
     shapes.push_back(s);
   }
-  // Decoder: rows over their own caches at steps 0, 1, 31, 32, 63 (stride 2 d), head_dim 24.
-  AttentionShape decoder{"decoder_cache", 3, 24, 4, false, 2, {}, {}, {}};
+  // Decoder: rows over their own caches at steps 0, 1, 31, 32, 63 (stride 3 d), head_dim 24.
+  AttentionShape decoder{"decoder_cache", 3, 24, 4, false, 3, {}, {}, {}};
   const int steps[] = {0, 1, 31, 32, 63};
   for (int r = 0; r < 5; ++r) {
-    decoder.sequence_offsets.push_back(static_cast<long>(r) * 64 * 2 * 72);
+    decoder.sequence_offsets.push_back(static_cast<long>(r) * 64 * 3 * 72);
     decoder.counts.push_back(steps[r] + 1);
     decoder.positions.push_back(steps[r]);
   }

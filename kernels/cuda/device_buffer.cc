@@ -1,5 +1,7 @@
 #include "kernels/cuda/device_buffer.h"
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <utility>
 
@@ -59,7 +61,28 @@ CublasHandle& CublasHandle::operator=(CublasHandle&& other) noexcept {
   return *this;
 }
 
+namespace {
+
+// Whether the current device has stream-ordered memory pools (cudaMallocAsync), asked once per
+// device.
+bool memory_pools_supported() {
+  enum : int { kNotAsked = 0, kYes, kNo };
+  static std::array<std::atomic<int>, 128> known{};  // zero: kNotAsked
+  int device = 0;
+  RPT_CUDA_CHECK(cudaGetDevice(&device));
+  std::atomic<int>& entry = known.at(static_cast<std::size_t>(device));
+  if (entry.load() == kNotAsked) {
+    int supported = 0;
+    RPT_CUDA_CHECK(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device));
+    entry.store(supported != 0 ? kYes : kNo);
+  }
+  return entry.load() == kYes;
+}
+
+}  // namespace
+
 void keep_freed_device_memory() {
+  if (!memory_pools_supported()) return;
   int device = 0;
   RPT_CUDA_CHECK(cudaGetDevice(&device));
   cudaMemPool_t pool = nullptr;
@@ -78,7 +101,9 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes, CudaStream stream, MemoryBudget* b
     : bytes_(bytes), stream_(stream), budget_(budget) {
   if (bytes == 0) return;
   if (budget_ != nullptr) budget_->reserve(bytes);
-  const cudaError_t status = cudaMallocAsync(&data_, bytes, stream);
+  pooled_ = memory_pools_supported();
+  const cudaError_t status =
+      pooled_ ? cudaMallocAsync(&data_, bytes, stream) : cudaMalloc(&data_, bytes);
   if (status != cudaSuccess) {
     if (budget_ != nullptr) budget_->release(bytes);
     cudaGetLastError();  // an out-of-memory allocation is not sticky; clear it
@@ -95,7 +120,8 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
     : data_(std::exchange(other.data_, nullptr)),
       bytes_(std::exchange(other.bytes_, 0)),
       stream_(other.stream_),
-      budget_(std::exchange(other.budget_, nullptr)) {}
+      budget_(std::exchange(other.budget_, nullptr)),
+      pooled_(other.pooled_) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {
@@ -104,13 +130,18 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
     bytes_ = std::exchange(other.bytes_, 0);
     stream_ = other.stream_;
     budget_ = std::exchange(other.budget_, nullptr);
+    pooled_ = other.pooled_;
   }
   return *this;
 }
 
 void DeviceBuffer::release() noexcept {
   if (data_ != nullptr) {
-    cudaFreeAsync(data_, stream_);
+    if (pooled_) {
+      cudaFreeAsync(data_, stream_);
+    } else {
+      cudaFree(data_);  // waits for the whole device: no kernel still reads the memory
+    }
     if (budget_ != nullptr) budget_->release(bytes_);
   }
   data_ = nullptr;

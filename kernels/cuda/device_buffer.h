@@ -53,6 +53,8 @@ class CublasHandle {
 
 // Makes the current device's default memory pool keep freed memory (instead of returning it to
 // the driver at every synchronisation), which turns cudaMallocAsync into a caching allocator.
+// Does nothing where the device has no stream-ordered memory pools (some virtualised GPUs);
+// DeviceBuffer then falls back to cudaMalloc/cudaFree.
 void keep_freed_device_memory();
 
 // Bytes free and in total on the current device (cudaMemGetInfo).
@@ -62,7 +64,8 @@ struct DeviceMemoryInfo {
 };
 DeviceMemoryInfo device_memory_info();
 
-// `bytes` of device memory from the stream-ordered pool of `stream`; freed in stream order.
+// `bytes` of device memory from the stream-ordered pool of `stream`; freed in stream order
+// (cudaMalloc and a device-synchronising cudaFree where the device has no memory pools).
 // With a budget, the bytes are charged to it for the buffer's lifetime (the budget must outlive
 // the buffer).
 class DeviceBuffer {
@@ -97,6 +100,7 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
   CudaStream stream_ = nullptr;
   MemoryBudget* budget_ = nullptr;
+  bool pooled_ = true;  // cudaMallocAsync; false where the device has no memory pools
 };
 
 // Stream-ordered copies of `bytes`; host memory must stay valid until the stream passes them.

@@ -97,6 +97,10 @@ __global__ void relative_softmax_kernel(BatchedRelativeSoftmaxArgs args) {
 
 void relative_softmax_batched_cuda(const BatchedRelativeSoftmaxArgs& args, CudaStream stream) {
   if (args.batch == 0 || args.heads == 0 || args.queries == 0) return;
+  // grid.y and grid.z are at most 65535 (grid.x: 2^31 - 1).
+  RPT_CHECK(args.heads <= 65535 && args.batch <= 65535, InvalidArgument,
+            "relative softmax of ", args.batch, " sequences x ", args.heads,
+            " heads exceeds the launch grid");
   const dim3 grid(args.queries, args.heads, args.batch);
   relative_softmax_kernel<<<grid, kThreads, 0, stream>>>(args);
   RPT_CUDA_CHECK_LAUNCH();
