@@ -179,15 +179,17 @@ TEST_F(CudaEngineResourcesTest, MemoryLimitRefusesWorkAndTheEngineCarriesOn) {
   const auto unlimited = cuda_engine(model_, kernels::Precision::kFloat32);
   const std::size_t weights = unlimited->device_memory_bytes();
   EXPECT_GT(weights, 0u);
-  // Room for the weights and a small decoder, not for 64 sentences of 1,000 tokens.
-  const auto limited = cuda_engine(model_, kernels::Precision::kFloat32, weights + (4u << 20));
+  // Room for the weights and a small decoder (its cuBLAS workspace included), not for 64
+  // sentences of 1,000 tokens.
+  const std::size_t limit = weights + kernels::cublas_workspace_bytes(0) + (4u << 20);
+  const auto limited = cuda_engine(model_, kernels::Precision::kFloat32, limit);
   const Translator translator(limited, {.max_batch_size = 64, .max_input_length = 2000});
   const std::vector<std::vector<int>> huge(64, std::vector<int>(1000, 5));
   EXPECT_THROW(translator.translate_ids(huge, search(4, 4)), ResourceExhausted);
   const auto small = translator.translate_ids({{5, 6, 7}}, search(4));
   ASSERT_EQ(small.size(), 1u);
   EXPECT_FALSE(small[0].empty());
-  EXPECT_LE(limited->peak_device_memory_bytes(), weights + (4u << 20));
+  EXPECT_LE(limited->peak_device_memory_bytes(), limit);
 }
 
 TEST_F(CudaEngineResourcesTest, ThousandTokenInputsUseMemoryLinearInLength) {
@@ -201,9 +203,12 @@ TEST_F(CudaEngineResourcesTest, ThousandTokenInputsUseMemoryLinearInLength) {
     for (int t = 0; t < lengths[i]; ++t) source.push_back(5 + t % 40);
     const auto result = translator.translate_ids({source}, search(4, 16));
     ASSERT_EQ(result.size(), 1u);
-    above_weights[i] = engine->peak_device_memory_bytes() - weights;
+    // The decoder's cuBLAS workspace is the same at every length.
+    above_weights[i] =
+        engine->peak_device_memory_bytes() - weights - kernels::cublas_workspace_bytes(0);
   }
-  std::printf("peak device memory above the weights: %zu bytes at 256 tokens, %zu at 1024\n",
+  std::printf("peak device memory above the weights and cuBLAS workspace: %zu bytes at 256 "
+              "tokens, %zu at 1024\n",
               above_weights[0], above_weights[1]);
   // Linear: about 4x for 4x the length (quadratic attention scores would be 16x).
   EXPECT_LT(static_cast<double>(above_weights[1]), 6.0 * static_cast<double>(above_weights[0]));

@@ -8,6 +8,7 @@
 #include "engine/layers.h"
 #include "kernels/activation.h"
 #include "kernels/embedding.h"
+#include "kernels/cuda/cuda_check.h"
 #include "kernels/errors.h"
 #include "kernels/fused_attention.h"
 #include "kernels/gemm.h"
@@ -62,13 +63,27 @@ struct EncoderMemory {
   kernels::DeviceBuffer buffer;
 };
 
+// `wanted` bytes (room to grow), or just `needed` when the budget or the device cannot hold
+// `wanted`: near the memory limit, work that fits is not refused for the sake of headroom.
+kernels::DeviceBuffer allocate_with_room(std::size_t needed, std::size_t wanted,
+                                         kernels::CudaStream stream,
+                                         kernels::MemoryBudget* budget) {
+  if (wanted > needed) {
+    try {
+      return kernels::DeviceBuffer(wanted, stream, budget);
+    } catch (const ResourceExhausted&) {
+    }
+  }
+  return kernels::DeviceBuffer(needed, stream, budget);
+}
+
 }  // namespace
 
 void* GrowingBuffer::reserve(std::size_t bytes, kernels::CudaStream stream,
                              kernels::MemoryBudget* budget) {
   if (buffer_.bytes() < bytes) {
     buffer_ = kernels::DeviceBuffer();  // release first: the budget counts both otherwise
-    buffer_ = kernels::DeviceBuffer(bytes + bytes / 4, stream, budget);
+    buffer_ = allocate_with_room(bytes, bytes + bytes / 4, stream, budget);
   }
   return buffer_.data();
 }
@@ -194,6 +209,12 @@ CudaBackend::CudaBackend(const CudaEngine& engine)
   kernels::set_current_device(engine.options().device_index);
   stream_ = std::make_shared<kernels::CudaStreamOwner>();
   cublas_ = std::make_unique<kernels::CublasHandle>(stream_->get());
+  // cuBLAS's own default workspace would be outside the memory limit and the memory reported.
+  // Set after the stream, which resets it.
+  const std::size_t workspace_bytes =
+      kernels::cublas_workspace_bytes(engine.options().device_index);
+  cublas_workspace_ = kernels::DeviceBuffer(workspace_bytes, stream_->get(), budget_);
+  RPT_CUBLAS_CHECK(cublasSetWorkspace(cublas_->get(), cublas_workspace_.data(), workspace_bytes));
   const ArchitectureConfig& arch = model_.config().architecture;
   layout_ = {.layers = arch.decoder_layers, .capacity = 0, .d_model = arch.d_model};
 }
@@ -206,8 +227,8 @@ CudaBackend::~CudaBackend() {
 }
 
 std::size_t CudaBackend::device_memory_bytes() const {
-  return encoder_workspace_.bytes() + step_workspace_.bytes() + step_inputs_.bytes() +
-         cache_.bytes() + spare_.bytes() + encoder_memory_bytes_->load();
+  return cublas_workspace_.bytes() + encoder_workspace_.bytes() + step_workspace_.bytes() +
+         step_inputs_.bytes() + cache_.bytes() + spare_.bytes() + encoder_memory_bytes_->load();
 }
 
 std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<int>>& sources) {
@@ -316,13 +337,19 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
 void CudaBackend::prepare_cache(int rows, int needed_positions) {
   const std::size_t element = kernels::precision_size(precision_);
   if (needed_positions > layout_.capacity) {
+    spare_ = kernels::DeviceBuffer();  // of the old layout; freed first to make room
     kernels::CacheLayout grown = layout_;
     grown.capacity = std::min(model_.max_sequence_length(),
                               std::max(needed_positions, std::max(16, 2 * layout_.capacity)));
     if (cache_rows_ > 0) {
-      kernels::DeviceBuffer resized(
-          static_cast<std::size_t>(cache_rows_) * grown.row_elements() * element, stream(),
-          budget_);
+      const auto cache_bytes = [&](const kernels::CacheLayout& layout) {
+        return static_cast<std::size_t>(cache_rows_) * layout.row_elements() * element;
+      };
+      kernels::CacheLayout exact = layout_;
+      exact.capacity = needed_positions;
+      kernels::DeviceBuffer resized =
+          allocate_with_room(cache_bytes(exact), cache_bytes(grown), stream(), budget_);
+      if (resized.bytes() < cache_bytes(grown)) grown = exact;  // no room to double
       kernels::cache_resize_cuda({.precision = precision_,
                                   .rows = cache_rows_,
                                   .in_layout = layout_,
@@ -333,13 +360,13 @@ void CudaBackend::prepare_cache(int rows, int needed_positions) {
       cache_ = std::move(resized);
     }
     layout_ = grown;
-    spare_ = kernels::DeviceBuffer();
   }
   const std::size_t row_bytes = static_cast<std::size_t>(layout_.row_elements()) * element;
   if (spare_.bytes() < static_cast<std::size_t>(rows) * row_bytes) {
     spare_ = kernels::DeviceBuffer();
     const int room = std::max(rows, cache_rows_ + cache_rows_ / 2);
-    spare_ = kernels::DeviceBuffer(static_cast<std::size_t>(room) * row_bytes, stream(), budget_);
+    spare_ = allocate_with_room(static_cast<std::size_t>(rows) * row_bytes,
+                                static_cast<std::size_t>(room) * row_bytes, stream(), budget_);
   }
 }
 

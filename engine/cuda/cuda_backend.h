@@ -50,6 +50,7 @@ class CudaBackend final : public DecoderBackend {
   kernels::MemoryBudget* budget_;
   std::shared_ptr<kernels::CudaStreamOwner> stream_;  // shared with encoder memory buffers
   std::unique_ptr<kernels::CublasHandle> cublas_;
+  kernels::DeviceBuffer cublas_workspace_;  // charged to the budget like every rpt allocation
 
   GrowingBuffer encoder_workspace_;
   GrowingBuffer step_workspace_;

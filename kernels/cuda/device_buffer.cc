@@ -26,6 +26,12 @@ std::string cuda_device_name(int index) {
   return properties.name;
 }
 
+std::size_t cublas_workspace_bytes(int index) {
+  int major = 0;
+  RPT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
+  return static_cast<std::size_t>(major >= 9 ? 32 : 4) << 20;
+}
+
 CudaStreamOwner::CudaStreamOwner() {
   RPT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
 }

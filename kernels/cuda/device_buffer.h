@@ -19,6 +19,9 @@ int cuda_device_count();
 void set_current_device(int index);
 // The device's name, e.g. "NVIDIA H100 80GB HBM3".
 std::string cuda_device_name(int index);
+// The cuBLAS workspace each decoding backend on device `index` holds, as cuBLAS recommends:
+// 32 MiB on Hopper and later, 4 MiB before.
+std::size_t cublas_workspace_bytes(int index);
 
 class CudaStreamOwner {
  public:
