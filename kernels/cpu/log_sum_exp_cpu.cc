@@ -5,9 +5,21 @@
 
 namespace rpt::kernels {
 
-float log_sum_exp_cpu(const float* x, int count) {
+// AVX2 clones where the CPU has it (chosen at load time): 8-wide exp and max instead of SSE's 4.
+#if defined(__x86_64__)
+#define RPT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define RPT_VECTOR_CLONES
+#endif
+
+RPT_VECTOR_CLONES float max_cpu(const float* x, int count) {
   float max_value = -FLT_MAX;  // finite: this file is built with -ffinite-math-only
   for (int i = 0; i < count; ++i) max_value = x[i] > max_value ? x[i] : max_value;
+  return max_value;
+}
+
+RPT_VECTOR_CLONES float log_sum_exp_cpu(const float* x, int count) {
+  const float max_value = max_cpu(x, count);
   float sum = 0.0f;
   for (int i = 0; i < count; ++i) sum += std::exp(x[i] - max_value);
   return max_value + std::log(sum);

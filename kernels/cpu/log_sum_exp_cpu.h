@@ -8,4 +8,7 @@ namespace rpt::kernels {
 float log_sum_exp_cpu(const float* x,  // [count], finite
                       int count);
 
+// The largest of `count` >= 1 finite floats, vectorised.
+float max_cpu(const float* x, int count);
+
 }  // namespace rpt::kernels

@@ -11,6 +11,9 @@ namespace {
 
 using Entry = std::pair<float, int>;  // (log-prob, token)
 
+// Tokens scanned as one block: most blocks of a trained model's vocabulary hold no candidate.
+constexpr int kBlock = 64;
+
 // Greater log-prob first, then the lower token.
 bool before(const Entry& a, const Entry& b) {
   return a.first != b.first ? a.first > b.first : a.second < b.second;
@@ -29,15 +32,24 @@ void top_k_log_softmax_cpu(const TopKLogSoftmaxArgs& args) {
       const float log_normalizer = log_sum_exp_cpu(row, args.vocab);
 
       heap.clear();
-      for (int c = 0; c < args.vocab; ++c) {
-        const Entry entry{c == blocked ? args.blocked_log_prob : row[c] - log_normalizer, c};
-        if (static_cast<int>(heap.size()) < args.k) {
-          heap.push_back(entry);
-          std::push_heap(heap.begin(), heap.end(), before);
-        } else if (before(entry, heap.front())) {
-          std::pop_heap(heap.begin(), heap.end(), before);
-          heap.back() = entry;
-          std::push_heap(heap.begin(), heap.end(), before);
+      for (int start = 0; start < args.vocab; start += kBlock) {
+        const int end = std::min(args.vocab, start + kBlock);
+        // Once the heap is full, a block whose best token cannot beat (or tie) the k-th best is
+        // skipped whole: x - normaliser is monotonic, so no token in it could enter.
+        if (static_cast<int>(heap.size()) == args.k && (blocked < start || blocked >= end) &&
+            max_cpu(row + start, end - start) - log_normalizer < heap.front().first) {
+          continue;
+        }
+        for (int c = start; c < end; ++c) {
+          const Entry entry{c == blocked ? args.blocked_log_prob : row[c] - log_normalizer, c};
+          if (static_cast<int>(heap.size()) < args.k) {
+            heap.push_back(entry);
+            std::push_heap(heap.begin(), heap.end(), before);
+          } else if (before(entry, heap.front())) {
+            std::pop_heap(heap.begin(), heap.end(), before);
+            heap.back() = entry;
+            std::push_heap(heap.begin(), heap.end(), before);
+          }
         }
       }
       std::sort_heap(heap.begin(), heap.end(), before);  // best first
