@@ -43,7 +43,8 @@ TEST(GemmCpu, MatchesFloat64ForFewAndManyRowsAndEveryTranspose) {
   // Few rows (BLIS) through many (OpenBLAS), k above and below the switch at 512, a vocabulary-
   // sized n that the threads split by columns, and m > n that they split by rows.
   const Shape shapes[] = {{1, 33, 17},  {4, 700, 256}, {8, 96, 1024}, {32, 70, 300},
-                          {16, 40, 600}, {17, 50, 64},  {40, 2000, 96}, {300, 20, 48}};
+                          {16, 40, 600}, {17, 50, 64},  {40, 2000, 96}, {300, 20, 48},
+                          {4, 33, 0},    {40, 20, 0}};  // k = 0: C = beta C
   for (const int threads : {1, 2}) {
     set_cpu_threads(threads);
     for (const Shape& s : shapes) {
