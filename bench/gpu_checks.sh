@@ -6,7 +6,8 @@
 #   3. the cost of relative positions on the GPU (relative_cost_bench, float32 and float16),
 #   4. the demo models on their test split: GPU float32 / float16 / bfloat16 translations
 #      against the CPU's (token-identical share; the bar is 100% for float32, 99% for float16),
-#      with throughput and peak device memory of each run (batch 32 and batch 1, beam 4).
+#      with throughput and peak device memory of each run (batch 32 and batch 1, beam 4), and
+#      float16 with cuBLAS's fastest GEMMs instead of the batch-invariant ones.
 #
 #   bash bench/gpu_checks.sh PACK_DIR [OUT_DIR]     (PACK_DIR from tools/device_pack.sh)
 set -uo pipefail
@@ -54,6 +55,14 @@ for model in models/*/; do
       total=$(wc -l < "$OUT/$pair.cpu")
       echo "$run: $same/$total identical to the CPU; $(grep -h 'sentences' "$OUT/$run.log" | sed 's/^rpt-translate: //'); $(grep -h 'peak' "$OUT/$run.log" | sed 's/^rpt-translate: //')"
     done
+  done
+  # The cost of batch-invariant GEMMs: cuBLAS's own choice per call, float16, both batches.
+  for batch in 32 1; do
+    run="$pair.float16.b$batch.fastest"
+    "$BIN/rpt-translate" --model "$model" --device cuda --compute-type float16 --gpu-gemm fastest \
+      --batch-size "$batch" --verbose < "$OUT/$pair.src" > "$OUT/$run" 2> "$OUT/$run.log" \
+      || { status=1; echo "$run failed: $(tail -2 "$OUT/$run.log")"; continue; }
+    echo "$run: $(grep -h 'sentences' "$OUT/$run.log" | sed 's/^rpt-translate: //')"
   done
 done
 exit $status

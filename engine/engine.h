@@ -24,6 +24,11 @@ struct ComputeOptions {
   // GPU: weights, decoders' caches and workspaces. On the CPU: the decoders' state (encoder
   // memory, KV caches); the weights are the Model's. 0: no limit but the device's.
   std::size_t memory_limit_bytes = 0;
+  // GPU GEMMs computed the same way for every row count (one frozen cuBLASLt algorithm per
+  // weight shape), so a sentence's translation does not depend on what it is batched with; false:
+  // cuBLAS's fastest choice per call, rows may differ in the last bits between batches. The CPU
+  // path is unaffected.
+  bool batch_invariant = true;
 };
 
 // Parses "float32" | "float16" | "bfloat16" (also "fp32", "fp16", "bf16"); throws InvalidArgument.

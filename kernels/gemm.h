@@ -6,9 +6,10 @@
 #include "kernels/precision.h"
 #include "kernels/stream.h"
 
-struct cublasContext;
 
 namespace rpt::kernels {
+
+class CublasHandle;  // kernels/cuda/cublas_handle.h
 
 struct GemmArgs {
   bool transpose_a = false;
@@ -30,7 +31,9 @@ void gemm_cpu(const GemmArgs& args);
 
 // The device GEMM (cuBLAS, row-major as GemmArgs): A and B of `input_precision`, C of
 // `output_precision` (float16 weights may write float32 logits), float32 accumulation. float32
-// inputs never use TF32, so float32 results match the CPU to rounding.
+// inputs never use TF32, so float32 results match the CPU to rounding. With the handle's
+// GemmAlgorithm::kBatchInvariant (the default) every row of C is the same whatever m is; A, B
+// and C must then be aligned like their row strides (up to 16 bytes).
 struct GemmCudaArgs {
   Precision input_precision = Precision::kFloat32;
   Precision output_precision = Precision::kFloat32;
@@ -49,7 +52,7 @@ struct GemmCudaArgs {
   int ldc = 0;
 };
 
-void gemm_cuda(const GemmCudaArgs& args, cublasContext* handle);
+void gemm_cuda(const GemmCudaArgs& args, CublasHandle* handle);
 
 // y = alpha * op(A) x + beta * y with A [rows, cols] row-major (row stride lda).
 struct GemvArgs {

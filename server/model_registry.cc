@@ -20,7 +20,8 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
       .device = parse_device(options.device),
       .precision = parse_precision(options.compute_type),
       .device_index = options.device_index,
-      .memory_limit_bytes = static_cast<std::size_t>(options.device_memory_limit_mib * 1048576.0)};
+      .memory_limit_bytes = static_cast<std::size_t>(options.device_memory_limit_mib * 1048576.0),
+      .batch_invariant = options.gpu_gemm == "batch-invariant"};
   for (const ModelSpec& spec : options.models) {
     auto served = std::make_unique<ServedModel>();
     served->name = spec.name;

@@ -58,6 +58,11 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "together are retried in smaller groups; one that does not fit alone gets "
                  "RESOURCE_EXHAUSTED. 0: no limit but the device's")
       ->check(CLI::Range(0.0, 1e9));
+  app.add_option("--gpu-gemm", options.gpu_gemm,
+                 "GPU GEMMs: batch-invariant (a sentence's translation does not depend on what "
+                 "it is batched with) or fastest (cuBLAS's choice per call)")
+      ->check(CLI::IsMember({"batch-invariant", "fastest"}))
+      ->capture_default_str();
   app.add_option("--threads", options.threads, "CPU threads for the CPU engine (0: all)")
       ->check(CLI::Range(0, 1024));
   auto& s = options.scheduler;

@@ -45,6 +45,7 @@ struct ServerOptions {
   std::string compute_type = "float32";  // float32 | float16 | bfloat16 (cuda)
   int device_index = 0;
   double device_memory_limit_mib = 0;  // per model (CPU: decoding state); 0: no limit
+  std::string gpu_gemm = "batch-invariant";  // batch-invariant | fastest (ComputeOptions)
   int threads = 0;  // BLAS threads; 0: the library default
   SchedulerOptions scheduler;
   RequestLimits limits;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/translator.h"
+#include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/errors.h"
 #include "tests/support/source_dir.h"
@@ -181,7 +182,7 @@ TEST_F(CudaEngineResourcesTest, MemoryLimitRefusesWorkAndTheEngineCarriesOn) {
   EXPECT_GT(weights, 0u);
   // Room for the weights and a small decoder (its cuBLAS workspace included), not for 64
   // sentences of 1,000 tokens.
-  const std::size_t limit = weights + kernels::cublas_workspace_bytes(0) + (4u << 20);
+  const std::size_t limit = weights + kernels::cublas_workspace_bytes(0, kernels::GemmAlgorithm::kBatchInvariant) + (4u << 20);
   const auto limited = cuda_engine(model_, kernels::Precision::kFloat32, limit);
   const Translator translator(limited, {.max_batch_size = 64, .max_input_length = 2000});
   const std::vector<std::vector<int>> huge(64, std::vector<int>(1000, 5));
@@ -205,7 +206,7 @@ TEST_F(CudaEngineResourcesTest, ThousandTokenInputsUseMemoryLinearInLength) {
     ASSERT_EQ(result.size(), 1u);
     // The decoder's cuBLAS workspace is the same at every length.
     above_weights[i] =
-        engine->peak_device_memory_bytes() - weights - kernels::cublas_workspace_bytes(0);
+        engine->peak_device_memory_bytes() - weights - kernels::cublas_workspace_bytes(0, kernels::GemmAlgorithm::kBatchInvariant);
   }
   std::printf("peak device memory above the weights and cuBLAS workspace: %zu bytes at 256 "
               "tokens, %zu at 1024\n",

@@ -23,6 +23,7 @@ struct CliOptions {
   std::string compute_type = "float32";
   int device_index = 0;
   double device_memory_limit_mib = 0;
+  std::string gpu_gemm = "batch-invariant";
   int threads = 0;
   int batch_size = 32;
   int max_input_length = 1024;
@@ -46,7 +47,8 @@ int run(const CliOptions& cli) {
               .precision = rpt::parse_precision(cli.compute_type),
               .device_index = cli.device_index,
               .memory_limit_bytes =
-                  static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0)});
+                  static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0),
+              .batch_invariant = cli.gpu_gemm == "batch-invariant"});
   const rpt::Translator translator(
       engine, {.max_batch_size = cli.batch_size, .max_input_length = cli.max_input_length});
 
@@ -116,6 +118,10 @@ int main(int argc, char** argv) {
                  "MiB of memory the engine may hold: GPU weights, caches, workspaces; CPU "
                  "decoding state (0: no limit but the device's)")
       ->check(CLI::Range(0.0, 1e9));
+  app.add_option("--gpu-gemm", cli.gpu_gemm,
+                 "batch-invariant: a sentence's translation does not depend on its batch (one "
+                 "frozen cuBLASLt algorithm per weight shape); fastest: cuBLAS's choice per call")
+      ->check(CLI::IsMember({"batch-invariant", "fastest"}));
   app.add_option("--threads", cli.threads, "CPU threads (0: all)")
       ->check(CLI::Range(0, 1024));
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");

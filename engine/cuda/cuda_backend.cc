@@ -91,7 +91,7 @@ void* GrowingBuffer::reserve(std::size_t bytes, kernels::CudaStream stream,
 // The operations both stacks are made of, on one stream and cuBLAS handle.
 class DeviceOps {
  public:
-  DeviceOps(Precision precision, kernels::CudaStream stream, cublasContext* cublas,
+  DeviceOps(Precision precision, kernels::CudaStream stream, kernels::CublasHandle* cublas,
             const ArchitectureConfig& arch)
       : precision_(precision), stream_(stream), cublas_(cublas), arch_(arch) {}
 
@@ -196,7 +196,7 @@ class DeviceOps {
  private:
   Precision precision_;
   kernels::CudaStream stream_;
-  cublasContext* cublas_;
+  kernels::CublasHandle* cublas_;
   const ArchitectureConfig& arch_;
 };
 
@@ -208,13 +208,19 @@ CudaBackend::CudaBackend(const CudaEngine& engine)
       budget_(&engine.budget()) {
   kernels::set_current_device(engine.options().device_index);
   stream_ = std::make_shared<kernels::CudaStreamOwner>();
-  cublas_ = std::make_unique<kernels::CublasHandle>(stream_->get());
+  const kernels::GemmAlgorithm algorithm = engine.options().batch_invariant
+                                               ? kernels::GemmAlgorithm::kBatchInvariant
+                                               : kernels::GemmAlgorithm::kHeuristic;
+  cublas_ = std::make_unique<kernels::CublasHandle>(stream_->get(), algorithm);
   // cuBLAS's own default workspace would be outside the memory limit and the memory reported.
-  // Set after the stream, which resets it.
+  // Set after the stream, which resets it. (Batch-invariant GEMMs use none.)
   const std::size_t workspace_bytes =
-      kernels::cublas_workspace_bytes(engine.options().device_index);
-  cublas_workspace_ = kernels::DeviceBuffer(workspace_bytes, stream_->get(), budget_);
-  RPT_CUBLAS_CHECK(cublasSetWorkspace(cublas_->get(), cublas_workspace_.data(), workspace_bytes));
+      kernels::cublas_workspace_bytes(engine.options().device_index, algorithm);
+  if (workspace_bytes > 0) {
+    cublas_workspace_ = kernels::DeviceBuffer(workspace_bytes, stream_->get(), budget_);
+    RPT_CUBLAS_CHECK(
+        cublasSetWorkspace(cublas_->get(), cublas_workspace_.data(), workspace_bytes));
+  }
   const ArchitectureConfig& arch = model_.config().architecture;
   layout_ = {.layers = arch.decoder_layers, .capacity = 0, .d_model = arch.d_model};
 }
@@ -286,7 +292,7 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   kernels::copy_host_to_device_async(device_inputs, host_inputs_.data(), host_inputs_.size(),
                                      stream());
 
-  const DeviceOps ops(precision_, stream(), cublas_->get(), arch);
+  const DeviceOps ops(precision_, stream(), cublas_.get(), arch);
   void* x = at<char>(workspace, x_at);
   void* normed = at<char>(workspace, normed_at);
   void* qkv = at<char>(workspace, qkv_at);
@@ -458,7 +464,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   std::swap(cache_, spare_);
   cache_rows_ = rows;
 
-  const DeviceOps ops(precision_, stream(), cublas_->get(), arch);
+  const DeviceOps ops(precision_, stream(), cublas_.get(), arch);
   void* x = at<char>(workspace, x_at);
   void* normed = at<char>(workspace, normed_at);
   void* qkv = at<char>(workspace, qkv_at);
@@ -533,7 +539,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
                       .ldb = d,
                       .c = logits,
                       .ldc = vocab},
-                     cublas_->get());
+                     cublas_.get());
   if (weights_.generator_bias != nullptr) {
     kernels::bias_activation_cuda({.precision = Precision::kFloat32,
                                    .x = logits,

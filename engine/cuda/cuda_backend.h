@@ -14,6 +14,7 @@
 
 #include "engine/cuda/cuda_engine.h"
 #include "engine/decoder_backend.h"
+#include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/kv_cache.h"
 

@@ -26,12 +26,6 @@ std::string cuda_device_name(int index) {
   return properties.name;
 }
 
-std::size_t cublas_workspace_bytes(int index) {
-  int major = 0;
-  RPT_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
-  return static_cast<std::size_t>(major >= 9 ? 32 : 4) << 20;
-}
-
 CudaStreamOwner::CudaStreamOwner() {
   RPT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
 }
@@ -49,23 +43,6 @@ CudaStreamOwner& CudaStreamOwner::operator=(CudaStreamOwner&& other) noexcept {
 }
 
 void CudaStreamOwner::synchronize() const { RPT_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
-
-CublasHandle::CublasHandle(CudaStream stream) {
-  RPT_CUBLAS_CHECK(cublasCreate(&handle_));
-  RPT_CUBLAS_CHECK(cublasSetStream(handle_, stream));
-}
-
-CublasHandle::~CublasHandle() {
-  if (handle_ != nullptr) cublasDestroy(handle_);
-}
-
-CublasHandle::CublasHandle(CublasHandle&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)) {}
-
-CublasHandle& CublasHandle::operator=(CublasHandle&& other) noexcept {
-  std::swap(handle_, other.handle_);
-  return *this;
-}
 
 namespace {
 

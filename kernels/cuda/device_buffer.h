@@ -1,5 +1,5 @@
-// RAII owners for CUDA resources: a stream, a cuBLAS handle, and device memory allocated in
-// stream order. All are move-only; destruction never throws (errors at teardown are dropped,
+// RAII owners for CUDA resources: a stream and device memory allocated in stream order (the
+// cuBLAS handle: cublas_handle.h). All are move-only; destruction never throws (errors at teardown are dropped,
 // the process may be exiting because the device is gone).
 #pragma once
 
@@ -9,8 +9,6 @@
 #include "kernels/memory_budget.h"
 #include "kernels/stream.h"
 
-struct cublasContext;
-
 namespace rpt::kernels {
 
 // Number of visible CUDA devices; 0 when there is no driver or no device (never throws).
@@ -19,9 +17,6 @@ int cuda_device_count();
 void set_current_device(int index);
 // The device's name, e.g. "NVIDIA H100 80GB HBM3".
 std::string cuda_device_name(int index);
-// The cuBLAS workspace each decoding backend on device `index` holds, as cuBLAS recommends:
-// 32 MiB on Hopper and later, 4 MiB before.
-std::size_t cublas_workspace_bytes(int index);
 
 class CudaStreamOwner {
  public:
@@ -37,21 +32,6 @@ class CudaStreamOwner {
 
  private:
   CudaStream stream_ = nullptr;
-};
-
-class CublasHandle {
- public:
-  explicit CublasHandle(CudaStream stream);
-  ~CublasHandle();
-  CublasHandle(CublasHandle&& other) noexcept;
-  CublasHandle& operator=(CublasHandle&& other) noexcept;
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-
-  cublasContext* get() const { return handle_; }
-
- private:
-  cublasContext* handle_ = nullptr;
 };
 
 // Makes the current device's default memory pool keep freed memory (instead of returning it to

@@ -1,3 +1,6 @@
+#include <cstdint>
+
+#include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/gemm.h"
 
@@ -16,6 +19,157 @@ cudaDataType_t cuda_data_type(Precision precision) {
   return CUDA_R_32F;
 }
 
+// The row count the frozen algorithm is chosen for: a decoder step of 32 sentences at beam 4.
+constexpr int kReferenceRows = 128;
+// The alignment of pointers the frozen algorithm of `s` may assume: that of its row strides (the
+// engine's matrices start at allocations or at whole rows into them), up to 16 bytes.
+std::uint32_t alignment_bytes(const GemmShape& s) {
+  std::uint32_t alignment = 16;
+  const auto strides = {static_cast<std::size_t>(s.lda) * precision_size(s.input_precision),
+                        static_cast<std::size_t>(s.ldb) * precision_size(s.input_precision),
+                        static_cast<std::size_t>(s.ldc) * precision_size(s.output_precision)};
+  for (const std::size_t stride : strides) {
+    while (stride % alignment != 0) alignment /= 2;
+  }
+  return alignment;
+}
+
+template <typename T>
+void set_desc(cublasLtMatmulDesc_t desc, cublasLtMatmulDescAttributes_t attribute, T value) {
+  RPT_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, attribute, &value, sizeof(value)));
+}
+
+template <typename T>
+void set_preference(cublasLtMatmulPreference_t preference,
+                    cublasLtMatmulPreferenceAttributes_t attribute, T value) {
+  RPT_CUBLAS_CHECK(
+      cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof(value)));
+}
+
+template <typename T>
+T algorithm_config(const cublasLtMatmulAlgo_t& algorithm,
+                   cublasLtMatmulAlgoConfigAttributes_t attribute) {
+  T value{};
+  std::size_t written = 0;
+  RPT_CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algorithm, attribute, &value,
+                                                        sizeof(value), &written));
+  return value;
+}
+
+MatrixLayout matrix_layout(Precision precision, std::uint64_t rows, std::uint64_t cols, int ld) {
+  cublasLtMatrixLayout_t layout = nullptr;
+  RPT_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, cuda_data_type(precision), rows, cols, ld));
+  return MatrixLayout(layout);
+}
+
+// Column-major, as cuBLAS sees the row-major call (see gemm_cuda): its A is our B, its B our A.
+MatrixLayout weight_layout(const GemmShape& s) {
+  return s.transpose_b ? matrix_layout(s.input_precision, s.k, s.n, s.ldb)
+                       : matrix_layout(s.input_precision, s.n, s.k, s.ldb);
+}
+
+FrozenGemm::RowLayouts row_layouts(const GemmShape& s, int m) {
+  return {.input = s.transpose_a ? matrix_layout(s.input_precision, m, s.k, s.lda)
+                                 : matrix_layout(s.input_precision, s.k, m, s.lda),
+          .output = matrix_layout(s.output_precision, s.n, m, s.ldc)};
+}
+
+bool fits(cublasLtHandle_t lt, const FrozenGemm& gemm, const FrozenGemm::RowLayouts& rows,
+          const cublasLtMatmulAlgo_t& algorithm) {
+  cublasLtMatmulHeuristicResult_t result{};
+  return cublasLtMatmulAlgoCheck(lt, gemm.desc.get(), gemm.weight.get(), rows.input.get(),
+                                 rows.output.get(), rows.output.get(), &algorithm,
+                                 &result) == CUBLAS_STATUS_SUCCESS &&
+         result.workspaceSize == 0;
+}
+
+// The first of cuBLASLt's candidates at kReferenceRows that sums each element of C in one
+// sequence (no split-K, no reduction, no workspace) and also runs a single row.
+FrozenGemm freeze(cublasLtHandle_t lt, const GemmShape& s) {
+  FrozenGemm gemm;
+  cublasLtMatmulDesc_t desc = nullptr;
+  RPT_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  gemm.desc.reset(desc);
+  set_desc<std::int32_t>(desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                         s.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N);
+  set_desc<std::int32_t>(desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                         s.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N);
+  gemm.weight = weight_layout(s);
+
+  cublasLtMatmulPreference_t preference = nullptr;
+  RPT_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
+  const std::unique_ptr<cublasLtMatmulPreferenceOpaque_t,
+                        decltype(&cublasLtMatmulPreferenceDestroy)>
+      owned_preference(preference, &cublasLtMatmulPreferenceDestroy);
+  set_preference<std::uint64_t>(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 0);
+  set_preference<std::uint32_t>(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                CUBLASLT_REDUCTION_SCHEME_NONE);
+  for (const auto attribute :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+    set_preference<std::uint32_t>(preference, attribute, alignment_bytes(s));
+  }
+
+  const FrozenGemm::RowLayouts reference = row_layouts(s, kReferenceRows);
+  const FrozenGemm::RowLayouts single = row_layouts(s, 1);
+  constexpr int kCandidates = 16;
+  cublasLtMatmulHeuristicResult_t candidates[kCandidates] = {};
+  int count = 0;
+  RPT_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(
+      lt, desc, gemm.weight.get(), reference.input.get(), reference.output.get(),
+      reference.output.get(), preference, kCandidates, candidates, &count));
+  for (int i = 0; i < count; ++i) {
+    const cublasLtMatmulAlgo_t& algorithm = candidates[i].algo;
+    if (candidates[i].state != CUBLAS_STATUS_SUCCESS || candidates[i].workspaceSize != 0 ||
+        algorithm_config<std::int32_t>(algorithm, CUBLASLT_ALGO_CONFIG_SPLITK_NUM) > 1 ||
+        algorithm_config<std::uint32_t>(algorithm, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME) !=
+            CUBLASLT_REDUCTION_SCHEME_NONE ||
+        !fits(lt, gemm, single, algorithm)) {
+      continue;
+    }
+    gemm.algorithm = algorithm;
+    return gemm;
+  }
+  RPT_THROW(RuntimeFailure, "no batch-invariant cuBLASLt algorithm for a GEMM of n ", s.n,
+            ", k ", s.k, " (", count, " candidates)");
+}
+
+void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
+  const GemmShape shape{.input_precision = args.input_precision,
+                        .output_precision = args.output_precision,
+                        .transpose_a = args.transpose_a,
+                        .transpose_b = args.transpose_b,
+                        .n = args.n,
+                        .k = args.k,
+                        .lda = args.lda,
+                        .ldb = args.ldb,
+                        .ldc = args.ldc};
+  const std::uint32_t alignment = alignment_bytes(shape);
+  for (const void* matrix : {args.a, args.b, static_cast<const void*>(args.c)}) {
+    RPT_CHECK(reinterpret_cast<std::uintptr_t>(matrix) % alignment == 0, InvalidArgument,
+              "batch-invariant GEMM (n ", args.n, ", k ", args.k, "): a matrix is not ",
+              alignment, "-byte aligned like its row stride");
+  }
+  auto found = handle.frozen().find(shape);
+  if (found == handle.frozen().end()) {
+    found = handle.frozen().emplace(shape, freeze(handle.lt(), shape)).first;
+  }
+  FrozenGemm& gemm = found->second;
+  auto rows = gemm.rows.find(args.m);
+  if (rows == gemm.rows.end()) {
+    FrozenGemm::RowLayouts layouts = row_layouts(shape, args.m);
+    RPT_CHECK(fits(handle.lt(), gemm, layouts, gemm.algorithm), RuntimeFailure,
+              "the frozen cuBLASLt algorithm for n ", args.n, ", k ", args.k,
+              " cannot run ", args.m, " rows");
+    rows = gemm.rows.emplace(args.m, std::move(layouts)).first;
+  }
+  RPT_CUBLAS_CHECK(cublasLtMatmul(handle.lt(), gemm.desc.get(), &args.alpha, args.b,
+                                  gemm.weight.get(), args.a, rows->second.input.get(), &args.beta,
+                                  args.c, rows->second.output.get(), args.c,
+                                  rows->second.output.get(), &gemm.algorithm, nullptr, 0,
+                                  handle.stream()));
+}
+
 }  // namespace
 
 // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands, keep the
@@ -26,16 +180,21 @@ cudaDataType_t cuda_data_type(Precision precision) {
 // TF32 needs CUBLAS_COMPUTE_32F_FAST_TF32 or the handle's CUBLAS_TF32_TENSOR_OP_MATH mode, and
 // the engine keeps handles in the default math mode, so float32 GEMMs match the CPU BLAS to
 // float32 rounding (TF32 keeps only 10 mantissa bits: errors of 1e-3, not 1e-6).
-void gemm_cuda(const GemmCudaArgs& args, cublasContext* handle) {
+void gemm_cuda(const GemmCudaArgs& args, CublasHandle* handle) {
   if (args.m == 0 || args.n == 0) return;
-  // The combinations cublasGemmEx supports with CUBLAS_COMPUTE_32F.
+  // The combinations cuBLAS supports with CUBLAS_COMPUTE_32F.
   RPT_CHECK(args.output_precision == args.input_precision ||
                 args.output_precision == Precision::kFloat32,
             InvalidArgument, "GEMM of ", precision_name(args.input_precision),
             " inputs cannot write ", precision_name(args.output_precision));
+  RPT_CHECK(handle != nullptr, InvalidArgument, "GEMM without a cuBLAS handle");
+  if (handle->algorithm() == GemmAlgorithm::kBatchInvariant) {
+    batch_invariant_gemm(args, *handle);
+    return;
+  }
   const cudaDataType_t input_type = cuda_data_type(args.input_precision);
   RPT_CUBLAS_CHECK(cublasGemmEx(
-      handle, args.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+      handle->get(), args.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
       args.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, args.n, args.m, args.k, &args.alpha, args.b,
       input_type, args.ldb, args.a, input_type, args.lda, &args.beta, args.c,
       cuda_data_type(args.output_precision), args.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
