@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/cuda_check.h"
@@ -21,16 +23,14 @@ cudaDataType_t cuda_data_type(Precision precision) {
 
 // The row count the frozen algorithm is chosen for: a decoder step of 32 sentences at beam 4.
 constexpr int kReferenceRows = 128;
-// The alignment of pointers the frozen algorithm of `s` may assume: that of its row strides (the
-// engine's matrices start at allocations or at whole rows into them), up to 16 bytes.
-std::uint32_t alignment_bytes(const GemmShape& s) {
+// Row counts whose checked layouts a shape keeps.
+constexpr std::size_t kCachedRowCounts = 1024;
+// The alignment the frozen algorithm of `s` may assume for a matrix with row stride `ld`: that
+// of the stride (the engine's matrices start at allocations or whole rows into them), up to 16.
+std::uint32_t alignment_bytes(int ld, Precision precision) {
+  const std::size_t stride = static_cast<std::size_t>(ld) * precision_size(precision);
   std::uint32_t alignment = 16;
-  const auto strides = {static_cast<std::size_t>(s.lda) * precision_size(s.input_precision),
-                        static_cast<std::size_t>(s.ldb) * precision_size(s.input_precision),
-                        static_cast<std::size_t>(s.ldc) * precision_size(s.output_precision)};
-  for (const std::size_t stride : strides) {
-    while (stride % alignment != 0) alignment /= 2;
-  }
+  while (stride % alignment != 0) alignment /= 2;
   return alignment;
 }
 
@@ -104,20 +104,34 @@ FrozenGemm freeze(cublasLtHandle_t lt, const GemmShape& s) {
   set_preference<std::uint64_t>(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 0);
   set_preference<std::uint32_t>(preference, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
                                 CUBLASLT_REDUCTION_SCHEME_NONE);
+  // cuBLAS's A is our B (the weight), its B our A.
+  set_preference<std::uint32_t>(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                                alignment_bytes(s.ldb, s.input_precision));
+  set_preference<std::uint32_t>(preference, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                                alignment_bytes(s.lda, s.input_precision));
   for (const auto attribute :
-       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
-    set_preference<std::uint32_t>(preference, attribute, alignment_bytes(s));
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+    set_preference<std::uint32_t>(preference, attribute,
+                                  alignment_bytes(s.ldc, s.output_precision));
   }
 
-  const FrozenGemm::RowLayouts reference = row_layouts(s, kReferenceRows);
+  // A transposed A is stored [k, m] with lda >= m: the reference layout must fit that stride
+  // (lda, part of the shape, then usually is m itself: one algorithm per row count).
+  const int reference_rows = s.transpose_a ? std::min(kReferenceRows, s.lda) : kReferenceRows;
+  const FrozenGemm::RowLayouts reference = row_layouts(s, reference_rows);
   const FrozenGemm::RowLayouts single = row_layouts(s, 1);
   constexpr int kCandidates = 16;
   cublasLtMatmulHeuristicResult_t candidates[kCandidates] = {};
   int count = 0;
-  RPT_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(
+  // NOT_SUPPORTED: no candidate at all, reported below with the shape.
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
       lt, desc, gemm.weight.get(), reference.input.get(), reference.output.get(),
-      reference.output.get(), preference, kCandidates, candidates, &count));
+      reference.output.get(), preference, kCandidates, candidates, &count);
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED) {
+    count = 0;
+  } else {
+    RPT_CUBLAS_CHECK(status);
+  }
   for (int i = 0; i < count; ++i) {
     const cublasLtMatmulAlgo_t& algorithm = candidates[i].algo;
     if (candidates[i].state != CUBLAS_STATUS_SUCCESS || candidates[i].workspaceSize != 0 ||
@@ -131,7 +145,8 @@ FrozenGemm freeze(cublasLtHandle_t lt, const GemmShape& s) {
     return gemm;
   }
   RPT_THROW(RuntimeFailure, "no batch-invariant cuBLASLt algorithm for a GEMM of n ", s.n,
-            ", k ", s.k, " (", count, " candidates)");
+            ", k ", s.k, ", ", precision_name(s.input_precision), " to ",
+            precision_name(s.output_precision), " (", count, " candidates)");
 }
 
 void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
@@ -144,8 +159,11 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
                         .lda = args.lda,
                         .ldb = args.ldb,
                         .ldc = args.ldc};
-  const std::uint32_t alignment = alignment_bytes(shape);
-  for (const void* matrix : {args.a, args.b, static_cast<const void*>(args.c)}) {
+  const std::pair<const void*, std::uint32_t> matrices[] = {
+      {args.a, alignment_bytes(args.lda, args.input_precision)},
+      {args.b, alignment_bytes(args.ldb, args.input_precision)},
+      {args.c, alignment_bytes(args.ldc, args.output_precision)}};
+  for (const auto& [matrix, alignment] : matrices) {
     RPT_CHECK(reinterpret_cast<std::uintptr_t>(matrix) % alignment == 0, InvalidArgument,
               "batch-invariant GEMM (n ", args.n, ", k ", args.k, "): a matrix is not ",
               alignment, "-byte aligned like its row stride");
@@ -157,6 +175,8 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
   FrozenGemm& gemm = found->second;
   auto rows = gemm.rows.find(args.m);
   if (rows == gemm.rows.end()) {
+    // Encoder batches bring many row counts over a server's life: keep the cache bounded.
+    if (gemm.rows.size() >= kCachedRowCounts) gemm.rows.clear();
     FrozenGemm::RowLayouts layouts = row_layouts(shape, args.m);
     RPT_CHECK(fits(handle.lt(), gemm, layouts, gemm.algorithm), RuntimeFailure,
               "the frozen cuBLASLt algorithm for n ", args.n, ", k ", args.k,
@@ -188,7 +208,8 @@ void gemm_cuda(const GemmCudaArgs& args, CublasHandle* handle) {
             InvalidArgument, "GEMM of ", precision_name(args.input_precision),
             " inputs cannot write ", precision_name(args.output_precision));
   RPT_CHECK(handle != nullptr, InvalidArgument, "GEMM without a cuBLAS handle");
-  if (handle->algorithm() == GemmAlgorithm::kBatchInvariant) {
+  // k = 0 (C = beta C) needs no algorithm to be the same for every row count.
+  if (handle->algorithm() == GemmAlgorithm::kBatchInvariant && args.k > 0) {
     batch_invariant_gemm(args, *handle);
     return;
   }
