@@ -13,7 +13,6 @@
 #include "engine/decoder_backend.h"
 #include "engine/engine.h"
 #include "engine/translator.h"
-#include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/errors.h"
 #include "tests/support/source_dir.h"
@@ -262,9 +261,9 @@ TEST_F(CudaEngineResourcesTest, MemoryLimitRefusesWorkAndTheEngineCarriesOn) {
   const auto unlimited = cuda_engine(model_, kernels::Precision::kFloat32);
   const std::size_t weights = unlimited->device_memory_bytes();
   EXPECT_GT(weights, 0u);
-  // Room for the weights and a small decoder (its cuBLAS workspace included), not for 64
-  // sentences of 1,000 tokens.
-  const std::size_t limit = weights + kernels::cublas_workspace_bytes(0, kernels::GemmAlgorithm::kBatchInvariant) + (4u << 20);
+  // Room for the weights and a small decoder (batch-invariant GEMMs hold no cuBLAS workspace),
+  // not for 64 sentences of 1,000 tokens.
+  const std::size_t limit = weights + (4u << 20);
   const auto limited = cuda_engine(model_, kernels::Precision::kFloat32, limit);
   const Translator translator(limited, {.max_batch_size = 64, .max_input_length = 2000});
   const std::vector<std::vector<int>> huge(64, std::vector<int>(1000, 5));
@@ -286,12 +285,9 @@ TEST_F(CudaEngineResourcesTest, ThousandTokenInputsUseMemoryLinearInLength) {
     for (int t = 0; t < lengths[i]; ++t) source.push_back(5 + t % 40);
     const auto result = translator.translate_ids({source}, search(4, 16));
     ASSERT_EQ(result.size(), 1u);
-    // The decoder's cuBLAS workspace is the same at every length.
-    above_weights[i] =
-        engine->peak_device_memory_bytes() - weights - kernels::cublas_workspace_bytes(0, kernels::GemmAlgorithm::kBatchInvariant);
+    above_weights[i] = engine->peak_device_memory_bytes() - weights;
   }
-  std::printf("peak device memory above the weights and cuBLAS workspace: %zu bytes at 256 "
-              "tokens, %zu at 1024\n",
+  std::printf("peak device memory above the weights: %zu bytes at 256 tokens, %zu at 1024\n",
               above_weights[0], above_weights[1]);
   // Linear: about 4x for 4x the length (quadratic attention scores would be 16x).
   EXPECT_LT(static_cast<double>(above_weights[1]), 6.0 * static_cast<double>(above_weights[0]));

@@ -74,12 +74,11 @@ class ThreadPool {
     }
     wake_.notify_all();
     run_chunk(0);
-    if (spin_until([this] { return pending_.load() == 0; }, kSpin)) {
-      job_ = nullptr;
-      return true;
+    const auto done = [this] { return pending_.load() == 0; };
+    if (!spin_until(done, kSpin)) {
+      std::unique_lock lock(mutex_);
+      done_.wait(lock, done);
     }
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return pending_.load() == 0; });
     job_ = nullptr;
     return true;
   }

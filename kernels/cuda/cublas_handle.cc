@@ -1,7 +1,5 @@
 #include "kernels/cuda/cublas_handle.h"
 
-#include <utility>
-
 #include "kernels/cuda/cuda_check.h"
 
 namespace rpt::kernels {
@@ -37,22 +35,6 @@ CublasHandle::~CublasHandle() {
   frozen_.clear();  // descriptors before the handles
   if (lt_ != nullptr) cublasLtDestroy(lt_);
   if (handle_ != nullptr) cublasDestroy(handle_);
-}
-
-CublasHandle::CublasHandle(CublasHandle&& other) noexcept
-    : handle_(std::exchange(other.handle_, nullptr)),
-      lt_(std::exchange(other.lt_, nullptr)),
-      stream_(other.stream_),
-      algorithm_(other.algorithm_),
-      frozen_(std::move(other.frozen_)) {}
-
-CublasHandle& CublasHandle::operator=(CublasHandle&& other) noexcept {
-  std::swap(handle_, other.handle_);
-  std::swap(lt_, other.lt_);
-  std::swap(stream_, other.stream_);
-  std::swap(algorithm_, other.algorithm_);
-  std::swap(frozen_, other.frozen_);
-  return *this;
 }
 
 }  // namespace rpt::kernels

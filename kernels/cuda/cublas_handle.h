@@ -1,5 +1,5 @@
 // A cuBLAS + cuBLASLt handle bound to one stream, and how gemm_cuda picks its kernels on it.
-// Move-only. Not thread-safe: one handle serves one stream, from one thread at a time (each
+// Neither copied nor moved (owners hold it where it was made or by unique_ptr). Not thread-safe: one handle serves one stream, from one thread at a time (each
 // decoding backend owns one).
 #pragma once
 
@@ -70,8 +70,6 @@ class CublasHandle {
   explicit CublasHandle(CudaStream stream,
                         GemmAlgorithm algorithm = GemmAlgorithm::kBatchInvariant);
   ~CublasHandle();
-  CublasHandle(CublasHandle&& other) noexcept;
-  CublasHandle& operator=(CublasHandle&& other) noexcept;
   CublasHandle(const CublasHandle&) = delete;
   CublasHandle& operator=(const CublasHandle&) = delete;
 
