@@ -67,10 +67,16 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
   decoding->set_n_best(static_cast<std::uint32_t>(options.n_best));
   decoding->set_max_length(static_cast<std::uint32_t>(options.max_length));
   decoding->set_return_scores(options.with_scores);
-  if (options.texts.empty()) {
-    for (std::string line; std::getline(std::cin, line);) request.add_texts(line);
-  } else {
-    for (const std::string& text : options.texts) request.add_texts(text);
+  std::vector<std::string> texts = options.texts;
+  if (texts.empty()) {
+    for (std::string line; std::getline(std::cin, line);) texts.push_back(line);
+  }
+  // Blank lines are no texts (the server refuses them): they are not sent and come out blank,
+  // so the output stays line for line with the input.
+  std::vector<bool> blank;
+  for (const std::string& text : texts) {
+    blank.push_back(text.find_first_not_of(" \t\r\n\f\v") == std::string::npos);
+    if (!blank.back()) request.add_texts(text);
   }
 
   grpc::ClientContext context;
@@ -78,10 +84,25 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
                        std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::duration<double>(options.timeout_seconds)));
   rpt::v1::TranslateResponse response;
-  const grpc::Status status = stub.Translate(&context, request, &response);
-  if (!status.ok()) return fail(status);
-  for (const auto& translation : response.translations()) {
-    for (const auto& hypothesis : translation.hypotheses()) {
+  if (request.texts_size() > 0) {
+    const grpc::Status status = stub.Translate(&context, request, &response);
+    if (!status.ok()) return fail(status);
+    if (response.translations_size() != request.texts_size()) {
+      std::cerr << "rpt-client: the server answered " << response.translations_size()
+                << " translations for " << request.texts_size() << " texts\n";
+      return 1;
+    }
+  }
+  // A blank input gets as many (empty) lines as the other inputs' hypotheses.
+  const int lines_per_text =
+      response.translations_size() > 0 ? response.translations(0).hypotheses_size() : 1;
+  int next = 0;
+  for (const bool is_blank : blank) {
+    if (is_blank) {
+      for (int h = 0; h < lines_per_text; ++h) std::printf("\n");
+      continue;
+    }
+    for (const auto& hypothesis : response.translations(next++).hypotheses()) {
       if (options.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score()));
       std::printf("%s\n", hypothesis.text().c_str());
     }
@@ -106,7 +127,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-length", options.max_length, "Maximum generated tokens (0: default)")
       ->check(CLI::Range(0, 1 << 20));
   app.add_option("--timeout", options.timeout_seconds, "Deadline in seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.001, 31536000.0))
       ->capture_default_str();
   app.add_flag("--with-scores", options.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--list-models", options.list_models, "List the server's models and exit");

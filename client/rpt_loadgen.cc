@@ -62,14 +62,17 @@ int main(int argc, char** argv) {
   app.add_option("--texts-per-call", o.texts_per_call, "Texts per Translate call")
       ->check(CLI::Range(1, 4096));
   app.add_option("--repeat", o.repeat, "Times every line is sent")->check(CLI::Range(1, 1000));
-  app.add_option("--beam-size", o.beam_size, "Beam size (0: server default)");
-  app.add_option("--timeout", o.timeout_seconds, "Deadline per call in seconds");
+  app.add_option("--beam-size", o.beam_size, "Beam size (0: server default)")
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--timeout", o.timeout_seconds, "Deadline per call in seconds")
+      ->check(CLI::Range(0.001, 86400.0));
   CLI11_PARSE(app, argc, argv);
 
   std::vector<std::string> lines;
   std::ifstream in(o.input);
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) lines.push_back(line);
+    // Blank lines are no texts (the server refuses them).
+    if (line.find_first_not_of(" \t\r\n\f\v") != std::string::npos) lines.push_back(line);
   }
   if (lines.empty()) {
     std::cerr << "rpt-loadgen: no input lines in " << o.input << "\n";

@@ -24,8 +24,8 @@ bool better(const Candidate& a, const Candidate& b) {
 }  // namespace
 
 void validate(const DecodingOptions& options) {
-  RPT_CHECK(options.beam_size >= 1 && options.beam_size <= 64, InvalidArgument,
-            "beam_size must be in [1, 64], got ", options.beam_size);
+  RPT_CHECK(options.beam_size >= 1 && options.beam_size <= kMaxBeamSize, InvalidArgument,
+            "beam_size must be in [1, ", kMaxBeamSize, "], got ", options.beam_size);
   RPT_CHECK(options.n_best >= 1 && options.n_best <= options.beam_size, InvalidArgument,
             "n_best must be in [1, beam_size=", options.beam_size, "], got ", options.n_best);
   RPT_CHECK(options.max_length >= 1, InvalidArgument, "max_length must be >= 1, got ",

@@ -15,6 +15,8 @@ enum class LengthPenaltyType {
   kNone,
 };
 
+inline constexpr int kMaxBeamSize = 64;  // the top-k kernels' candidate buffers are sized for it
+
 struct DecodingOptions {
   int beam_size = 4;         // 1: greedy
   int n_best = 1;            // hypotheses returned, <= beam_size

@@ -18,7 +18,8 @@ void set_cpu_threads(int threads);
 int cpu_threads();
 
 // Calls fn(begin, end) on disjoint chunks covering [0, count); chunks hold at least
-// `min_chunk` items (fewer only when count itself is smaller).
+// `min_chunk` items (fewer only when count itself is smaller). If a chunk throws, the other
+// chunks still run to their end and the first exception is rethrown to the caller.
 void parallel_for(long count, long min_chunk, const std::function<void(long, long)>& fn);
 
 }  // namespace rpt::kernels

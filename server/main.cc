@@ -6,6 +6,8 @@
 // certificate and key fail at start; 2 on bad flags (a missing --tls-key file included).
 #include <csignal>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
@@ -26,13 +28,15 @@ int main(int argc, char** argv) {
     // a missing --tls-key file) are folded into the 2 promised above.
     return app.exit(error) == 0 ? 0 : 2;
   }
+  std::vector<std::string> warnings;
   try {
-    rpt::server::finalize_server_options(options);
+    warnings = rpt::server::finalize_server_options(options);
   } catch (const std::exception& error) {
     std::cerr << "rpt-server: " << error.what() << "\n";
     return 2;
   }
   rpt::server::configure_logging(options.log_level, options.log_json);
+  for (const std::string& warning : warnings) spdlog::warn("{}", warning);
 
   // Block the stop signals in every thread (threads inherit the mask) and take them with
   // sigwait below, so the drain runs as ordinary code rather than in a signal handler.

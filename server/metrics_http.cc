@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -14,12 +16,27 @@
 namespace rpt::server {
 namespace {
 
-void send_all(int connection, const std::string& data) {
+using Clock = std::chrono::steady_clock;
+
+// A connection gets this long in all, however it trickles: one connection at a time is served,
+// and a slow or silent client must not hold /healthz and /readyz (the kubelet's probes).
+constexpr std::chrono::milliseconds kConnectionBudget{2000};
+
+// Waits until `connection` is ready for `events` or `deadline` passes; true if ready.
+bool wait_ready(int connection, short events, Clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  if (left.count() <= 0) return false;
+  pollfd ready{connection, events, 0};
+  return ::poll(&ready, 1, static_cast<int>(left.count())) > 0;
+}
+
+void send_all(int connection, const std::string& data, Clock::time_point deadline) {
   std::size_t sent = 0;
-  while (sent < data.size()) {
-    const ssize_t n = ::send(connection, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    sent += static_cast<std::size_t>(n);
+  while (sent < data.size() && wait_ready(connection, POLLOUT, deadline)) {
+    const ssize_t n = ::send(connection, data.data() + sent, data.size() - sent,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))) return;
+    if (n > 0) sent += static_cast<std::size_t>(n);
   }
 }
 
@@ -81,12 +98,8 @@ void MetricsHttpServer::serve() {
     if (::poll(&waiting, 1, 100) <= 0) continue;  // wakes up to notice stopping_
     const int connection = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (connection < 0) continue;
-    // A slow or silent client must not hold the endpoint.
-    const timeval timeout{2, 0};
-    ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    ::setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
     try {
-      answer(connection);
+      answer(connection, Clock::now() + kConnectionBudget);
     } catch (const std::exception& error) {
       spdlog::warn("metrics endpoint: {}", error.what());
     }
@@ -94,11 +107,13 @@ void MetricsHttpServer::serve() {
   }
 }
 
-void MetricsHttpServer::answer(int connection) const {
+void MetricsHttpServer::answer(int connection, Clock::time_point deadline) const {
   std::string request;
   char buffer[2048];
   while (request.find("\r\n\r\n") == std::string::npos && request.size() < 16384) {
-    const ssize_t n = ::recv(connection, buffer, sizeof(buffer), 0);
+    if (!wait_ready(connection, POLLIN, deadline)) return;
+    const ssize_t n = ::recv(connection, buffer, sizeof(buffer), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
     if (n <= 0) return;
     request.append(buffer, static_cast<std::size_t>(n));
   }
@@ -123,8 +138,8 @@ void MetricsHttpServer::answer(int connection) const {
                            "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
                            "Content-Length: " + std::to_string(body.size()) +
                            "\r\nConnection: close\r\n\r\n";
-  send_all(connection, head);
-  send_all(connection, body);
+  send_all(connection, head, deadline);
+  send_all(connection, body, deadline);
 }
 
 }  // namespace rpt::server

@@ -2,7 +2,8 @@
 // text exposition format, GET /healthz 200 while the process answers, GET /readyz 200 while the
 // server takes calls and 503 before it does and once it drains (the HTTP twins of grpc.health.v1, for probes that
 // cannot speak TLS to a --tls-cert server); anything else 404. One thread, one connection at a
-// time (scrapes and probes are rare and small).
+// time (scrapes and probes are rare and small), each with 2 s in all to send its request and
+// take the answer, so a client that trickles bytes cannot hold the probes.
 //
 // Plain HTTP by design, also when gRPC serves TLS (--tls-cert/--tls-key): it carries counters and
 // model names, no request text, and Prometheus scrapes it in-cluster. It listens on the --listen
@@ -17,6 +18,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <string>
 #include <thread>
@@ -37,7 +39,8 @@ class MetricsHttpServer {
 
  private:
   void serve();
-  void answer(int connection) const;
+  // Reads one request and answers it, all before `deadline`.
+  void answer(int connection, std::chrono::steady_clock::time_point deadline) const;
 
   std::function<std::string()> render_;
   std::function<bool()> ready_;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/device.h"
+#include "server/system_memory.h"
 
 namespace rpt::server {
 namespace {
@@ -13,14 +14,37 @@ std::string pair_name(const ServedModel& served) {
   return served.description.source_language + "->" + served.description.target_language;
 }
 
+// --device-memory-limit in bytes, its default resolved (see ServerOptions).
+std::size_t memory_limit_bytes(const ServerOptions& options, Device device) {
+  if (options.device_memory_limit_mib >= 0) {
+    return static_cast<std::size_t>(options.device_memory_limit_mib * 1048576.0);
+  }
+  if (device != Device::kCpu) return 0;
+  const std::size_t limit =
+      available_memory_bytes() / 2 / std::max<std::size_t>(1, options.models.size());
+  spdlog::info("CPU decoding state limited to {} MiB per model (half the memory available, "
+               "split among {} models; --device-memory-limit sets it)",
+               limit >> 20, options.models.size());
+  return limit;
+}
+
+// A client's string as echoed in an error: at most 64 bytes (the status message travels in a
+// header, and a 16 MiB model name must not make the reply itself fail).
+std::string echoed(const std::string& text) {
+  constexpr std::size_t kMax = 64;
+  if (text.size() <= kMax) return text;
+  return text.substr(0, kMax) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace
 
 ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
+  const Device device = parse_device(options.device);
   const ComputeOptions compute{
-      .device = parse_device(options.device),
+      .device = device,
       .precision = parse_precision(options.compute_type),
       .device_index = options.device_index,
-      .memory_limit_bytes = static_cast<std::size_t>(options.device_memory_limit_mib * 1048576.0),
+      .memory_limit_bytes = memory_limit_bytes(options, device),
       .batch_invariant = options.gpu_gemm == "batch-invariant"};
   for (const ModelSpec& spec : options.models) {
     auto served = std::make_unique<ServedModel>();
@@ -65,7 +89,8 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ServedModel** found) 
         return RequestStatus::Ok();
       }
     }
-    return {StatusCode::kNotFound, "no model named '" + query.name + "'; loaded: " + loaded};
+    return {StatusCode::kNotFound,
+            "no model named '" + echoed(query.name) + "'; loaded: " + loaded};
   }
   std::vector<ServedModel*> matches;
   for (const auto& served : models_) {
@@ -79,8 +104,9 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ServedModel** found) 
     *found = matches.front();
     return RequestStatus::Ok();
   }
-  const std::string asked = (query.source_language.empty() ? "*" : query.source_language) +
-                            "->" + (query.target_language.empty() ? "*" : query.target_language);
+  const std::string asked =
+      (query.source_language.empty() ? "*" : echoed(query.source_language)) + "->" +
+      (query.target_language.empty() ? "*" : echoed(query.target_language));
   if (matches.empty()) {
     return {StatusCode::kNotFound, "no model translates " + asked + "; loaded: " + loaded};
   }

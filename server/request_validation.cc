@@ -70,6 +70,10 @@ RequestStatus resolve_options(const v1::DecodingOptions& request, const Decoding
     }
     o.beam_size = static_cast<int>(request.beam_size());
   }
+  if (o.beam_size > model.target_vocabulary().size()) {  // a tiny model's vocabulary
+    return invalid("beam size " + std::to_string(o.beam_size) + " exceeds the model's " +
+                   std::to_string(model.target_vocabulary().size()) + "-token target vocabulary");
+  }
   // An unset n_best follows a smaller requested beam rather than failing.
   o.n_best = request.n_best() != 0 ? static_cast<int>(request.n_best())
                                    : std::min(defaults.n_best, o.beam_size);

@@ -70,6 +70,15 @@ RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return {StatusCode::kUnavailable, "the server is shutting down"};
+    if (sentences > options_.max_queued_sentences || tokens > options_.max_queued_tokens) {
+      // Never admissible, even to an idle server: not a "retry later".
+      return {StatusCode::kInvalidArgument,
+              "this call has " + std::to_string(sentences) + " texts and " +
+                  std::to_string(tokens) + " source tokens; model '" + model_name_ +
+                  "' queues at most " + std::to_string(options_.max_queued_sentences) +
+                  " texts and " + std::to_string(options_.max_queued_tokens) +
+                  " tokens: split it into smaller calls"};
+    }
     const auto queued = static_cast<long>(queue_.size());
     if (queued + sentences > options_.max_queued_sentences ||
         queued_tokens_ + tokens > options_.max_queued_tokens) {
@@ -105,9 +114,27 @@ void Scheduler::stop() {
 }
 
 void Scheduler::run() {
+  while (true) {
+    try {
+      if (!run_once()) return;
+    } catch (...) {
+      const RequestStatus status = status_from_exception(std::current_exception());
+      spdlog::error("model {}: scheduler round failed ({}); failing the {} sentences decoding",
+                    model_name_, status.message, active_.size());
+      try {
+        fail_active({StatusCode::kInternal, "translation failed: " + status.message});
+        update_gauges();
+      } catch (...) {
+        spdlog::error("model {}: failing the decoding calls failed too", model_name_);
+      }
+    }
+  }
+}
+
+bool Scheduler::run_once() {
   const RequestStatus shutting_down{StatusCode::kUnavailable,
                                     "the server shut down before the call finished"};
-  while (true) {
+  {
     std::vector<DeadJob> dead;
     std::vector<QueuedSentence> admitted;
     bool stopping = false;
@@ -132,7 +159,7 @@ void Scheduler::run() {
       for (auto& [job, status] : dead) finish(*job, status);
       fail_active(shutting_down);
       update_gauges();
-      return;
+      return false;
     }
     cancel_dead_active(dead);
     for (auto& [job, status] : dead) finish(*job, status);  // no-op for already finished ones
@@ -140,6 +167,7 @@ void Scheduler::run() {
     step();
     update_gauges();
   }
+  return true;
 }
 
 void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
@@ -276,17 +304,7 @@ void Scheduler::step() {
     ActiveSentence sentence = std::move(found->second);
     active_.erase(found);
     active_cost_ -= sentence.cost;
-    TranslationJob& job = *sentence.job;
-    if (job.finished) continue;
-    const auto& source = job.source_ids[static_cast<std::size_t>(sentence.index)];
-    TranslationResult result =
-        to_result(*model_, static_cast<int>(source.size()), std::move(done.hypotheses));
-    metrics_.source_tokens->Increment(static_cast<double>(source.size()));
-    if (!result.hypotheses.empty()) {
-      metrics_.target_tokens->Increment(static_cast<double>(result.hypotheses[0].ids.size()));
-    }
-    job.observer->on_sentence(sentence.index, std::move(result));
-    if (--job.remaining == 0) finish(job, RequestStatus::Ok());
+    deliver(std::move(sentence), std::move(done.hypotheses));
     admission_limit_ = std::min(options_.max_active_sentences, admission_limit_ + 1);
   }
   // Idle, and holding over half of a memory limit (cache slots of finished sentences are kept
@@ -295,6 +313,28 @@ void Scheduler::step() {
   if (active_.empty() && limit > 0 && decoder_.device_memory_bytes() > limit / 2) {
     decoder_.reset();
   }
+}
+
+void Scheduler::deliver(ActiveSentence sentence, std::vector<Hypothesis> hypotheses) {
+  TranslationJob& job = *sentence.job;
+  if (job.finished) return;
+  try {
+    const auto& source = job.source_ids[static_cast<std::size_t>(sentence.index)];
+    TranslationResult result =
+        to_result(*model_, static_cast<int>(source.size()), std::move(hypotheses));
+    metrics_.source_tokens->Increment(static_cast<double>(source.size()));
+    if (!result.hypotheses.empty()) {
+      metrics_.target_tokens->Increment(static_cast<double>(result.hypotheses[0].ids.size()));
+    }
+    job.observer->on_sentence(sentence.index, std::move(result));
+  } catch (...) {
+    const RequestStatus status = status_from_exception(std::current_exception());
+    spdlog::error("model {}: delivering sentence {} of call {} failed: {}", model_name_,
+                  sentence.index, job.id, status.message);
+    finish(job, {StatusCode::kInternal, "translation failed: " + status.message});
+    return;
+  }
+  if (--job.remaining == 0) finish(job, RequestStatus::Ok());
 }
 
 std::vector<Scheduler::QueuedSentence> Scheduler::take_active() {

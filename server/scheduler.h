@@ -74,7 +74,11 @@ class Scheduler {
     Retries retries;
   };
 
+  // The scheduler thread: loops on run_once; anything thrown outside the guarded decoder calls
+  // fails only the calls being decoded (INTERNAL), and the loop goes on.
   void run();
+  // One round: purge, admit, encode, step. False once stopping (everything left is finished).
+  bool run_once();
   // Removes queued sentences of dead calls (cancelled, expired, finished); caller holds mutex_.
   void purge_queue(std::vector<DeadJob>& dead);
   // Pops sentences that fit the step budget; caller holds mutex_.
@@ -83,6 +87,8 @@ class Scheduler {
   void cancel_dead_active(std::vector<DeadJob>& dead);
   void encode(std::vector<QueuedSentence> admitted);
   void step();
+  // Hands a finished sentence to its call; a failure to build or deliver it fails that call.
+  void deliver(ActiveSentence sentence, std::vector<Hypothesis> hypotheses);
   // After a failed encoding or step: `failed` (admission order) go back to the queue's front
   // and admission narrows to `admit_at_most`; a sentence that failed `alone` (on a fresh
   // decoder) fails its call.

@@ -56,7 +56,9 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "MiB of memory each model may hold: on a GPU weights, caches and workspaces, on "
                  "the CPU the decoding state (encoder memory, caches). Sentences that do not fit "
                  "together are retried in smaller groups; one that does not fit alone gets "
-                 "RESOURCE_EXHAUSTED. 0: no limit but the device's")
+                 "RESOURCE_EXHAUSTED. 0: no limit but the device's. Default: on the CPU half the "
+                 "memory available to the process (RAM or cgroup limit) split among the models, "
+                 "on a GPU no limit but the device's")
       ->check(CLI::Range(0.0, 1e9));
   app.add_option("--gpu-gemm", options.gpu_gemm,
                  "GPU GEMMs: batch-invariant (a sentence's translation does not depend on what "
@@ -90,7 +92,7 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   app.add_option("--max-beam-size", l.max_beam_size, "Largest beam a request may ask for")
-      ->check(CLI::Range(1, 256))
+      ->check(CLI::Range(1, kMaxBeamSize))
       ->capture_default_str();
   app.add_option("--max-decoding-length", l.max_decoding_length,
                  "Largest max_length a request may ask for")
@@ -98,10 +100,10 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->capture_default_str();
   auto& d = options.default_decoding;
   app.add_option("--beam-size", d.beam_size, "Default beam size")
-      ->check(CLI::Range(1, 256))
+      ->check(CLI::Range(1, kMaxBeamSize))
       ->capture_default_str();
   app.add_option("--n-best", d.n_best, "Default hypotheses per text")
-      ->check(CLI::Range(1, 256))
+      ->check(CLI::Range(1, kMaxBeamSize))
       ->capture_default_str();
   app.add_option("--max-length", d.max_length, "Default maximum generated tokens")
       ->check(CLI::Range(1, 1 << 20))
@@ -129,7 +131,7 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "Write {\"grpc_port\", \"metrics_port\"} as JSON here once serving");
 }
 
-void finalize_server_options(ServerOptions& options) {
+std::vector<std::string> finalize_server_options(ServerOptions& options) {
   if (options.device == "cpu" && options.compute_type != "float32") {
     throw std::invalid_argument("--compute-type " + options.compute_type +
                                 " needs --device cuda (the CPU computes in float32)");
@@ -165,6 +167,25 @@ void finalize_server_options(ServerOptions& options) {
   if (d.max_length > options.limits.max_decoding_length) {
     throw std::invalid_argument("--max-length must be <= --max-decoding-length");
   }
+  // A request larger than a queue bound is refused with INVALID_ARGUMENT (it could never be
+  // admitted); say so at start where the request limits let such requests through.
+  std::vector<std::string> warnings;
+  const auto& limits = options.limits;
+  const auto& queue = options.scheduler;
+  if (limits.max_texts_per_request > queue.max_queued_sentences) {
+    warnings.push_back("--max-texts-per-request " + std::to_string(limits.max_texts_per_request) +
+                       " > --max-queued-sentences " + std::to_string(queue.max_queued_sentences) +
+                       ": larger requests will be refused");
+  }
+  const long largest_request = static_cast<long>(limits.max_texts_per_request) *
+                               limits.max_input_length;
+  if (largest_request > queue.max_queued_tokens) {
+    warnings.push_back("--max-texts-per-request x --max-input-length = " +
+                       std::to_string(largest_request) + " source tokens > --max-queued-tokens " +
+                       std::to_string(queue.max_queued_tokens) +
+                       ": requests above that will be refused");
+  }
+  return warnings;
 }
 
 }  // namespace rpt::server

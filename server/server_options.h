@@ -19,9 +19,9 @@ struct ModelSpec {
 // Limits of one model's scheduler (DESIGN.md §4, §5).
 struct SchedulerOptions {
   // Admission queue bounds: a request that would push the queue past either gets
-  // RESOURCE_EXHAUSTED at once.
+  // RESOURCE_EXHAUSTED at once; one larger than a bound on its own, INVALID_ARGUMENT.
   int max_queued_sentences = 1024;
-  long max_queued_tokens = 65536;  // source tokens
+  long max_queued_tokens = 262144;  // source tokens: the largest request the limits admit
   // Per decoder step: sentences decoding together, and their budget of source tokens x beam
   // (the size of the cross-attention work and memory). A lone sentence over the budget still runs.
   int max_active_sentences = 64;
@@ -44,7 +44,9 @@ struct ServerOptions {
   std::string device = "cpu";           // cpu | cuda
   std::string compute_type = "float32";  // float32 | float16 | bfloat16 (cuda)
   int device_index = 0;
-  double device_memory_limit_mib = 0;  // per model (CPU: decoding state); 0: no limit
+  // Per model (CPU: decoding state); 0: no limit; below 0 (the default): on the CPU half the
+  // memory available to the process split among the models, on a GPU no limit but the device's.
+  double device_memory_limit_mib = -1;
   std::string gpu_gemm = "batch-invariant";  // batch-invariant | fastest (ComputeOptions)
   int threads = 0;  // BLAS threads; 0: the library default
   SchedulerOptions scheduler;
@@ -63,7 +65,8 @@ struct ServerOptions {
 // Registers every flag of `options` on `app` (including --config).
 void add_server_options(CLI::App& app, ServerOptions& options);
 // Checks cross-field constraints and fills derived fields after parsing; throws
-// std::invalid_argument with a message for the user.
-void finalize_server_options(ServerOptions& options);
+// std::invalid_argument with a message for the user. Returns warnings about settings that work
+// but refuse some requests the limits admit (for the log).
+std::vector<std::string> finalize_server_options(ServerOptions& options);
 
 }  // namespace rpt::server

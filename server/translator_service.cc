@@ -143,6 +143,7 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
     v1::TranslateStreamResponse* to_write = nullptr;
     {
       std::lock_guard lock(mutex_);
+      if (broken_) return;  // nobody reads any more
       v1::TranslateStreamResponse& message = pending_.emplace_back();
       message.set_index(static_cast<std::uint32_t>(index));
       message.set_model(served_->name);
@@ -156,14 +157,16 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
   }
 
   void on_finish(const RequestStatus& status) override {
+    RequestStatus outcome;
     {
       std::lock_guard lock(mutex_);
       final_status_ = status;
       // A failed call sends nothing more; the write in flight (the front) must stay alive.
       if (!status.ok() && pending_.size() > 1) pending_.erase(pending_.begin() + 1, pending_.end());
       if (writing_) return;  // OnWriteDone finishes
+      outcome = delivered(status);
     }
-    complete(status);
+    complete(outcome);
   }
 
   void OnWriteDone(bool ok) override {
@@ -175,12 +178,13 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
       if (!ok) {
         // The stream broke (client gone): stop writing; the job is cancelled below.
         pending_.clear();
+        broken_ = true;
       }
       if (ok && !pending_.empty()) {
         to_write = &pending_.front();
       } else {
         writing_ = false;
-        finish = final_status_;
+        if (final_status_.has_value()) finish = delivered(*final_status_);
       }
     }
     if (!ok && job_ != nullptr) {
@@ -197,9 +201,19 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
  private:
   void prepare_results(int) override {}
 
+  // The call's outcome as the client saw it: translated, but not every result written (the
+  // stream broke) is no OK call in the metrics and the log. Caller holds mutex_.
+  RequestStatus delivered(const RequestStatus& status) const {
+    if (broken_ && status.ok()) {
+      return {StatusCode::kCancelled, "the stream broke before every result was written"};
+    }
+    return status;
+  }
+
   std::mutex mutex_;
   std::deque<v1::TranslateStreamResponse> pending_;  // front: the write in flight
   bool writing_ = false;
+  bool broken_ = false;  // a write failed: the client is gone
   std::optional<RequestStatus> final_status_;
 };
 

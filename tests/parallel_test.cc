@@ -1,5 +1,6 @@
 // The CPU thread pool: chunks cover the range exactly once, nested and concurrent callers fall
-// back to running serially, and a GEMM split across threads equals the single call bit for bit.
+// back to running serially, and a GEMM split across threads equals the single call (within 1e-5
+// relative: the libraries may block a narrower slice differently).
 #include "kernels/parallel.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <utility>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -50,6 +52,30 @@ TEST(ParallelFor, NestedAndConcurrentCallersFinish) {
   for (int c = 0; c < 4; ++c) callers.emplace_back(work);
   for (auto& caller : callers) caller.join();
   EXPECT_EQ(total.load(), 4 * 100 * 10);
+}
+
+// A chunk that throws, on a worker or on the caller, reaches the caller as an exception after
+// every other chunk has run; the pool then works as before (no thread left marked as inside a
+// parallel region, no process terminated).
+TEST(ParallelFor, AChunksExceptionReachesTheCallerAfterEveryChunkRan) {
+  set_cpu_threads(3);
+  for (const long throwing_chunk_start : {0L, 600L}) {  // the caller's chunk, a worker's
+    std::atomic<long> covered{0};
+    EXPECT_THROW(parallel_for(900, 1,
+                              [&](long first, long last) {
+                                covered += last - first;
+                                if (first == throwing_chunk_start) {
+                                  throw std::runtime_error("chunk failed");
+                                }
+                              }),
+                 std::runtime_error)
+        << "throwing chunk at " << throwing_chunk_start;
+    EXPECT_EQ(covered.load(), 900) << "every chunk ran to its end";
+    std::atomic<int> chunks{0};
+    parallel_for(900, 1, [&](long, long) { ++chunks; });
+    EXPECT_EQ(chunks.load(), 3) << "the pool still splits work after an exception";
+  }
+  set_cpu_threads(0);
 }
 
 // Rows split across threads (m >= n) and columns split (n > m) give the one-call result up to

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -80,15 +81,30 @@ class ThreadPool {
       done_.wait(lock, done);
     }
     job_ = nullptr;
+    // Every chunk has finished with fn (it lives in the caller's frame): only now may a
+    // chunk's exception (std::bad_alloc, say) unwind the caller.
+    std::exception_ptr error;
+    {
+      std::lock_guard lock(mutex_);
+      std::swap(error, error_);
+    }
+    if (error) std::rethrow_exception(error);
     return true;
   }
 
  private:
+  // Runs one chunk; an exception is kept (the first one) for the caller instead of escaping a
+  // worker thread, which would terminate the process.
   void run_chunk(long chunk) {
     const long begin = count_ * chunk / chunks_;
     const long end = count_ * (chunk + 1) / chunks_;
     inside_parallel_for = true;
-    (*job_)(begin, end);
+    try {
+      (*job_)(begin, end);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
     inside_parallel_for = false;
   }
 
@@ -126,6 +142,7 @@ class ThreadPool {
   long count_ = 0;
   long chunks_ = 0;
   std::atomic<int> pending_{0};
+  std::exception_ptr error_;  // the first exception of the current job's chunks (mutex_)
 };
 
 std::mutex pool_mutex;

@@ -7,6 +7,7 @@
 #include <climits>
 #include <condition_variable>
 #include <map>
+#include <new>
 #include <mutex>
 #include <set>
 
@@ -104,6 +105,20 @@ class Collector final : public JobObserver {
   bool done_ = false;
 };
 
+// A call whose observer fails on one sentence (say, building the reply runs out of memory).
+class FailingCollector final : public JobObserver {
+ public:
+  explicit FailingCollector(Collector& inner) : inner_(inner) {}
+  void on_sentence(int index, TranslationResult result) override {
+    if (index == 0) throw std::bad_alloc();
+    inner_.on_sentence(index, std::move(result));
+  }
+  void on_finish(const RequestStatus& status) override { inner_.on_finish(status); }
+
+ private:
+  Collector& inner_;
+};
+
 const std::vector<std::string> kTexts = {
     "Save the file.", "Open a new window.", "The file could not be opened.", "Cancel",
     "Delete all selected items from the list.", "Settings", "Show hidden files and folders",
@@ -197,6 +212,45 @@ TEST_F(SchedulerFaultTest, OnlyThePoisonedSentencesCallFails) {
     }
     EXPECT_GT(m.retried_sentences->Value(), 0);
   }
+}
+
+TEST_F(SchedulerFaultTest, ACallLargerThanTheQueueIsInvalidNotOverloaded) {
+  auto engine = Engine::create(model_);
+  ModelMetrics m = metrics_.add_model(description("bounds"));
+  Scheduler scheduler("bounds", engine, {.max_queued_sentences = 4, .max_queued_tokens = 1000}, m);
+  Collector collector;
+  const RequestStatus too_many = scheduler.submit(job(0, 5, collector));
+  EXPECT_EQ(too_many.code, StatusCode::kInvalidArgument) << too_many.message;
+  EXPECT_NE(too_many.message.find("split it"), std::string::npos) << too_many.message;
+  // Four fit, and the same four again only once the queue has room: that one is "retry later".
+  ASSERT_TRUE(scheduler.submit(job(0, 4, collector)).ok());
+  std::map<int, std::string> texts;
+  EXPECT_TRUE(collector.wait(texts).ok());
+  EXPECT_EQ(texts.size(), 4u);
+}
+
+TEST_F(SchedulerFaultTest, AFailedDeliveryFailsOnlyItsCall) {
+  auto engine = Engine::create(model_);
+  ModelMetrics m = metrics_.add_model(description("delivery"));
+  Scheduler scheduler("delivery", engine, {}, m);
+  Collector failing_inner, clean;
+  FailingCollector failing(failing_inner);
+  auto bad = job(0, 3, failing_inner);
+  bad->observer = &failing;
+  ASSERT_TRUE(scheduler.submit(bad).ok());
+  ASSERT_TRUE(scheduler.submit(job(3, kTexts.size(), clean)).ok());
+  std::map<int, std::string> texts;
+  const RequestStatus failed = failing_inner.wait(texts);
+  EXPECT_EQ(failed.code, StatusCode::kInternal) << failed.message;
+  EXPECT_TRUE(clean.wait(texts).ok());
+  ASSERT_EQ(texts.size(), kTexts.size() - 3);
+  for (std::size_t i = 3; i < kTexts.size(); ++i) {
+    EXPECT_EQ(texts[static_cast<int>(i - 3)], expected_[i]);
+  }
+  // The scheduler carries on with later calls.
+  Collector later;
+  ASSERT_TRUE(scheduler.submit(job(0, 2, later)).ok());
+  EXPECT_TRUE(later.wait(texts).ok());
 }
 
 }  // namespace

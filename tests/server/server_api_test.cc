@@ -1,8 +1,16 @@
 // rpt-server's API through real gRPC on loopback: translate, batch, stream, n-best, routing,
 // ListModels, health, reflection, and every refusal with its status and message.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -277,6 +285,49 @@ TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
   EXPECT_THAT(after, HasSubstr("rpt_model_info{device=\"cpu\",dtype=\"float32\",model=\"en-de\""));
   EXPECT_THAT(after, HasSubstr("rpt_device_memory_bytes{device=\"cpu\",model=\"en-de\""));
   EXPECT_EQ(http_get(server_->metrics_port(), "/other").rfind("not found", 0), 0u);
+}
+
+// rpt-client over stdin: one output line per input line, blank lines kept in place (not sent:
+// the server refuses blank texts), the same translations as one call per text.
+TEST_F(ServerApiTest, ClientKeepsBlankLinesInPlace) {
+  const std::vector<std::string> client = {client_binary(), "--server", server_->address(),
+                                           "--model", "en-de"};
+  const std::string output = run_binary(client, "Save the file.\n\n   \nCancel\n");
+  const std::string first = run_binary(client, "Save the file.\n");
+  const std::string last = run_binary(client, "Cancel\n");
+  ASSERT_FALSE(first.empty());
+  ASSERT_FALSE(last.empty());
+  EXPECT_EQ(output, first + "\n\n" + last);
+}
+
+// A client that connects to the metrics port and trickles a byte every 300 ms (never finishing
+// its request) must not hold /healthz: the probe is answered while it still trickles.
+TEST_F(ServerApiTest, ATricklingClientCannotHoldTheProbes) {
+  std::atomic<bool> stop{false};
+  std::atomic<bool> gave_up{false};  // the trickler ran its full 10 s
+  std::atomic<bool> connected{false};
+  std::thread trickler([&] {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(server_->metrics_port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+    for (int i = 0; i < 33 && !stop; ++i) {
+      send(fd, "G", 1, MSG_NOSIGNAL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    }
+    gave_up = !stop;
+    close(fd);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the trickler is served first
+  const int status = http_request(server_->metrics_port(), "/healthz").status;
+  const bool trickler_still_running = !gave_up;
+  stop = true;
+  trickler.join();
+  EXPECT_TRUE(connected.load());
+  EXPECT_EQ(status, 200);
+  EXPECT_TRUE(trickler_still_running) << "/healthz waited for the trickling client to give up";
 }
 
 }  // namespace
