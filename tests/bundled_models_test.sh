@@ -32,12 +32,15 @@ for model in "$repo"/models/*/; do
   check "$name: %s comes through in at least one of its two sentences" \
     test "$(sed -n '2p;3p' "$work/$name.txt" | grep -c '%s')" -ge 1
   sed "s/^/    $name: /" "$work/$name.txt"
-  "$translate" --model "$model" --beam-size 4 --batch-size 1 < "$work/batch.txt" \
-    > "$work/$name.alone.txt" 2>> "$work/$name.err"
-  "$translate" --model "$model" --beam-size 4 --batch-size 16 < "$work/batch.txt" \
-    > "$work/$name.together.txt" 2>> "$work/$name.err"
+  for batch in 1 16; do
+    "$translate" --model "$model" --beam-size 4 --batch-size $batch < "$work/batch.txt" \
+      > "$work/$name.batch$batch.txt" 2>> "$work/$name.err"
+    check "$name: batch size $batch: exit 0" test $? -eq 0
+    check "$name: batch size $batch: 20 non-empty lines" \
+      test "$(grep -c . "$work/$name.batch$batch.txt")" -eq 20
+  done
   check "$name: the same translations alone and 16 at a time" \
-    cmp -s "$work/$name.alone.txt" "$work/$name.together.txt"
+    cmp -s "$work/$name.batch1.txt" "$work/$name.batch16.txt"
 done
 check "models/ holds the bundled models" test "$models" -ge 2
 exit $((failures > 0))

@@ -5,6 +5,7 @@
 // memory linear in the length. Skips, visibly, without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -80,15 +81,21 @@ class CudaEngineTest : public ::testing::TestWithParam<std::string> {
 TEST_P(CudaEngineTest, Float32TranslationsEqualTheCpu) {
   const Translator cpu(model_);
   const Translator gpu(cuda_engine(model_, kernels::Precision::kFloat32));
+  float worst = 0.0f;
   for (int beam : {1, 4}) {
     const auto expected = cpu.translate_ids(sources_, search(beam));
     const auto actual = gpu.translate_ids(sources_, search(beam));
     ASSERT_EQ(actual.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_FALSE(actual[i].empty() || expected[i].empty()) << "sentence " << i;
       EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "beam " << beam << " sentence " << i;
-      EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 1e-3) << "sentence " << i;
+      // A score averages the step log-probs, each a whole network deep (ops are within 1e-5).
+      EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 2e-4) << "sentence " << i;
+      worst = std::max(worst, std::abs(actual[i][0].score - expected[i][0].score));
     }
   }
+  std::printf("%s: float32 scores GPU vs CPU, max |diff| %.3g\n", GetParam().c_str(),
+              static_cast<double>(worst));
 }
 
 TEST_P(CudaEngineTest, HalfPrecisionsMostlyEqualTheCpu) {
@@ -101,7 +108,7 @@ TEST_P(CudaEngineTest, HalfPrecisionsMostlyEqualTheCpu) {
                 std::string(kernels::precision_name(precision)).c_str(), 100.0 * fraction,
                 sources_.size());
     // Small fixtures, some under-trained (near-ties): the 99% bar is checked on the demo
-    // model's test split by bench/gpu_parity.sh.
+    // models' test splits by bench/gpu_checks.sh.
     EXPECT_GE(fraction, 0.8) << kernels::precision_name(precision);
   }
 }
@@ -240,7 +247,10 @@ TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
   const auto expected = Translator(model).translate_ids(sources, search(3, 20));
   const Translator gpu(cuda_engine(model, kernels::Precision::kFloat32));
   const auto actual = gpu.translate_ids(sources, search(3, 20));
+  ASSERT_EQ(actual.size(), sources.size());
+  ASSERT_EQ(expected.size(), sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i) {
+    ASSERT_FALSE(actual[i].empty() || expected[i].empty()) << "sentence " << i;
     EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "sentence " << i;
   }
   std::filesystem::remove_all(directory);
@@ -285,6 +295,7 @@ TEST_F(CudaEngineResourcesTest, ThousandTokenInputsUseMemoryLinearInLength) {
     for (int t = 0; t < lengths[i]; ++t) source.push_back(5 + t % 40);
     const auto result = translator.translate_ids({source}, search(4, 16));
     ASSERT_EQ(result.size(), 1u);
+    ASSERT_FALSE(result[0].empty());
     above_weights[i] = engine->peak_device_memory_bytes() - weights;
   }
   std::printf("peak device memory above the weights: %zu bytes at 256 tokens, %zu at 1024\n",

@@ -73,6 +73,7 @@ TEST_F(TranslatorTest, SentenceAloneEqualsSentenceInMixedBatch) {
     ASSERT_EQ(batched.size(), sentences().size());
     for (std::size_t i = 0; i < sentences().size(); ++i) {
       const auto alone = translator.translate({sentences()[i]}, options);
+      ASSERT_EQ(alone.size(), 1u);
       expect_same(alone[0], batched[i], "sentence " + std::to_string(i));
     }
   }
@@ -84,6 +85,8 @@ TEST_F(TranslatorTest, InFlightAdmissionGivesTheSameResults) {
   const Translator wide(model_, {.max_batch_size = 64});
   const auto a = narrow.translate(sentences(), beam(3, 3));
   const auto b = wide.translate(sentences(), beam(3, 3));
+  ASSERT_EQ(a.size(), sentences().size());
+  ASSERT_EQ(b.size(), sentences().size());
   for (std::size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], "sentence " + std::to_string(i));
 }
 
@@ -96,7 +99,9 @@ TEST_F(TranslatorTest, ConcurrentCallsAgree) {
     threads.emplace_back([&] { slot = translator.translate(sentences(), beam(4, 1)); });
   }
   for (auto& thread : threads) thread.join();
+  ASSERT_EQ(expected.size(), sentences().size());
   for (const auto& result : results) {
+    ASSERT_EQ(result.size(), expected.size());
     for (std::size_t i = 0; i < result.size(); ++i) expect_same(result[i], expected[i], "thread");
   }
 }
@@ -104,6 +109,7 @@ TEST_F(TranslatorTest, ConcurrentCallsAgree) {
 TEST_F(TranslatorTest, NBestIsSortedAndDistinct) {
   const Translator translator(model_);
   const auto results = translator.translate(sentences(), beam(5, 5));
+  ASSERT_EQ(results.size(), sentences().size());
   for (const auto& result : results) {
     ASSERT_EQ(result.hypotheses.size(), 5u);
     for (std::size_t h = 1; h < 5; ++h) {
@@ -142,6 +148,7 @@ TEST_F(TranslatorTest, CpuMemoryLimitRefusesWhatDoesNotFitAndReleasesEverything)
   // The engine carries on, and what fits translates exactly as without a limit.
   const Translator fitting(limited, {.max_batch_size = 1});
   const auto results = fitting.translate(sentences(), beam(4, 1));
+  ASSERT_EQ(results.size(), expected.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
     expect_same(results[i], expected[i], "sentence " + std::to_string(i));
   }
@@ -151,7 +158,10 @@ TEST_F(TranslatorTest, MaxLengthBoundsEveryHypothesis) {
   const Translator translator(model_);
   DecodingOptions options = beam(2, 2);
   options.max_length = 3;
-  for (const auto& result : translator.translate(sentences(), options)) {
+  const auto results = translator.translate(sentences(), options);
+  ASSERT_EQ(results.size(), sentences().size());
+  for (const auto& result : results) {
+    ASSERT_EQ(result.hypotheses.size(), 2u);
     for (const auto& h : result.hypotheses) EXPECT_LE(h.ids.size(), 3u);
   }
 }

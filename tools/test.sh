@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine (Debian packages), builds everything with the tests, and runs all of
-# them: the GoogleTest suites through ctest (GPU tests skip visibly without a GPU) and the Python
-# tool tests. Exit status is non-zero if anything fails.
+# them through ctest: the GoogleTest suites (GPU tests skip visibly without a GPU), the shell
+# end-to-end tests and the Python tool tests. Exit status is non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,5 +11,3 @@ jobs=${RPT_JOBS:-$(nproc)}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=ON
 cmake --build "$build_dir" -j "$jobs"
 ctest --test-dir "$build_dir" --output-on-failure -j "$jobs"
-# Debian's python3 (numpy, torch from setup.sh), not whatever python3 comes first on PATH.
-/usr/bin/python3 -m unittest discover -s tests -p 'test_*.py' -v
