@@ -9,6 +9,7 @@
 
 #include "engine/errors.h"
 #include "engine/model.h"
+#include "tests/support/source_dir.h"
 #include "tests/support/weights_writer.h"
 
 namespace rpt {
@@ -155,6 +156,31 @@ TEST(ModelLoad, RefusesNewerConfigVersion) {
   EXPECT_THROW(ModelConfig::parse(R"({"format": "rpt-model", "format_version": 99})", "x"),
                ModelError);
   EXPECT_THROW(ModelConfig::parse("{not json", "x"), ModelError);
+}
+
+// T5 buckets whose max_distance does not pass the decoder's exact range (buckets / 2) would give
+// negative buckets (an out-of-range table read) or divide by zero: refused at load.
+TEST(ModelLoad, RefusesT5BucketsWithoutRoomForTheLogarithmicBins) {
+  std::string text;
+  {
+    std::ifstream in(testing::source_dir() + "/tests/fixtures/t5_bucket/model/config.json");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  EXPECT_NO_THROW(ModelConfig::parse(text, "t5_bucket"));
+  const std::string good = "\"max_distance\": 20";
+  const auto at = text.find(good);
+  ASSERT_NE(at, std::string::npos);
+  for (const char* distance : {"16", "3"}) {
+    std::string bad = text;
+    bad.replace(at, good.size(), std::string("\"max_distance\": ") + distance);
+    try {
+      ModelConfig::parse(bad, "t5_bucket");
+      FAIL() << "accepted max_distance " << distance << " with 32 buckets";
+    } catch (const ModelError& error) {
+      EXPECT_NE(error.message().find("max_distance > buckets / 2"), std::string::npos)
+          << error.message();
+    }
+  }
 }
 
 }  // namespace

@@ -154,6 +154,14 @@ def _refusals(opt):
         ("relative_positions_buckets",
          get("relative_positions_buckets", 0) > 0 and get("max_relative_positions", 0) <= 0,
          "T5 buckets need max_relative_positions > 0 (their max_distance)"),
+        ("max_relative_positions",
+         get("relative_positions_buckets", 0) > 0
+         and 0 < get("max_relative_positions", 0) <= get("relative_positions_buckets", 0) // 2,
+         "T5 buckets need max_distance (max_relative_positions) above buckets / 2, where the "
+         "decoder's exact buckets end; OpenNMT-py itself fails on longer inputs"),
+        ("parallel_mode",
+         get("parallel_mode", "data_parallel") == "tensor_parallel" and get("world_size", 1) > 1,
+         "tensor-parallel checkpoints hold one rank's shard only"),
         ("position_encoding_type",
          get("position_encoding", False)
          and get("position_encoding_type", "SinusoidalInterleaved") != "SinusoidalInterleaved",
@@ -199,6 +207,8 @@ def check_supported(opt):
 def _v2_itos(field):
     """The token list of a v2 (torchtext) field, through stubbed TextMultiField / Field."""
     if hasattr(field, "fields"):  # TextMultiField: [(name, Field), ...], words first
+        if len(field.fields) > 1:
+            raise ConversionError("source features (v2 src_feats) are not supported")
         field = field.fields[0][1]
     itos = getattr(getattr(field, "vocab", None), "itos", None)
     if not isinstance(itos, list):
@@ -246,6 +256,11 @@ class StateDict:
         for name, tensor in (checkpoint.get("generator") or {}).items():
             name = {"0.weight": "weight", "0.bias": "bias"}.get(name, name)  # v2 names
             self.tensors["generator." + name] = tensor
+        if any(name.endswith(("layer_norm.a_2", "layer_norm.b_2")) for name in self.tensors):
+            raise ConversionError(
+                "a checkpoint of OpenNMT-py before 1.0 (layer_norm.a_2 / b_2): its LayerNorm "
+                "divides by std + eps, which rpt does not compute; retrain or fine-tune with "
+                "OpenNMT-py 2 or 3")
         self.used = set()
 
     def has(self, name):
