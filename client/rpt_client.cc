@@ -4,9 +4,12 @@
 //   rpt-client --server localhost:50051 --target de < sentences.txt
 //
 // Texts come from the arguments, or one per line from stdin. With --n-best N each text prints N
-// lines, best first (--with-scores prefixes the score and a tab). On failure the gRPC status is
+// lines, best first (--with-scores prefixes the score and a tab). Blank lines are not sent (the
+// server refuses blank texts) and print as blank lines, so output stays aligned with input;
+// input with no text at all prints only those and contacts no server. On failure the gRPC status is
 // printed on stderr and the exit code is the gRPC status code (3 INVALID_ARGUMENT, 4
 // DEADLINE_EXCEEDED, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE, ...).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -94,8 +97,9 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
     }
   }
   // A blank input gets as many (empty) lines as the other inputs' hypotheses.
-  const int lines_per_text =
-      response.translations_size() > 0 ? response.translations(0).hypotheses_size() : 1;
+  const int lines_per_text = response.translations_size() > 0
+                                 ? response.translations(0).hypotheses_size()
+                                 : std::max(1, options.n_best);
   int next = 0;
   for (const bool is_blank : blank) {
     if (is_blank) {

@@ -47,9 +47,10 @@ void validate(const ModelConfig& config, const std::string& origin) {
               ModelError, origin, ": max relative positions must be >= 0");
   }
   if (p.type == PositionType::kT5Bucket) {
-    // The decoder's exact buckets end at buckets / 2: the logarithmic bins need room past it.
-    RPT_CHECK(p.buckets >= 2 && p.max_distance > p.buckets / 2, ModelError, origin,
-              ": t5_bucket needs buckets >= 2 and max_distance > buckets / 2");
+    // The encoder's exact buckets are buckets / 4 per direction (at least one), the decoder's
+    // end at buckets / 2: the logarithmic bins need room past both.
+    RPT_CHECK(p.buckets >= 4 && p.max_distance > p.buckets / 2, ModelError, origin,
+              ": t5_bucket needs buckets >= 4 and max_distance > buckets / 2");
   }
   RPT_CHECK(!p.sinusoidal || a.d_model % 2 == 0, ModelError, origin,
             ": sinusoidal encodings need an even d_model");

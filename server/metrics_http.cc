@@ -27,7 +27,9 @@ bool wait_ready(int connection, short events, Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   if (left.count() <= 0) return false;
   pollfd ready{connection, events, 0};
-  return ::poll(&ready, 1, static_cast<int>(left.count())) > 0;
+  const int result = ::poll(&ready, 1, static_cast<int>(left.count()));
+  if (result < 0 && errno == EINTR) return wait_ready(connection, events, deadline);
+  return result > 0;
 }
 
 void send_all(int connection, const std::string& data, Clock::time_point deadline) {

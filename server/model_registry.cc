@@ -33,7 +33,9 @@ std::size_t memory_limit_bytes(const ServerOptions& options, Device device) {
 std::string echoed(const std::string& text) {
   constexpr std::size_t kMax = 64;
   if (text.size() <= kMax) return text;
-  return text.substr(0, kMax) + "... (" + std::to_string(text.size()) + " bytes)";
+  std::size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole chars
+  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
 }
 
 }  // namespace

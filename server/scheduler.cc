@@ -134,27 +134,34 @@ void Scheduler::run() {
 bool Scheduler::run_once() {
   const RequestStatus shutting_down{StatusCode::kUnavailable,
                                     "the server shut down before the call finished"};
+  std::vector<DeadJob> dead;
+  std::vector<QueuedSentence> admitted;
+  // The calls of the sentences this round takes out of queue_ before they reach active_: if the
+  // round fails, they are in neither, and only this list can still finish them.
+  std::vector<std::shared_ptr<TranslationJob>> admitted_jobs;
+  bool stopping = false;
   {
-    std::vector<DeadJob> dead;
-    std::vector<QueuedSentence> admitted;
-    bool stopping = false;
-    {
-      std::unique_lock lock(mutex_);
-      if (active_.empty()) {
-        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      }
-      stopping = stopping_;
-      if (stopping) {
-        for (QueuedSentence& queued : queue_) dead.push_back({std::move(queued.job), shutting_down});
-        queue_.clear();
-        queued_tokens_ = 0;
-      } else {
-        purge_queue(dead);
-        admitted = admit();
-      }
-      metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
-      metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
+    std::unique_lock lock(mutex_);
+    if (active_.empty()) {
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     }
+    // Room first: no allocation may fail halfway through moving entries out of queue_.
+    dead.reserve(queue_.size() + active_.size());
+    admitted_jobs.reserve(queue_.size());
+    stopping = stopping_;
+    if (stopping) {
+      for (QueuedSentence& queued : queue_) dead.push_back({std::move(queued.job), shutting_down});
+      queue_.clear();
+      queued_tokens_ = 0;
+    } else {
+      purge_queue(dead);
+      admitted = admit();
+      for (const QueuedSentence& queued : admitted) admitted_jobs.push_back(queued.job);
+    }
+    metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
+    metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
+  }
+  try {
     if (stopping) {
       for (auto& [job, status] : dead) finish(*job, status);
       fail_active(shutting_down);
@@ -166,6 +173,13 @@ bool Scheduler::run_once() {
     encode(std::move(admitted));
     step();
     update_gauges();
+  } catch (...) {
+    // run() fails the active sentences' calls; these may be active or in transit.
+    const RequestStatus failed{StatusCode::kInternal, "translation failed: " +
+                                   status_from_exception(std::current_exception()).message};
+    for (auto& [job, status] : dead) finish(*job, status);
+    for (const auto& job : admitted_jobs) finish(*job, failed);
+    throw;
   }
   return true;
 }

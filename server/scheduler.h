@@ -42,7 +42,8 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Queues every text of `job`, or refuses at once: RESOURCE_EXHAUSTED when the queue would pass
-  // its bounds, UNAVAILABLE once stopped. When refused the observer is never called.
+  // its bounds, INVALID_ARGUMENT when the call alone is larger than a bound, UNAVAILABLE once
+  // stopped. When refused the observer is never called.
   RequestStatus submit(const std::shared_ptr<TranslationJob>& job);
   // Makes the loop look at cancellation flags now (after setting TranslationJob::cancelled).
   void wake();

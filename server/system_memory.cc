@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <vector>
 
 namespace rpt::server {
 
@@ -27,8 +28,22 @@ std::size_t available_memory_bytes() {
   std::size_t available = pages > 0 && page_size > 0
                               ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
                               : 0;
-  for (const char* path : {"/sys/fs/cgroup/memory.max",
-                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+  // The root files (a container sees its own cgroup there) and this process's own group (a
+  // systemd service on a host: "0::/system.slice/rpt.service" in /proc/self/cgroup, or v1's
+  // "N:memory:/...").
+  std::vector<std::string> paths = {"/sys/fs/cgroup/memory.max",
+                                    "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+  std::ifstream groups("/proc/self/cgroup");
+  for (std::string line; std::getline(groups, line);) {
+    if (line.rfind("0::/", 0) == 0 && line.size() > 4) {
+      paths.push_back("/sys/fs/cgroup" + line.substr(3) + "/memory.max");
+    }
+    const auto memory = line.find(":memory:/");  // cgroup v1's memory controller
+    if (memory != std::string::npos && line.size() > memory + 9) {
+      paths.push_back("/sys/fs/cgroup/memory" + line.substr(memory + 8) + "/memory.limit_in_bytes");
+    }
+  }
+  for (const std::string& path : paths) {
     if (const auto limit = read_memory_limit(path)) {
       available = available == 0 ? *limit : std::min(available, *limit);
     }

@@ -90,7 +90,8 @@ TEST_P(CudaEngineTest, Float32TranslationsEqualTheCpu) {
       ASSERT_FALSE(actual[i].empty() || expected[i].empty()) << "sentence " << i;
       EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "beam " << beam << " sentence " << i;
       // A score averages the step log-probs, each a whole network deep (ops are within 1e-5).
-      EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 2e-4) << "sentence " << i;
+      // Not yet run on a GPU: tighten to the printed maximum once it has been.
+      EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 1e-3) << "sentence " << i;
       worst = std::max(worst, std::abs(actual[i][0].score - expected[i][0].score));
     }
   }

@@ -1,7 +1,8 @@
 // Parity with OpenNMT-py on real checkpoints: tests/fixtures/<name>/ holds a small checkpoint
 // trained with onmt_train, our conversion of it (model/) and golden.json recorded with
 // OpenNMT-py's own translator (tools/make_fixtures.py). Encoder states and step log-probs must
-// agree within 1e-5 (observed: below 6e-6); greedy and beam-4 translations token for token,
+// agree within 2e-5 (observed: below 6e-6 here; other CPUs run other BLAS kernels); greedy and
+// beam-4 translations token for token,
 // scores within 1e-4 (sums over the tokens).
 #include <gtest/gtest.h>
 
@@ -83,7 +84,7 @@ TEST_P(GoldenTest, TokenizationAndVocabularyMatch) {
   EXPECT_EQ(model_->target_vocabulary().size(), vocab.at("target_size").get<int>());
 }
 
-TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin1e5) {
+TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin2e5) {
   int checked = 0;
   float worst_states = 0.0f;
   float worst_log_probs = 0.0f;
@@ -98,7 +99,7 @@ TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin1e5) {
     for (std::size_t i = 0; i < states.size(); ++i) {
       worst = std::max(worst, std::abs(ours.encoder_output[i] - states[i]));
     }
-    EXPECT_LE(worst, 1e-5f) << "encoder output of " << c.at("text");
+    EXPECT_LE(worst, 2e-5f) << "encoder output of " << c.at("text");
     worst_states = std::max(worst_states, worst);
     const auto log_probs = c.at("decoder_log_probs").get<std::vector<float>>();
     const auto vocab = static_cast<std::size_t>(c.at("decoder_log_probs_shape")[1].get<int>());
@@ -109,7 +110,7 @@ TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin1e5) {
         worst = std::max(worst, std::abs(ours.step_log_probs[t][v] - log_probs[t * vocab + v]));
       }
     }
-    EXPECT_LE(worst, 1e-5f) << "step log-probs of " << c.at("text");
+    EXPECT_LE(worst, 2e-5f) << "step log-probs of " << c.at("text");
     worst_log_probs = std::max(worst_log_probs, worst);
     ++checked;
   }

@@ -201,6 +201,7 @@ REFUSED_OPTIONS = [  # (options changed, text the refusal must contain)
     ({"max_relative_positions": -2}, "ALiBi"),
     ({"relative_positions_buckets": 32, "max_relative_positions": 0}, "max_distance"),
     ({"relative_positions_buckets": 32, "max_relative_positions": 16}, "buckets / 2"),
+    ({"relative_positions_buckets": 3, "max_relative_positions": 16}, "at least 4"),
     ({"parallel_mode": "tensor_parallel", "world_size": 2}, "parallel_mode"),
     ({"position_encoding": True, "max_relative_positions": 0,
       "position_encoding_type": "SinusoidalConcat"}, "position_encoding_type"),

@@ -26,7 +26,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
-TOLERANCE = 1e-5  # observed differences to OpenNMT-py: below 6e-6
+TOLERANCE = 2e-5  # observed differences to OpenNMT-py: below 6e-6
 MAX_OFFSET = 512  # longest key - query distance the reference handles
 
 

@@ -158,8 +158,9 @@ TEST(ModelLoad, RefusesNewerConfigVersion) {
   EXPECT_THROW(ModelConfig::parse("{not json", "x"), ModelError);
 }
 
-// T5 buckets whose max_distance does not pass the decoder's exact range (buckets / 2) would give
-// negative buckets (an out-of-range table read) or divide by zero: refused at load.
+// T5 buckets whose max_distance does not pass the decoder's exact range (buckets / 2), or fewer
+// than 4 buckets, would give negative buckets (an out-of-range table read) or divide by zero:
+// refused at load.
 TEST(ModelLoad, RefusesT5BucketsWithoutRoomForTheLogarithmicBins) {
   std::string text;
   {
@@ -181,6 +182,13 @@ TEST(ModelLoad, RefusesT5BucketsWithoutRoomForTheLogarithmicBins) {
           << error.message();
     }
   }
+  // Two or three buckets leave the encoder no exact bucket (a division by zero).
+  std::string few = text;
+  const std::string buckets = "\"buckets\": 32";
+  const auto buckets_at = few.find(buckets);
+  ASSERT_NE(buckets_at, std::string::npos);
+  few.replace(buckets_at, buckets.size(), "\"buckets\": 3");
+  EXPECT_THROW(ModelConfig::parse(few, "t5_bucket"), ModelError);
 }
 
 }  // namespace

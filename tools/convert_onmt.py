@@ -154,6 +154,8 @@ def _refusals(opt):
         ("relative_positions_buckets",
          get("relative_positions_buckets", 0) > 0 and get("max_relative_positions", 0) <= 0,
          "T5 buckets need max_relative_positions > 0 (their max_distance)"),
+        ("relative_positions_buckets", 0 < get("relative_positions_buckets", 0) < 4,
+         "T5 buckets need at least 4 (the encoder splits them by direction, then exact/log)"),
         ("max_relative_positions",
          get("relative_positions_buckets", 0) > 0
          and 0 < get("max_relative_positions", 0) <= get("relative_positions_buckets", 0) // 2,

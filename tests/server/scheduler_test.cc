@@ -222,7 +222,13 @@ TEST_F(SchedulerFaultTest, ACallLargerThanTheQueueIsInvalidNotOverloaded) {
   const RequestStatus too_many = scheduler.submit(job(0, 5, collector));
   EXPECT_EQ(too_many.code, StatusCode::kInvalidArgument) << too_many.message;
   EXPECT_NE(too_many.message.find("split it"), std::string::npos) << too_many.message;
-  // Four fit, and the same four again only once the queue has room: that one is "retry later".
+  // Over the token bound alone: the same verdict.
+  Collector tokens_collector;
+  auto long_text = job(0, 1, tokens_collector);
+  long_text->source_ids[0].assign(1001, long_text->source_ids[0].front());
+  const RequestStatus too_long = scheduler.submit(long_text);
+  EXPECT_EQ(too_long.code, StatusCode::kInvalidArgument) << too_long.message;
+  // Four texts fit the bounds and are translated.
   ASSERT_TRUE(scheduler.submit(job(0, 4, collector)).ok());
   std::map<int, std::string> texts;
   EXPECT_TRUE(collector.wait(texts).ok());
