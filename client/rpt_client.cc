@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
 
+#include "client/blank_text.h"
 #include "client/status_names.h"
 #include "proto/translate.grpc.pb.h"
 
@@ -78,7 +79,7 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
   // so the output stays line for line with the input.
   std::vector<bool> blank;
   for (const std::string& text : texts) {
-    blank.push_back(text.find_first_not_of(" \t\r\n\f\v") == std::string::npos);
+    blank.push_back(rpt::client::is_blank(text));
     if (!blank.back()) request.add_texts(text);
   }
 

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
 
+#include "client/blank_text.h"
 #include "client/status_names.h"
 #include "proto/translate.grpc.pb.h"
 
@@ -71,8 +72,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> lines;
   std::ifstream in(o.input);
   for (std::string line; std::getline(in, line);) {
-    // Blank lines are no texts (the server refuses them).
-    if (line.find_first_not_of(" \t\r\n\f\v") != std::string::npos) lines.push_back(line);
+    if (!rpt::client::is_blank(line)) lines.push_back(line);
   }
   if (lines.empty()) {
     std::cerr << "rpt-loadgen: no input lines in " << o.input << "\n";

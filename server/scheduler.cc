@@ -114,20 +114,7 @@ void Scheduler::stop() {
 }
 
 void Scheduler::run() {
-  while (true) {
-    try {
-      if (!run_once()) return;
-    } catch (...) {
-      const RequestStatus status = status_from_exception(std::current_exception());
-      spdlog::error("model {}: scheduler round failed ({}); failing the {} sentences decoding",
-                    model_name_, status.message, active_.size());
-      try {
-        fail_active({StatusCode::kInternal, "translation failed: " + status.message});
-        update_gauges();
-      } catch (...) {
-        spdlog::error("model {}: failing the decoding calls failed too", model_name_);
-      }
-    }
+  while (run_once()) {
   }
 }
 
@@ -139,29 +126,29 @@ bool Scheduler::run_once() {
   // The calls of the sentences this round takes out of queue_ before they reach active_: if the
   // round fails, they are in neither, and only this list can still finish them.
   std::vector<std::shared_ptr<TranslationJob>> admitted_jobs;
-  bool stopping = false;
-  {
-    std::unique_lock lock(mutex_);
-    if (active_.empty()) {
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    }
-    // Room first: no allocation may fail halfway through moving entries out of queue_.
-    dead.reserve(queue_.size() + active_.size());
-    admitted_jobs.reserve(queue_.size());
-    stopping = stopping_;
-    if (stopping) {
-      for (QueuedSentence& queued : queue_) dead.push_back({std::move(queued.job), shutting_down});
-      queue_.clear();
-      queued_tokens_ = 0;
-    } else {
-      purge_queue(dead);
-      admitted = admit();
-      for (const QueuedSentence& queued : admitted) admitted_jobs.push_back(queued.job);
-    }
-    metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
-    metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
-  }
   try {
+    bool stopping = false;
+    {
+      std::unique_lock lock(mutex_);
+      if (active_.empty()) {
+        wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      }
+      // Room first: no allocation may fail halfway through moving entries out of queue_.
+      dead.reserve(queue_.size() + active_.size());
+      admitted_jobs.reserve(queue_.size());
+      stopping = stopping_;
+      if (stopping) {
+        for (QueuedSentence& queued : queue_) dead.push_back({std::move(queued.job), shutting_down});
+        queue_.clear();
+        queued_tokens_ = 0;
+      } else {
+        purge_queue(dead);
+        admitted = admit();
+        for (const QueuedSentence& queued : admitted) admitted_jobs.push_back(queued.job);
+      }
+      metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
+      metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
+    }
     if (stopping) {
       for (auto& [job, status] : dead) finish(*job, status);
       fail_active(shutting_down);
@@ -174,12 +161,20 @@ bool Scheduler::run_once() {
     step();
     update_gauges();
   } catch (...) {
-    // run() fails the active sentences' calls; these may be active or in transit.
-    const RequestStatus failed{StatusCode::kInternal, "translation failed: " +
-                                   status_from_exception(std::current_exception()).message};
-    for (auto& [job, status] : dead) finish(*job, status);
-    for (const auto& job : admitted_jobs) finish(*job, failed);
-    throw;
+    // Anything thrown outside the guarded decoder calls: fail the calls being decoded or in
+    // transit (INTERNAL), finish the dead ones, and go on with the next round.
+    const RequestStatus status = status_from_exception(std::current_exception());
+    spdlog::error("model {}: scheduler round failed ({}); failing the {} sentences decoding",
+                  model_name_, status.message, active_.size());
+    const RequestStatus failed{StatusCode::kInternal, "translation failed: " + status.message};
+    try {
+      for (auto& [job, reason] : dead) finish(*job, reason);
+      for (const auto& job : admitted_jobs) finish(*job, failed);
+      fail_active(failed);
+      update_gauges();
+    } catch (...) {
+      spdlog::error("model {}: failing the decoding calls failed too", model_name_);
+    }
   }
   return true;
 }

@@ -75,10 +75,11 @@ class Scheduler {
     Retries retries;
   };
 
-  // The scheduler thread: loops on run_once; anything thrown outside the guarded decoder calls
-  // fails only the calls being decoded (INTERNAL), and the loop goes on.
+  // The scheduler thread: rounds until stopped.
   void run();
   // One round: purge, admit, encode, step. False once stopping (everything left is finished).
+  // A round that throws outside the guarded decoder calls fails only the calls it was decoding
+  // or moving (INTERNAL); the next round goes on.
   bool run_once();
   // Removes queued sentences of dead calls (cancelled, expired, finished); caller holds mutex_.
   void purge_queue(std::vector<DeadJob>& dead);

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -32,27 +31,14 @@
 #include "kernels/layer_norm.h"
 #include "kernels/relative_softmax.h"
 #include "kernels/top_k_log_softmax.h"
+#include "tests/support/precision_storage.h"
 
 namespace rpt::kernels {
 namespace {
 
-// float32 values as stored in `precision` (float16 and bfloat16 round to nearest even).
-std::vector<std::byte> to_storage(const std::vector<float>& values, Precision precision) {
-  std::vector<std::byte> bytes(values.size() * precision_size(precision));
-  convert_from_float32(values.data(), values.size(), storage_dtype(precision), bytes.data());
-  return bytes;
-}
-
-std::vector<float> from_storage(const std::vector<std::byte>& bytes, Precision precision) {
-  std::vector<float> values(bytes.size() / precision_size(precision));
-  convert_to_float32(bytes.data(), storage_dtype(precision), values.size(), values.data());
-  return values;
-}
-
-// The values `precision` can hold nearest to `values`: what the device sees after upload_as.
-std::vector<float> rounded(const std::vector<float>& values, Precision precision) {
-  return from_storage(to_storage(values, precision), precision);
-}
+using testing::from_storage;
+using testing::rounded;
+using testing::to_storage;
 
 std::string precision_test_name(const ::testing::TestParamInfo<Precision>& info) {
   return std::string(precision_name(info.param));
@@ -150,7 +136,7 @@ TEST_P(CudaPrecisionTest, BiasActivation) {
   for (auto activation : {ActivationKind::kIdentity, ActivationKind::kRelu, ActivationKind::kGelu,
                           ActivationKind::kSilu}) {
     for (const bool with_bias : {true, false}) {
-      SCOPED_TRACE(testing::Message() << "activation " << static_cast<int>(activation)
+      SCOPED_TRACE(::testing::Message() << "activation " << static_cast<int>(activation)
                                       << (with_bias ? " with bias" : " without bias"));
       auto x = rounded(random_vector(rows * cols, 2.0f), precision);
       const auto bias = rounded(random_vector(cols), precision);
@@ -170,7 +156,7 @@ TEST_P(CudaPrecisionTest, Embedding) {
   const int vocab = 50, count = 12;
   for (const int dim : {64, 33}) {  // odd: the last sin has no cos partner
     for (const bool with_positions : {true, false}) {
-      SCOPED_TRACE(testing::Message() << "dim " << dim
+      SCOPED_TRACE(::testing::Message() << "dim " << dim
                                       << (with_positions ? " with positions" : " no positions"));
       const auto table = rounded(random_vector(static_cast<std::size_t>(vocab) * dim), precision);
       std::vector<int> ids(count), positions(count);
@@ -214,7 +200,7 @@ TEST_P(CudaPrecisionTest, CacheAppendAtEachRowsPosition) {
   const Precision precision = GetParam();
   const std::size_t element_bytes = precision_size(precision);
   for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(testing::Message() << "d_model " << shape.layout.d_model);
+    SCOPED_TRACE(::testing::Message() << "d_model " << shape.layout.d_model);
     const int rows = 4;
     const std::vector<int> positions = {0, 4, 2, 3};
     const auto qkv = random_bytes(rows * shape.qkv_stride * element_bytes);
@@ -236,7 +222,7 @@ TEST_P(CudaPrecisionTest, CacheGatherBeamParentsAndNewRows) {
   const Precision precision = GetParam();
   const std::size_t element_bytes = precision_size(precision);
   for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(testing::Message() << "d_model " << shape.layout.d_model);
+    SCOPED_TRACE(::testing::Message() << "d_model " << shape.layout.d_model);
     const int in_rows = 3, out_rows = 5;
     // Row 1 is a new sentence (untouched); rows 0 and 3 share a parent at different lengths.
     const std::vector<int> parents = {2, -1, 0, 2, 1};
@@ -263,7 +249,7 @@ TEST_P(CudaPrecisionTest, CacheResizeGrowAndShrink) {
   const std::size_t element_bytes = precision_size(precision);
   for (const CacheShape& shape : kCacheShapes) {
     for (const int new_capacity : {8, 2}) {
-      SCOPED_TRACE(testing::Message() << "d_model " << shape.layout.d_model << " capacity "
+      SCOPED_TRACE(::testing::Message() << "d_model " << shape.layout.d_model << " capacity "
                                       << new_capacity);
       const int rows = 3;
       CacheLayout out_layout = shape.layout;
@@ -315,7 +301,7 @@ TEST_P(CudaGemmTest, AllTranspositionsWithAndWithoutAccumulation) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
         for (const float beta : {0.0f, 1.0f}) {
-          SCOPED_TRACE(testing::Message() << (invariant ? "batch-invariant" : "heuristic")
+          SCOPED_TRACE(::testing::Message() << (invariant ? "batch-invariant" : "heuristic")
                                           << " transpose_a " << ta << " transpose_b " << tb
                                           << " beta " << beta);
           const auto a = rounded(random_vector(m * k), c.input);

@@ -11,19 +11,12 @@
 #include "engine/dtype.h"
 #include "kernels/errors.h"
 #include "kernels/precision.h"
+#include "tests/support/precision_storage.h"
 
 namespace rpt::kernels {
 namespace {
 
-// float32 values as stored in `precision` and read back (float16 and bfloat16 round to nearest
-// even): what a device sees after an upload in that precision.
-std::vector<float> rounded(const std::vector<float>& values, Precision precision) {
-  std::vector<std::byte> bytes(values.size() * precision_size(precision));
-  convert_from_float32(values.data(), values.size(), storage_dtype(precision), bytes.data());
-  std::vector<float> back(values.size());
-  convert_to_float32(bytes.data(), storage_dtype(precision), back.size(), back.data());
-  return back;
-}
+using testing::rounded;
 
 // The host rounding the half-precision cases rely on.
 TEST(HostConversion, FloatToBFloat16RoundsToNearestEvenAndKeepsNaN) {

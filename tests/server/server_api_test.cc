@@ -1,7 +1,5 @@
 // rpt-server's API through real gRPC on loopback: translate, batch, stream, n-best, routing,
 // ListModels, health, reflection, and every refusal with its status and message.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -307,18 +305,14 @@ TEST_F(ServerApiTest, ATricklingClientCannotHoldTheProbes) {
   std::atomic<bool> gave_up{false};  // the trickler ran its full 10 s
   std::atomic<bool> connected{false};
   std::thread trickler([&] {
-    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<std::uint16_t>(server_->metrics_port()));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+    const int fd = connect_loopback(server_->metrics_port());
+    connected = fd >= 0;
     for (int i = 0; i < 33 && !stop; ++i) {
       send(fd, "G", 1, MSG_NOSIGNAL);
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
     }
     gave_up = !stop;
-    close(fd);
+    if (fd >= 0) close(fd);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the trickler is served first
   const int status = http_request(server_->metrics_port(), "/healthz").status;

@@ -148,7 +148,7 @@ std::string run_binary(const std::vector<std::string>& argv_in, const std::strin
   return output;
 }
 
-HttpResponse http_request(int port, const std::string& path) {
+int connect_loopback(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -156,8 +156,14 @@ HttpResponse http_request(int port, const std::string& path) {
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
     close(fd);
-    return {};
+    return -1;
   }
+  return fd;
+}
+
+HttpResponse http_request(int port, const std::string& path) {
+  const int fd = connect_loopback(port);
+  if (fd < 0) return {};
   const std::string request = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
   if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
     close(fd);

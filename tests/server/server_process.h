@@ -59,6 +59,9 @@ class ServerProcess {
 // Runs `argv` with `input` on stdin; returns its stdout (throws on a non-zero exit).
 std::string run_binary(const std::vector<std::string>& argv, const std::string& input);
 
+// A TCP connection to 127.0.0.1:port (the caller closes it); -1 on failure.
+int connect_loopback(int port);
+
 // GET http://127.0.0.1:port/path: the status code and body (0 and empty on failure).
 struct HttpResponse {
   int status = 0;
