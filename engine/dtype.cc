@@ -101,6 +101,7 @@ DataType storage_dtype(kernels::Precision precision) {
       return DataType::kFloat16;
     case kernels::Precision::kBFloat16:
       return DataType::kBFloat16;
+    case kernels::Precision::kInt8:  // CPU only; its float tensors stay float32
     case kernels::Precision::kFloat32:
       break;
   }

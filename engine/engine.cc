@@ -114,8 +114,9 @@ kernels::Precision parse_precision(const std::string& name) {
   if (key == "float32" || key == "fp32") return kernels::Precision::kFloat32;
   if (key == "float16" || key == "fp16") return kernels::Precision::kFloat16;
   if (key == "bfloat16" || key == "bf16") return kernels::Precision::kBFloat16;
+  if (key == "int8") return kernels::Precision::kInt8;
   RPT_THROW(InvalidArgument, "unknown compute precision '", name,
-            "' (expected float32, float16 or bfloat16)");
+            "' (expected float32, float16, bfloat16 or int8)");
 }
 
 Device parse_device(const std::string& name) {
@@ -128,9 +129,16 @@ Device parse_device(const std::string& name) {
 std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Model> model,
                                              const ComputeOptions& options) {
   RPT_CHECK(model != nullptr, InvalidArgument, "an engine needs a model");
+  const bool int8 = options.precision == kernels::Precision::kInt8;
+  RPT_CHECK(!int8 || options.device == Device::kCpu, InvalidArgument,
+            "--compute-type int8 runs on the CPU only (there is no CUDA int8 path yet)");
+  RPT_CHECK(model->int8() == int8, InvalidArgument, "the model was loaded ",
+            model->int8() ? "with" : "without", " int8 weights for compute type ",
+            kernels::precision_name(options.precision),
+            " (load it with ModelLoadOptions::int8 = (compute type == int8))");
   if (options.device == Device::kCuda) return make_cuda_engine(std::move(model), options);
-  RPT_CHECK(options.precision == kernels::Precision::kFloat32, InvalidArgument,
-            "the CPU computes in float32; ", kernels::precision_name(options.precision),
+  RPT_CHECK(options.precision == kernels::Precision::kFloat32 || int8, InvalidArgument,
+            "the CPU computes in float32 or int8; ", kernels::precision_name(options.precision),
             " needs --device cuda");
   return std::make_shared<CpuEngine>(std::move(model), options);
 }

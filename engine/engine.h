@@ -17,7 +17,8 @@ namespace rpt {
 
 struct ComputeOptions {
   Device device = Device::kCpu;
-  // Weights and activations on the GPU (accumulation is float32); the CPU computes in float32.
+  // Weights and activations on the GPU (accumulation is float32); the CPU computes in float32,
+  // or in int8 for its linear layers (the model must then be loaded with ModelLoadOptions::int8).
   kernels::Precision precision = kernels::Precision::kFloat32;
   int device_index = 0;
   // Memory the engine may hold in all, past which work is refused with ResourceExhausted. On a
@@ -31,7 +32,8 @@ struct ComputeOptions {
   bool batch_invariant = true;
 };
 
-// Parses "float32" | "float16" | "bfloat16" (also "fp32", "fp16", "bf16"); throws InvalidArgument.
+// Parses "float32" | "float16" | "bfloat16" | "int8" (also "fp32", "fp16", "bf16"); throws
+// InvalidArgument.
 kernels::Precision parse_precision(const std::string& name);
 // Parses "cpu" | "cuda"; throws InvalidArgument.
 Device parse_device(const std::string& name);

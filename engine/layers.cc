@@ -4,6 +4,7 @@
 
 #include "kernels/activation.h"
 #include "kernels/gemm.h"
+#include "kernels/int8_gemm.h"
 #include "kernels/layer_norm.h"
 
 namespace rpt {
@@ -25,6 +26,16 @@ namespace {
 // out = in W^T, then bias and activation in one pass.
 void linear_activation(const float* in, int rows, const LinearWeights& layer,
                        kernels::ActivationKind activation, float* out) {
+  const float* bias = layer.bias.defined() ? layer.bias.data<float>() : nullptr;
+  if (layer.int8) {
+    kernels::int8_linear_cpu({.input = in,
+                              .rows = rows,
+                              .weights = layer.int8.get(),
+                              .bias = bias,
+                              .activation = activation,
+                              .output = out});
+    return;
+  }
   kernels::gemm_cpu({.transpose_a = false,
                      .transpose_b = true,
                      .m = rows,
@@ -36,7 +47,6 @@ void linear_activation(const float* in, int rows, const LinearWeights& layer,
                      .ldb = layer.in_features(),
                      .c = out,
                      .ldc = layer.out_features()});
-  const float* bias = layer.bias.defined() ? layer.bias.data<float>() : nullptr;
   if (bias != nullptr || activation != kernels::ActivationKind::kIdentity) {
     kernels::bias_activation_cpu(out, bias, rows, layer.out_features(), activation);
   }

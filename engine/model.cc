@@ -70,6 +70,36 @@ class ModelLoader {
     }
   }
 
+  // Quantizes every linear layer (the generator when asked) and drops its float32 weight.
+  void quantize_linear_layers(bool generator) {
+    auto quantize = [this](LinearWeights& layer) {
+      layer.int8 = kernels::Int8Weights::quantize(layer.weight.data<float>(),
+                                                  layer.out_features(), layer.in_features());
+      bytes_ += layer.int8->bytes();
+      // A tied generator's weight is also the embedding table, which stays counted.
+      if (layer.weight.data<float>() != model_.decoder_embeddings_.data<float>()) {
+        bytes_ -= layer.weight.nbytes();
+      }
+      layer.weight = Tensor();
+    };
+    for (EncoderLayerWeights& layer : model_.encoder_layers_) {
+      quantize(layer.self_attention.qkv);
+      quantize(layer.self_attention.output);
+      quantize(layer.ffn.inner);
+      quantize(layer.ffn.outer);
+    }
+    for (DecoderLayerWeights& layer : model_.decoder_layers_) {
+      quantize(layer.self_attention.qkv);
+      quantize(layer.self_attention.output);
+      quantize(layer.cross_attention.query);
+      quantize(layer.cross_attention.output);
+      quantize(layer.ffn.inner);
+      quantize(layer.ffn.outer);
+    }
+    quantize(model_.memory_key_value_);
+    if (generator) quantize(model_.generator_);
+  }
+
   std::size_t bytes_loaded() const { return bytes_; }
 
  private:
@@ -228,6 +258,8 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   model->stored_dtype_ = std::string(dtype_name(weights.get("decoder.embeddings").dtype()));
   ModelLoader loader(weights, config, *model);
   loader.load(options.max_sequence_length);
+  if (options.int8) loader.quantize_linear_layers(options.int8_generator);
+  model->int8_ = options.int8;
   model->weights_bytes_ = loader.bytes_loaded();
   return model;
 }

@@ -13,14 +13,17 @@
 #include "engine/tensor.h"
 #include "engine/tokenizer.h"
 #include "engine/vocabulary.h"
+#include "kernels/int8_gemm.h"
 
 namespace rpt {
 
 struct LinearWeights {
-  Tensor weight;  // [out_features, in_features]
-  Tensor bias;    // [out_features]; undefined when the layer has no bias
-  int out_features() const { return static_cast<int>(weight.dim(0)); }
-  int in_features() const { return static_cast<int>(weight.dim(1)); }
+  Tensor weight;  // [out_features, in_features] float32; undefined once quantized
+  // The weight quantized for CPU int8 compute (ModelLoadOptions::int8); null otherwise.
+  std::shared_ptr<const kernels::Int8Weights> int8;
+  Tensor bias;  // [out_features]; undefined when the layer has no bias
+  int out_features() const { return int8 ? int8->rows() : static_cast<int>(weight.dim(0)); }
+  int in_features() const { return int8 ? int8->cols() : static_cast<int>(weight.dim(1)); }
 };
 
 struct LayerNormWeights {
@@ -67,6 +70,11 @@ struct ModelLoadOptions {
   // Longest source or target sequence the model will be asked to handle; sizes the T5 per-offset
   // bias tables.
   int max_sequence_length = 2048;
+  // CPU int8 compute: every linear layer's weight is quantized per output row at load and its
+  // float32 copy dropped (kernels/int8_gemm.h). The generator (vocabulary projection) too, when
+  // int8_generator; embeddings, layer norms and relative tables stay float32 (docs/MODELS.md).
+  bool int8 = false;
+  bool int8_generator = true;
 };
 
 class Model {
@@ -86,6 +94,8 @@ class Model {
   std::size_t weights_bytes() const { return weights_bytes_; }
   // "float16" or "float32": the dtype of the weights file.
   const std::string& stored_dtype() const { return stored_dtype_; }
+  // Whether linear layers hold int8 weights (ModelLoadOptions::int8).
+  bool int8() const { return int8_; }
 
   int decoder_start_id() const { return decoder_start_id_; }
   int eos_id() const { return eos_id_; }
@@ -115,6 +125,7 @@ class Model {
   int max_sequence_length_ = 0;
   std::size_t weights_bytes_ = 0;
   std::string stored_dtype_;
+  bool int8_ = false;
   int decoder_start_id_ = 0;
   int eos_id_ = 0;
   int pad_id_ = 0;

@@ -9,10 +9,21 @@
 
 namespace rpt::kernels {
 
-enum class Precision : std::uint8_t { kFloat32, kFloat16, kBFloat16 };
+// kInt8 is a compute type of the CPU only: linear layers multiply int8 weights and activations
+// (kernels/int8_gemm.h); everything else stays float32, so no kernel reads int8 elements.
+enum class Precision : std::uint8_t { kFloat32, kFloat16, kBFloat16, kInt8 };
 
 inline std::size_t precision_size(Precision precision) {
-  return precision == Precision::kFloat32 ? 4 : 2;
+  switch (precision) {
+    case Precision::kFloat32:
+      return 4;
+    case Precision::kInt8:
+      return 1;
+    case Precision::kFloat16:
+    case Precision::kBFloat16:
+      break;
+  }
+  return 2;
 }
 
 inline std::string_view precision_name(Precision precision) {
@@ -21,6 +32,8 @@ inline std::string_view precision_name(Precision precision) {
       return "float16";
     case Precision::kBFloat16:
       return "bfloat16";
+    case Precision::kInt8:
+      return "int8";
     case Precision::kFloat32:
       break;
   }

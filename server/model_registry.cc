@@ -42,16 +42,17 @@ std::string echoed(const std::string& text) {
 
 ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
   const Device device = parse_device(options.device);
-  const ComputeOptions compute{
-      .device = device,
-      .precision = parse_precision(options.compute_type),
-      .device_index = options.device_index,
-      .memory_limit_bytes = memory_limit_bytes(options, device),
-      .batch_invariant = options.gpu_gemm == "batch-invariant"};
   for (const ModelSpec& spec : options.models) {
+    const ComputeOptions compute{
+        .device = device,
+        .precision = parse_precision(spec.compute_type),
+        .device_index = options.device_index,
+        .memory_limit_bytes = memory_limit_bytes(options, device),
+        .batch_invariant = options.gpu_gemm == "batch-invariant"};
     auto served = std::make_unique<ServedModel>();
     served->name = spec.name;
-    served->model = Model::load(spec.directory);
+    served->model = Model::load(
+        spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8});
     served->engine = Engine::create(served->model, compute);
     const ModelConfig& config = served->model->config();
     const bool on_gpu = compute.device == Device::kCuda;
@@ -60,8 +61,9 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
         .source_language = config.source_language,
         .target_language = config.target_language,
         .device = std::string(device_name(compute.device)),
-        .dtype = on_gpu ? std::string(kernels::precision_name(compute.precision))
-                        : served->model->stored_dtype(),
+        .dtype = on_gpu || served->model->int8()
+                     ? std::string(kernels::precision_name(compute.precision))
+                     : served->model->stored_dtype(),
         .position_type = position_type_name(config.position.type),
         .weights_bytes = static_cast<double>(on_gpu ? served->engine->device_memory_bytes()
                                                     : served->model->weights_bytes())};

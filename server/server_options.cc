@@ -1,5 +1,6 @@
 #include "server/server_options.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace rpt::server {
@@ -12,9 +13,9 @@ ModelSpec parse_model_spec(const std::string& text) {
     std::string trimmed = text;
     while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
     const auto slash = trimmed.rfind('/');
-    return {slash == std::string::npos ? trimmed : trimmed.substr(slash + 1), text};
+    return {slash == std::string::npos ? trimmed : trimmed.substr(slash + 1), text, ""};
   }
-  return {text.substr(0, equals), text.substr(equals + 1)};
+  return {text.substr(0, equals), text.substr(equals + 1), ""};
 }
 
 LengthPenaltyType parse_penalty_type(const std::string& name) {
@@ -45,10 +46,27 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   app.add_option("--compute-type", options.compute_type,
-                 "Precision of weights and activations on the GPU: float32, float16, bfloat16 "
-                 "(the CPU computes in float32)")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}))
+                 "Precision of every model (see --model-compute-type): on the CPU float32 or "
+                 "int8 (linear layers in int8, quantized at load), on the GPU float32, float16 "
+                 "or bfloat16")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "int8"}))
       ->capture_default_str();
+  app.add_option_function<std::vector<std::string>>(
+         "--model-compute-type",
+         [&options](const std::vector<std::string>& specs) {
+           for (const auto& spec : specs) {
+             const auto equals = spec.find('=');
+             if (equals == std::string::npos) {
+               throw CLI::ValidationError("--model-compute-type", "wants NAME=TYPE, got '" +
+                                                                      spec + "'");
+             }
+             options.model_compute_types.emplace_back(spec.substr(0, equals),
+                                                      spec.substr(equals + 1));
+           }
+         },
+         "NAME=TYPE (repeatable): one model's compute type instead of --compute-type, e.g. "
+         "en-de=int8")
+      ->take_all();
   app.add_option("--device-index", options.device_index, "CUDA device to use")
       ->check(CLI::Range(0, 64))
       ->capture_default_str();
@@ -132,9 +150,28 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
 }
 
 std::vector<std::string> finalize_server_options(ServerOptions& options) {
-  if (options.device == "cpu" && options.compute_type != "float32") {
-    throw std::invalid_argument("--compute-type " + options.compute_type +
-                                " needs --device cuda (the CPU computes in float32)");
+  for (const auto& [name, type] : options.model_compute_types) {
+    auto model = std::find_if(options.models.begin(), options.models.end(),
+                              [&name](const ModelSpec& spec) { return spec.name == name; });
+    if (model == options.models.end()) {
+      throw std::invalid_argument("--model-compute-type names no --model: '" + name + "'");
+    }
+    model->compute_type = type;
+  }
+  for (ModelSpec& spec : options.models) {
+    if (spec.compute_type.empty()) spec.compute_type = options.compute_type;
+    const std::string flag = "--compute-type " + spec.compute_type + " (model " + spec.name + ")";
+    const std::string& type = spec.compute_type;
+    if (type != "float32" && type != "float16" && type != "bfloat16" && type != "int8") {
+      throw std::invalid_argument(flag + ": expected float32, float16, bfloat16 or int8");
+    }
+    if (options.device == "cpu" && (type == "float16" || type == "bfloat16")) {
+      throw std::invalid_argument(flag + " needs --device cuda (the CPU computes in float32 "
+                                  "or int8)");
+    }
+    if (options.device == "cuda" && type == "int8") {
+      throw std::invalid_argument(flag + " needs --device cpu (there is no CUDA int8 path yet)");
+    }
   }
   if (options.tls_cert.empty() != options.tls_key.empty()) {
     throw std::invalid_argument("--tls-cert and --tls-key go together");

@@ -14,6 +14,7 @@ namespace rpt::server {
 struct ModelSpec {
   std::string name;       // routing name
   std::string directory;  // model directory (docs/model-format.md)
+  std::string compute_type;  // --model-compute-type NAME=TYPE; empty: --compute-type
 };
 
 // Limits of one model's scheduler (DESIGN.md §4, §5).
@@ -38,11 +39,14 @@ struct RequestLimits {
 
 struct ServerOptions {
   std::vector<ModelSpec> models;
+  // --model-compute-type NAME=TYPE pairs, folded into models[].compute_type by
+  // finalize_server_options.
+  std::vector<std::pair<std::string, std::string>> model_compute_types;
   std::string listen = "0.0.0.0:50051";
   std::string metrics_listen;  // derived from metrics_port and the listen host
   int metrics_port = 9464;     // 0: any free port (see ready_file)
   std::string device = "cpu";           // cpu | cuda
-  std::string compute_type = "float32";  // float32 | float16 | bfloat16 (cuda)
+  std::string compute_type = "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)
   int device_index = 0;
   // Per model (CPU: decoding state); 0: no limit; below 0 (the default): on the CPU half the
   // memory available to the process split among the models, on a GPU no limit but the device's.

@@ -41,10 +41,12 @@ rpt::LengthPenaltyType parse_penalty_type(const std::string& name) {
 
 int run(const CliOptions& cli) {
   rpt::kernels::set_cpu_threads(cli.threads);
-  const auto model = rpt::Model::load(cli.model);
+  const rpt::kernels::Precision precision = rpt::parse_precision(cli.compute_type);
+  const auto model =
+      rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8});
   const auto engine = rpt::Engine::create(
       model, {.device = rpt::parse_device(cli.device),
-              .precision = rpt::parse_precision(cli.compute_type),
+              .precision = precision,
               .device_index = cli.device_index,
               .memory_limit_bytes =
                   static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0),
@@ -111,8 +113,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 2048));
   app.add_option("--device", cli.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--compute-type", cli.compute_type,
-                 "GPU precision of weights and activations: float32, float16, bfloat16")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16"}));
+                 "CPU: float32 or int8 (linear layers in int8, quantized at load); GPU: "
+                 "float32, float16 or bfloat16")
+      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "int8"}));
   app.add_option("--device-index", cli.device_index, "CUDA device")->check(CLI::Range(0, 64));
   app.add_option("--device-memory-limit", cli.device_memory_limit_mib,
                  "MiB of memory the engine may hold: GPU weights, caches, workspaces; CPU "

@@ -12,6 +12,7 @@ packages=(
   prometheus-cpp-dev libcivetweb-dev
   libspdlog-dev libfmt-dev
   libopenblas-dev libblis-serial-dev
+  libdnnl-dev             # oneDNN: int8 GEMMs on the CPU
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch

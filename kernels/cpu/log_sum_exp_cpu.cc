@@ -3,14 +3,11 @@
 #include <cfloat>
 #include <cmath>
 
+#include "kernels/cpu/vector_clones.h"
+
 namespace rpt::kernels {
 
-// AVX2 clones where the CPU has it (chosen at load time): 8-wide exp and max instead of SSE's 4.
-#if defined(__x86_64__)
-#define RPT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define RPT_VECTOR_CLONES
-#endif
+// AVX2 clones where the CPU has it: 8-wide exp and max instead of SSE's 4.
 
 RPT_VECTOR_CLONES float max_cpu(const float* x, int count) {
   float max_value = -FLT_MAX;  // finite: this file is built with -ffinite-math-only

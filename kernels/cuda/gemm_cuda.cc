@@ -15,6 +15,7 @@ cudaDataType_t cuda_data_type(Precision precision) {
       return CUDA_R_16F;
     case Precision::kBFloat16:
       return CUDA_R_16BF;
+    case Precision::kInt8:  // refused for CUDA by Engine::create
     case Precision::kFloat32:
       break;
   }
