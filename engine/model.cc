@@ -258,7 +258,13 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   model->stored_dtype_ = std::string(dtype_name(weights.get("decoder.embeddings").dtype()));
   ModelLoader loader(weights, config, *model);
   loader.load(options.max_sequence_length);
-  if (options.int8) loader.quantize_linear_layers(options.int8_generator);
+  if (options.int8) {
+    try {
+      loader.quantize_linear_layers(options.int8_generator);
+    } catch (const InvalidArgument& error) {
+      RPT_THROW(ModelError, weights.path(), ": cannot quantize to int8: ", error.message());
+    }
+  }
   model->int8_ = options.int8;
   model->weights_bytes_ = loader.bytes_loaded();
   return model;

@@ -41,6 +41,19 @@ for model in "$repo"/models/*/; do
   done
   check "$name: the same translations alone and 16 at a time" \
     cmp -s "$work/$name.batch1.txt" "$work/$name.batch16.txt"
+  # int8 (quantized at load): batch-invariant too, and close to float32 (the test splits keep
+  # ~90% of translations identical, docs/MODELS.md): at least 15 of these 20.
+  for batch in 1 16; do
+    "$translate" --model "$model" --compute-type int8 --beam-size 4 --batch-size $batch \
+      < "$work/batch.txt" > "$work/$name.int8.batch$batch.txt" 2>> "$work/$name.err"
+    check "$name: int8 batch size $batch: exit 0" test $? -eq 0
+  done
+  check "$name: int8: the same translations alone and 16 at a time" \
+    cmp -s "$work/$name.int8.batch1.txt" "$work/$name.int8.batch16.txt"
+  same=$(paste -d '\t' "$work/$name.batch16.txt" "$work/$name.int8.batch16.txt" |
+    awk -F '\t' '$1 == $2' | wc -l)
+  echo "    $name: int8 = float32 on $same of 20"
+  check "$name: int8 = float32 on at least 15 of 20" test "$same" -ge 15
 done
 check "models/ holds the bundled models" test "$models" -ge 2
 exit $((failures > 0))

@@ -38,4 +38,14 @@ check "beam size 0 is refused" refused $?
 check "n-best above beam size is refused" refused $?
 check "refusal names the option" grep -q "n_best" "$work/bad.txt"
 
+"$translate" --model "$model" --compute-type int8 < "$work/in.txt" > "$work/int8.txt" 2> "$work/bad.txt"
+check "int8 on the CPU translates" test $? -eq 0
+check "int8: one line per input" test "$(wc -l < "$work/int8.txt")" -eq 3
+"$translate" --model "$model" --device cuda --compute-type int8 < "$work/in.txt" > /dev/null \
+  2> "$work/bad.txt"
+check "int8 on cuda is refused" refused $?
+check "the int8 refusal names the compute type" grep -q "compute-type int8" "$work/bad.txt"
+"$translate" --model "$model" --compute-type float16 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
+check "float16 on the CPU is refused" refused $?
+
 exit $failures

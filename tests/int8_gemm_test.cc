@@ -1,0 +1,253 @@
+// The int8 linear layer (kernels/int8_gemm.h): quantize/dequantize round trips within half a
+// step, the oneDNN products exact against an integer loop on the same quantized values (the
+// zero-point correction and the int16 saturation without VNNI included), the whole layer
+// within the error bound its scales imply against float64, rows independent of the call's
+// other rows, and the edge cases (zero rows, non-finite values).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kernels/errors.h"
+#include "kernels/int8_gemm.h"
+#include "kernels/parallel.h"
+
+namespace rpt::kernels {
+namespace {
+
+std::vector<float> random_matrix(int rows, int cols, unsigned seed, float spread = 1.0f) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<float> normal(0.0f, spread);
+  std::vector<float> out(static_cast<std::size_t>(rows) * cols);
+  for (float& value : out) value = normal(generator);
+  return out;
+}
+
+// Quantized activations as the layer computes them.
+struct QuantizedRows {
+  std::vector<std::uint8_t> values;
+  std::vector<float> scales;
+};
+
+QuantizedRows quantize(const std::vector<float>& x, int rows, int cols) {
+  QuantizedRows out{std::vector<std::uint8_t>(x.size()),
+                    std::vector<float>(static_cast<std::size_t>(rows))};
+  quantize_rows_cpu(x.data(), rows, cols, out.values.data(), out.scales.data());
+  return out;
+}
+
+std::vector<float> linear(const std::vector<float>& x, int rows, const Int8Weights& weights,
+                          const float* bias = nullptr,
+                          ActivationKind activation = ActivationKind::kIdentity) {
+  std::vector<float> y(static_cast<std::size_t>(rows) * weights.rows());
+  int8_linear_cpu({.input = x.data(),
+                   .rows = rows,
+                   .weights = &weights,
+                   .bias = bias,
+                   .activation = activation,
+                   .output = y.data()});
+  return y;
+}
+
+TEST(Int8Gemm, WeightRoundTripWithinHalfAStep) {
+  const int rows = 37, cols = 300;
+  const std::vector<float> w = random_matrix(rows, cols, 1, 0.2f);
+  const auto q = Int8Weights::quantize(w.data(), rows, cols);
+  for (int r = 0; r < rows; ++r) {
+    const float scale = q->scales()[r];
+    float largest = 0.0f;
+    std::int32_t sum = 0;
+    for (int c = 0; c < cols; ++c) {
+      const long i = static_cast<long>(r) * cols + c;
+      largest = std::max(largest, std::fabs(w[i]));
+      ASSERT_LE(std::abs(q->values()[i]), kWeightLevels);
+      EXPECT_LE(std::fabs(w[i] - scale * q->values()[i]), 0.5f * scale * (1 + 1e-5f)) << r;
+      sum += q->values()[i];
+    }
+    EXPECT_FLOAT_EQ(scale, largest / kWeightLevels);
+    EXPECT_EQ(q->row_sums()[r], sum);
+  }
+}
+
+TEST(Int8Gemm, ActivationRoundTripWithinHalfAStep) {
+  const int rows = 20, cols = 513;
+  std::vector<float> x = random_matrix(rows, cols, 2, 3.0f);
+  x[5] = 1e-30f;  // tiny values quantize to the zero point
+  const QuantizedRows q = quantize(x, rows, cols);
+  for (int r = 0; r < rows; ++r) {
+    const float scale = q.scales[static_cast<std::size_t>(r)];
+    for (int c = 0; c < cols; ++c) {
+      const long i = static_cast<long>(r) * cols + c;
+      const int level = q.values[i] - kInputZeroPoint;
+      ASSERT_LE(std::abs(level), kInputLevels);
+      EXPECT_LE(std::fabs(x[i] - scale * level), 0.5f * scale * (1 + 1e-5f)) << r << "," << c;
+    }
+  }
+}
+
+// y must equal sx sw sum(qx qw) + b computed exactly (integers) and rounded once to float.
+void expect_exact_products(const std::vector<float>& x, int rows, const Int8Weights& weights,
+                           const std::vector<float>& bias, const std::vector<float>& y) {
+  const int n = weights.rows(), k = weights.cols();
+  const QuantizedRows q = quantize(x, rows, k);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < n; ++c) {
+      std::int64_t sum = 0;
+      for (int i = 0; i < k; ++i) {
+        sum += static_cast<std::int64_t>(q.values[static_cast<long>(r) * k + i] -
+                                         kInputZeroPoint) *
+               weights.values()[static_cast<long>(c) * k + i];
+      }
+      const double product = static_cast<double>(sum) * q.scales[r] * weights.scales()[c];
+      const double b = bias[static_cast<std::size_t>(c)];
+      const double got = y[static_cast<long>(r) * n + c];
+      // Three float32 roundings of the product (exact integer sum, two scales) and the add.
+      ASSERT_NEAR(got, product + b, 4e-7 * (std::fabs(product) + std::fabs(b)) + 1e-30)
+          << r << "," << c;
+    }
+  }
+}
+
+TEST(Int8Gemm, ProductsExactAgainstIntegerLoop) {
+  struct Shape {
+    int m, n, k;
+  };
+  // Few rows (one sentence at beam 4), a decoder step of 32 sentences, an encoder batch; split
+  // by columns and by rows across two threads.
+  for (const Shape shape : {Shape{4, 768, 256}, Shape{128, 256, 1024}, Shape{300, 96, 64},
+                            Shape{1, 8000, 256}, Shape{3, 5, 7}}) {
+    for (const int threads : {1, 2}) {
+      set_cpu_threads(threads);
+      const std::vector<float> x = random_matrix(shape.m, shape.k, 3);
+      const std::vector<float> w = random_matrix(shape.n, shape.k, 4, 0.1f);
+      const std::vector<float> bias = random_matrix(1, shape.n, 5);
+      const auto weights = Int8Weights::quantize(w.data(), shape.n, shape.k);
+      expect_exact_products(x, shape.m, *weights, bias,
+                            linear(x, shape.m, *weights, bias.data()));
+    }
+  }
+  set_cpu_threads(0);
+}
+
+// Every input at the largest level and every weight at +-127: the sums that saturate int16
+// pairs when activations take 8 bits; with rpt's 7 they must stay exact.
+TEST(Int8Gemm, LargestLevelsDoNotSaturate) {
+  const int m = 8, n = 64, k = 1024;
+  const std::vector<float> x(static_cast<std::size_t>(m) * k, 2.5f);
+  std::vector<float> w(static_cast<std::size_t>(n) * k, 0.75f);
+  for (int c = 0; c < n; c += 2) std::fill_n(w.begin() + static_cast<long>(c) * k, k, -0.75f);
+  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  const std::vector<float> y = linear(x, m, *weights);
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < n; ++c) {
+      const double expected = (c % 2 == 0 ? -1.0 : 1.0) * 2.5 * 0.75 * k;
+      ASSERT_NEAR(y[static_cast<long>(r) * n + c], expected, 1e-4 * std::fabs(expected));
+    }
+  }
+}
+
+// Against float64 on the unquantized values: each product x w carries at most
+// |x| dw + |w| dx + dx dw with dx, dw half a quantization step.
+TEST(Int8Gemm, WithinTheBoundTheScalesImply) {
+  const int m = 16, n = 200, k = 512;
+  const std::vector<float> x = random_matrix(m, k, 6, 2.0f);
+  const std::vector<float> w = random_matrix(n, k, 7, 0.05f);
+  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  const QuantizedRows q = quantize(x, m, k);
+  const std::vector<float> y = linear(x, m, *weights);
+  double worst_ratio = 0.0;
+  for (int r = 0; r < m; ++r) {
+    const double dx = 0.5 * q.scales[static_cast<std::size_t>(r)];
+    for (int c = 0; c < n; ++c) {
+      const double dw = 0.5 * weights->scales()[c];
+      double exact = 0.0;
+      double bound = 0.0;
+      for (int i = 0; i < k; ++i) {
+        const double xv = x[static_cast<long>(r) * k + i];
+        const double wv = w[static_cast<long>(c) * k + i];
+        exact += xv * wv;
+        bound += std::fabs(xv) * dw + std::fabs(wv) * dx + dx * dw;
+      }
+      const double error = std::fabs(y[static_cast<long>(r) * n + c] - exact);
+      ASSERT_LE(error, bound * 1.001 + 1e-6) << r << "," << c;
+      worst_ratio = std::max(worst_ratio, error / bound);
+    }
+  }
+  // Errors of independent roundings mostly cancel: far inside the worst case, but not zero.
+  EXPECT_GT(worst_ratio, 0.0);
+  std::printf("largest error / worst-case bound: %.3f\n", worst_ratio);
+}
+
+TEST(Int8Gemm, RowsIndependentOfTheirBatch) {
+  const int n = 512, k = 256, m = 150;
+  const std::vector<float> x = random_matrix(m, k, 8);
+  const std::vector<float> w = random_matrix(n, k, 9, 0.1f);
+  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  set_cpu_threads(2);
+  const std::vector<float> all = linear(x, m, *weights);
+  for (const int row : {0, 77, 149}) {
+    const std::vector<float> one(x.begin() + static_cast<long>(row) * k,
+                                 x.begin() + static_cast<long>(row + 1) * k);
+    const std::vector<float> alone = linear(one, 1, *weights);
+    for (int c = 0; c < n; ++c) {
+      ASSERT_EQ(alone[c], all[static_cast<long>(row) * n + c]) << row << "," << c;
+    }
+  }
+  set_cpu_threads(0);
+}
+
+TEST(Int8Gemm, BiasAndActivation) {
+  const int m = 5, n = 40, k = 32;
+  const std::vector<float> x = random_matrix(m, k, 10);
+  const std::vector<float> w = random_matrix(n, k, 11, 0.3f);
+  const std::vector<float> bias = random_matrix(1, n, 12);
+  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  const std::vector<float> plain = linear(x, m, *weights, bias.data());
+  const std::vector<float> relu = linear(x, m, *weights, bias.data(), ActivationKind::kRelu);
+  int negatives = 0;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    EXPECT_EQ(relu[i], std::max(plain[i], 0.0f));
+    negatives += plain[i] < 0.0f;
+  }
+  EXPECT_GT(negatives, 0);
+}
+
+TEST(Int8Gemm, ZeroRowsGiveTheBias) {
+  const int m = 3, n = 4, k = 16;
+  std::vector<float> w = random_matrix(n, k, 13);
+  std::fill_n(w.begin() + k, k, 0.0f);  // output feature 1: all-zero weights
+  std::vector<float> x = random_matrix(m, k, 14);
+  std::fill_n(x.begin(), k, 0.0f);  // row 0: all-zero input
+  const std::vector<float> bias = {0.5f, -1.0f, 2.0f, 0.25f};
+  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  EXPECT_EQ(weights->scales()[1], 0.0f);
+  const std::vector<float> y = linear(x, m, *weights, bias.data());
+  for (int c = 0; c < n; ++c) EXPECT_EQ(y[c], bias[c]) << "zero input row, column " << c;
+  for (int r = 0; r < m; ++r) EXPECT_EQ(y[r * n + 1], -1.0f) << "zero weight row, row " << r;
+  for (float v : y) EXPECT_TRUE(std::isfinite(v));
+}
+
+TEST(Int8Gemm, NonFiniteWeightsAreRefusedAndInputsPropagate) {
+  std::vector<float> w = random_matrix(3, 8, 15);
+  w[2 * 8 + 5] = std::numeric_limits<float>::infinity();
+  EXPECT_THROW(Int8Weights::quantize(w.data(), 3, 8), InvalidArgument);
+  w[2 * 8 + 5] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_THROW(Int8Weights::quantize(w.data(), 3, 8), InvalidArgument);
+  EXPECT_THROW(Int8Weights::quantize(w.data(), 0, 8), InvalidArgument);
+
+  const std::vector<float> good = random_matrix(3, 8, 16);
+  const auto weights = Int8Weights::quantize(good.data(), 3, 8);
+  std::vector<float> x = random_matrix(2, 8, 17);
+  x[3] = std::numeric_limits<float>::quiet_NaN();  // row 0 only
+  const std::vector<float> y = linear(x, 2, *weights);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_TRUE(std::isnan(y[c])) << "a NaN input row stays NaN, as in float32";
+    EXPECT_TRUE(std::isfinite(y[3 + c])) << "the other row is unaffected";
+  }
+}
+
+}  // namespace
+}  // namespace rpt::kernels
