@@ -12,9 +12,6 @@
 
 #include "engine/engine.h"
 #include "kernels/parallel.h"
-#ifdef RPT_WITH_CUDA
-#include "kernels/cuda/device_buffer.h"
-#endif
 #include "tests/support/weights_writer.h"
 
 namespace rpt {
@@ -59,13 +56,7 @@ std::shared_ptr<const Model> model_for(Variant variant) {
 
 enum DeviceArg { kCpu, kCudaFloat32, kCudaFloat16 };
 
-bool gpu_available() {
-#ifdef RPT_WITH_CUDA
-  return kernels::cuda_device_count() > 0;
-#else
-  return false;
-#endif
-}
+bool gpu_available() { return cuda_device_count() > 0; }
 
 // The engine for a benchmark's (position, ..., device) arguments; nullptr: skipped.
 std::shared_ptr<const Engine> engine_for(benchmark::State& state) {

@@ -143,12 +143,4 @@ std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Model> model,
   return std::make_shared<CpuEngine>(std::move(model), options);
 }
 
-#ifndef RPT_WITH_CUDA
-std::shared_ptr<const Engine> make_cuda_engine(std::shared_ptr<const Model> /*model*/,
-                                               const ComputeOptions& /*options*/) {
-  RPT_THROW(InvalidArgument, "this build of rpt has no CUDA engine (configure with "
-                             "-DRPT_WITH_CUDA=ON on a machine with the CUDA toolkit)");
-}
-#endif
-
 }  // namespace rpt

@@ -68,8 +68,11 @@ class Engine {
   ComputeOptions options_;
 };
 
-// The CUDA engine (engine/cuda/); in a CPU-only build this throws InvalidArgument.
+// The CUDA engine, from the plugin librpt_cuda.so (engine/cuda_plugin.h); throws
+// InvalidArgument when there is none (a CPU-only build) or it cannot load.
 std::shared_ptr<const Engine> make_cuda_engine(std::shared_ptr<const Model> model,
                                                const ComputeOptions& options);
+// CUDA devices visible to the CUDA engine; 0 without the plugin, a driver or a GPU.
+int cuda_device_count();
 
 }  // namespace rpt

@@ -8,9 +8,6 @@
 #include <thread>
 
 #include "engine/errors.h"
-#ifdef RPT_WITH_CUDA
-#include "kernels/cuda/device_buffer.h"
-#endif
 #include "tests/support/weights_writer.h"
 
 namespace rpt {
@@ -191,11 +188,7 @@ TEST(EngineCreate, RefusesWhatTheDeviceCannotDo) {
   EXPECT_THROW(Engine::create(model, {.precision = kernels::Precision::kFloat16}), InvalidArgument)
       << "the CPU computes in float32";
   EXPECT_EQ(Engine::create(model)->device_description(), "cpu");
-#ifdef RPT_WITH_CUDA
-  const bool gpu = kernels::cuda_device_count() > 0;
-#else
-  const bool gpu = false;
-#endif
+  const bool gpu = cuda_device_count() > 0;
   if (!gpu) {
     // No device (or a CPU-only build): a clear refusal, not a crash.
     EXPECT_THROW(Engine::create(model, {.device = Device::kCuda}), InvalidArgument);

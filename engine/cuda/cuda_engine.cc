@@ -1,6 +1,7 @@
 #include "engine/cuda/cuda_engine.h"
 
 #include "engine/cuda/cuda_backend.h"
+#include "engine/cuda_plugin.h"
 #include "kernels/errors.h"
 
 namespace rpt {
@@ -29,9 +30,15 @@ std::unique_ptr<DecoderBackend> CudaEngine::make_backend() const {
   return std::make_unique<CudaBackend>(*this);
 }
 
-std::shared_ptr<const Engine> make_cuda_engine(std::shared_ptr<const Model> model,
-                                               const ComputeOptions& options) {
-  return std::make_shared<CudaEngine>(std::move(model), options);
+}  // namespace rpt
+
+// The plugin's entry points (engine/cuda_plugin.h), the only symbols librpt_cuda.so exports.
+extern "C" __attribute__((visibility("default"))) void rpt_cuda_make_engine(
+    const std::shared_ptr<const rpt::Model>* model, const rpt::ComputeOptions* options,
+    std::shared_ptr<const rpt::Engine>* out) {
+  *out = std::make_shared<rpt::CudaEngine>(*model, *options);
 }
 
-}  // namespace rpt
+extern "C" __attribute__((visibility("default"))) int rpt_cuda_device_count() {
+  return rpt::kernels::cuda_device_count();
+}
