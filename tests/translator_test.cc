@@ -173,7 +173,8 @@ TEST(ComputeOptionsParsing, AcceptsTheDocumentedNamesAndRefusesOthers) {
   EXPECT_EQ(parse_precision("float16"), kernels::Precision::kFloat16);
   EXPECT_EQ(parse_precision("BF16"), kernels::Precision::kBFloat16);
   EXPECT_EQ(parse_precision("fp32"), kernels::Precision::kFloat32);
-  EXPECT_THROW(parse_precision("int8"), InvalidArgument);
+  EXPECT_EQ(parse_precision("INT8"), kernels::Precision::kInt8);
+  EXPECT_THROW(parse_precision("int4"), InvalidArgument);
   EXPECT_EQ(parse_device("cuda"), Device::kCuda);
   EXPECT_EQ(parse_device("CPU"), Device::kCpu);
   EXPECT_THROW(parse_device("tpu"), InvalidArgument);

@@ -21,11 +21,16 @@ OUT="${2:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
 DATA="${3:-$(dirname "$0")/../../shared/data}"
 mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/data"
 
+# The CUDA engine is a plugin the binaries dlopen from ../lib (engine/cuda_plugin.h): ldd does not
+# list it, so it is packed by name, with the libraries it loads.
 BINARIES=(tools/rpt-translate server/rpt-server tests/cuda_ops_test tests/cuda_engine_test
-          tests/golden_test tests/engine_test bench/relative_cost_bench)
+          tests/golden_test tests/engine_test bench/relative_cost_bench lib/librpt_cuda.so)
 for binary in "${BINARIES[@]}"; do
-  [ -x "$BUILD/$binary" ] || { echo "missing $BUILD/$binary (build with -DRPT_WITH_CUDA=ON)" >&2; exit 1; }
-  cp "$BUILD/$binary" "$OUT/bin/"
+  [ -f "$BUILD/$binary" ] || { echo "missing $BUILD/$binary (build with -DRPT_WITH_CUDA=ON)" >&2; exit 1; }
+  case "$binary" in
+    lib/*) cp "$BUILD/$binary" "$OUT/lib/" ;;
+    *) cp "$BUILD/$binary" "$OUT/bin/" ;;
+  esac
   ldd "$BUILD/$binary" | awk '$3 ~ /^\// {print $3}' | while read -r library; do
     case "$(basename "$library")" in
       libc.so*|libm.so*|libmvec.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*|ld-linux*) ;;
