@@ -15,6 +15,8 @@ std::size_t dtype_size(DataType dtype) {
     case DataType::kFloat16:
     case DataType::kBFloat16:
       return 2;
+    case DataType::kInt8:
+      return 1;
   }
   RPT_THROW(InvalidArgument, "unknown dtype");
 }
@@ -29,6 +31,8 @@ std::string_view dtype_name(DataType dtype) {
       return "bfloat16";
     case DataType::kInt32:
       return "int32";
+    case DataType::kInt8:
+      return "int8";
   }
   return "unknown";
 }
@@ -38,8 +42,9 @@ DataType parse_dtype(std::string_view name) {
   if (name == "float16") return DataType::kFloat16;
   if (name == "bfloat16") return DataType::kBFloat16;
   if (name == "int32") return DataType::kInt32;
+  if (name == "int8") return DataType::kInt8;
   RPT_THROW(InvalidArgument, "unknown dtype '", name,
-            "' (expected float32, float16, bfloat16 or int32)");
+            "' (expected float32, float16, bfloat16, int32 or int8)");
 }
 
 float half_to_float(std::uint16_t bits) {
@@ -121,6 +126,7 @@ void convert_from_float32(const float* source, std::size_t count, DataType dtype
       for (std::size_t i = 0; i < count; ++i) bits[i] = float_to_bfloat16(source[i]);
       return;
     case DataType::kInt32:
+    case DataType::kInt8:
       break;
   }
   RPT_THROW(InvalidArgument, "cannot store float32 values as ", dtype_name(dtype));
@@ -142,6 +148,7 @@ void convert_to_float32(const void* source, DataType dtype, std::size_t count, f
       return;
     }
     case DataType::kInt32:
+    case DataType::kInt8:  // needs its row scales: ModelLoader dequantizes
       break;
   }
   RPT_THROW(InvalidArgument, "cannot convert ", dtype_name(dtype), " to float32");

@@ -10,11 +10,13 @@
 
 namespace rpt {
 
-enum class DataType : std::uint8_t { kFloat32, kFloat16, kBFloat16, kInt32 };
+// kInt8: linear weights quantized per output row, each `X.weight` with a float32 `X.weight_scale`
+// [rows] beside it (docs/model-format.md); read through the scales, never converted alone.
+enum class DataType : std::uint8_t { kFloat32, kFloat16, kBFloat16, kInt32, kInt8 };
 
 std::size_t dtype_size(DataType dtype);
 std::string_view dtype_name(DataType dtype);
-// Parses "float32" | "float16" | "bfloat16" | "int32"; throws InvalidArgument otherwise.
+// Parses "float32" | "float16" | "bfloat16" | "int32" | "int8"; throws InvalidArgument otherwise.
 DataType parse_dtype(std::string_view name);
 
 // IEEE binary16 <-> binary32, round to nearest even.

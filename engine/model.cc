@@ -109,8 +109,32 @@ class ModelLoader {
               " has shape ", shape_string(stored.shape()), ", the config implies ",
               shape_string(expected));
     // float32 files are used in place (memory-mapped); other dtypes are converted once.
-    Tensor out = stored.dtype() == DataType::kFloat32 ? stored : stored.to_float32();
+    Tensor out = stored.dtype() == DataType::kFloat32 ? stored
+                 : stored.dtype() == DataType::kInt8  ? dequantized(name, stored)
+                                                      : stored.to_float32();
     bytes_ += out.nbytes();
+    return out;
+  }
+
+  // An int8 weight [rows, cols] times its per-row `NAME_scale` [rows], in float32. Quantizing it
+  // again at load (CPU int8) gives back the same integers: each row's largest value is 127 steps.
+  Tensor dequantized(const std::string& name, const Tensor& stored) {
+    RPT_CHECK(stored.shape().size() == 2, ModelError, weights_.path(), ": int8 tensor ", name,
+              " is not a matrix");
+    const Tensor scales = weights_.get(name + "_scale");
+    RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{stored.dim(0)},
+              ModelError, weights_.path(), ": ", name, "_scale must be float32 [",
+              stored.dim(0), "]");
+    Tensor out = Tensor::empty(stored.shape());
+    const auto* values = stored.data<std::int8_t>();
+    const float* scale = scales.data<float>();
+    float* result = out.data<float>();
+    const std::int64_t cols = stored.dim(1);
+    for (std::int64_t r = 0; r < stored.dim(0); ++r) {
+      for (std::int64_t c = 0; c < cols; ++c) {
+        result[r * cols + c] = scale[r] * static_cast<float>(values[r * cols + c]);
+      }
+    }
     return out;
   }
 
@@ -255,7 +279,10 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
 
   const WeightsFile weights(in_directory(directory, config.weights_file),
                             WeightsFileOptions{.verify_checksums = options.verify_checksums});
-  model->stored_dtype_ = std::string(dtype_name(weights.get("decoder.embeddings").dtype()));
+  // The linear layers' dtype names the file (int8 files keep their embeddings in float16).
+  const std::string first_linear = "decoder.layer_0.ffn.inner.weight";
+  model->stored_dtype_ = std::string(dtype_name(
+      weights.get(weights.contains(first_linear) ? first_linear : "decoder.embeddings").dtype()));
   ModelLoader loader(weights, config, *model);
   loader.load(options.max_sequence_length);
   if (options.int8) {

@@ -92,7 +92,7 @@ class Model {
   int max_sequence_length() const { return max_sequence_length_; }
   // Bytes held by the weights in their compute layout.
   std::size_t weights_bytes() const { return weights_bytes_; }
-  // "float16" or "float32": the dtype of the weights file.
+  // "float32", "float16", "bfloat16" or "int8": the dtype of the weights file's linear layers.
   const std::string& stored_dtype() const { return stored_dtype_; }
   // Whether linear layers hold int8 weights (ModelLoadOptions::int8).
   bool int8() const { return int8_; }

@@ -73,6 +73,8 @@ template <>
 constexpr DataType dtype_of<std::int32_t>() { return DataType::kInt32; }
 template <>
 constexpr DataType dtype_of<std::uint16_t>() { return DataType::kFloat16; }
+template <>
+constexpr DataType dtype_of<std::int8_t>() { return DataType::kInt8; }
 
 template <typename T>
 T* Tensor::data() {

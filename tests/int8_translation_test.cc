@@ -3,6 +3,7 @@
 // float32 on a model whose distributions are peaked, and the refusals of Engine::create.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/errors.h"
@@ -14,8 +15,7 @@ namespace {
 
 class Int8TranslationTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    directory_ = testing::make_temp_directory("rpt-int8");
+  static testing::SyntheticModelOptions model_options() {
     testing::SyntheticModelOptions options;
     options.vocabulary_size = 60;
     ModelConfig& c = options.config;
@@ -23,7 +23,11 @@ class Int8TranslationTest : public ::testing::Test {
     c.position.type = PositionType::kRelative;
     c.position.encoder_max_relative_position = 4;
     c.position.decoder_max_relative_position = 4;
-    testing::write_synthetic_model(directory_, options);
+    return options;
+  }
+  static void SetUpTestSuite() {
+    directory_ = testing::make_temp_directory("rpt-int8");
+    testing::write_synthetic_model(directory_, model_options());
     float32_ = Model::load(directory_);
     int8_ = Model::load(directory_, {.int8 = true});
   }
@@ -97,6 +101,44 @@ TEST_F(Int8TranslationTest, FirstTokenScoresTrackFloat32) {
     EXPECT_NEAR(a.score, b.score, 0.1) << i;
   }
   EXPECT_GE(agree, 4) << "of " << sentences().size();
+}
+
+// A model file written with int8 linear weights (convert_onmt.py --dtype int8) is smaller, and
+// computes in int8 as its float32 original does: quantizing the dequantized weights again at
+// load gives back the stored integers. float32 compute reads it too (dequantized).
+TEST_F(Int8TranslationTest, Int8FilesTranslateAsTheFloat32FileInInt8) {
+  const std::string directory = testing::make_temp_directory("rpt-int8-file");
+  testing::SyntheticModelOptions options = model_options();
+  options.dtype = "int8";
+  testing::write_synthetic_model(directory, options);
+  EXPECT_LT(std::filesystem::file_size(directory + "/model.bin"),
+            std::filesystem::file_size(directory_ + "/model.bin") / 2);
+  const auto stored = Model::load(directory, {.int8 = true});
+  EXPECT_EQ(stored->stored_dtype(), "int8");
+  const LinearWeights& inner = stored->decoder_layers()[1].ffn.inner;
+  const LinearWeights& original = int8_->decoder_layers()[1].ffn.inner;
+  const long count = static_cast<long>(inner.out_features()) * inner.in_features();
+  EXPECT_TRUE(std::equal(inner.int8->values(), inner.int8->values() + count,
+                         original.int8->values()));
+  for (int r = 0; r < inner.out_features(); ++r) {
+    EXPECT_NEAR(inner.int8->scales()[r], original.int8->scales()[r],
+                1e-6f * original.int8->scales()[r]);
+  }
+
+  const Translator from_file(Engine::create(stored, {.precision = kernels::Precision::kInt8}));
+  const Translator from_float32(Engine::create(int8_, {.precision = kernels::Precision::kInt8}));
+  DecodingOptions options4;
+  options4.beam_size = 4;
+  options4.max_length = 24;
+  const auto expected = from_float32.translate(sentences(), options4);
+  const auto got = from_file.translate(sentences(), options4);
+  for (std::size_t i = 0; i < sentences().size(); ++i) {
+    EXPECT_EQ(got[i].hypotheses.at(0).ids, expected[i].hypotheses.at(0).ids) << i;
+    EXPECT_NEAR(got[i].hypotheses.at(0).score, expected[i].hypotheses.at(0).score, 1e-4) << i;
+  }
+  const Translator dequantized(Engine::create(Model::load(directory)));
+  EXPECT_EQ(dequantized.translate(sentences(), options4).size(), sentences().size());
+  std::filesystem::remove_all(directory);
 }
 
 TEST_F(Int8TranslationTest, EngineRefusesMismatchedModelsAndDevices) {

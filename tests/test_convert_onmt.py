@@ -34,7 +34,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-NUMPY_DTYPES = {"float32": "<f4", "float16": "<f2", "int32": "<i4"}
+NUMPY_DTYPES = {"float32": "<f4", "float16": "<f2", "int32": "<i4", "int8": "i1"}
 
 
 def read_model_bin(path):
@@ -154,6 +154,31 @@ class ConvertFixturesTest(unittest.TestCase):
             self.assertEqual(half[name].dtype, np.float16)
             np.testing.assert_allclose(half[name].astype(np.float32), array, rtol=1e-3,
                                        atol=1e-4, err_msg=name)
+
+    def test_int8(self):
+        """Linear weights in int8 with per-row scales, within half a step of float32 (the
+        largest of each row exactly 127 steps); everything else float16; a file smaller than float16 would be."""
+        fixture = self.fixtures[0]
+        out = self.converted(fixture, "--dtype", "int8")
+        quantized = read_model_bin(os.path.join(out, "model.bin"))
+        full = read_model_bin(os.path.join(fixture, "model", "model.bin"))
+        linear = [name for name in full if name.endswith(".weight")]
+        self.assertTrue(any(".ffn.inner." in name for name in linear))
+        for name in linear:
+            values, scales = quantized[name], quantized[name + "_scale"]
+            self.assertEqual(values.dtype, np.int8, name)
+            self.assertEqual(scales.shape, (values.shape[0],), name)
+            self.assertLessEqual(int(np.abs(values.astype(np.int32)).max()), 127, name)
+            np.testing.assert_array_equal(np.abs(values.astype(np.int32)).max(axis=1)[scales > 0],
+                                          127, err_msg=name)
+            restored = values.astype(np.float32) * scales[:, None]
+            step = np.maximum(scales[:, None], 1e-30)
+            self.assertLessEqual(float((np.abs(restored - full[name]) / step).max()), 0.5 + 1e-3,
+                                 name)
+        for name in set(full) - set(linear):
+            self.assertEqual(quantized[name].dtype, np.float16, name)
+        self.assertLess(os.path.getsize(os.path.join(out, "model.bin")),
+                        os.path.getsize(os.path.join(fixture, "model", "model.bin")) / 2)
 
 
 def expected_pairs(config, checkpoint):

@@ -45,7 +45,12 @@ import torch
 FORMAT_VERSION = 1
 ALIGNMENT = 64
 SPECIAL_TOKENS = {"pad": "<blank>", "unk": "<unk>", "bos": "<s>", "eos": "</s>"}
-DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+          "int8": torch.int8}
+# With --dtype int8 the linear layers' weights are stored in int8 with per-row scales, the rest
+# (embeddings, norms, biases, relative tables) in this dtype.
+INT8_COMPANION_DTYPE = "float16"
+INT8_LEVELS = 127  # kernels/int8_gemm.h: kWeightLevels
 FLOAT16_MAX = 65504.0
 ENCODER, DECODER = "encoder.transformer", "decoder.transformer_layers"  # OpenNMT-py layer lists
 ENCODER_EMBEDDINGS = "encoder.embeddings.make_embedding.emb_luts.0.weight"
@@ -527,18 +532,35 @@ def _layout(blobs, data_start):
     return entries
 
 
+def quantize_rows(name, weight):
+    """int8 values and float32 scales, one per row: the engine's own quantizer (an all-zero row
+    gets scale 0), so quantizing the dequantized weights again at load gives the same values."""
+    if not torch.isfinite(weight).all():
+        raise ConversionError(f"{name} holds non-finite values, which int8 cannot represent")
+    largest = weight.abs().amax(dim=1)
+    scales = largest / INT8_LEVELS
+    inverse = torch.where(largest > 0, INT8_LEVELS / largest, torch.zeros_like(largest))
+    values = torch.round(weight * inverse.unsqueeze(1)).to(torch.int8)
+    return values, scales.to(torch.float32)
+
+
 def write_weights(path, tensors, dtype_name):
     """model.bin: RPTW header, JSON tensor table, 64-byte aligned tensor data."""
     if sys.byteorder != "little":
         raise ConversionError("the converter writes little-endian data and must run on a "
                               "little-endian machine")
-    dtype = DTYPES[dtype_name]
     blobs = []
     for name, tensor in tensors:
         tensor = tensor.detach().to("cpu", torch.float32)
-        if dtype == torch.float16 and tensor.abs().max().item() > FLOAT16_MAX:
+        if dtype_name == "int8" and name.endswith(".weight"):
+            values, scales = quantize_rows(name, tensor)
+            blobs.append((name, "int8", list(values.shape), _tensor_bytes(values)))
+            blobs.append((name + "_scale", "float32", list(scales.shape), _tensor_bytes(scales)))
+            continue
+        stored = INT8_COMPANION_DTYPE if dtype_name == "int8" else dtype_name
+        if stored == "float16" and tensor.abs().max().item() > FLOAT16_MAX:
             raise ConversionError(f"{name} has values beyond the float16 range; use float32")
-        blobs.append((name, dtype_name, list(tensor.shape), _tensor_bytes(tensor.to(dtype))))
+        blobs.append((name, stored, list(tensor.shape), _tensor_bytes(tensor.to(DTYPES[stored]))))
     data_start = 0
     while True:  # offsets are absolute, so the header length and the offsets depend on each other
         header = json.dumps({"tensors": _layout(blobs, data_start)}, separators=(",", ":"))
@@ -629,7 +651,8 @@ def parse_args(argv):
     parser.add_argument("checkpoint", help="OpenNMT-py checkpoint (.pt)")
     parser.add_argument("out_dir", help="model directory to write (created if missing)")
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32",
-                        help="weight type in model.bin (default float32)")
+                        help="weight type in model.bin (default float32; int8: linear layers in "
+                        "int8 with per-row scales, the rest float16)")
     parser.add_argument("--src-spm", help="source SentencePiece model to copy")
     parser.add_argument("--tgt-spm", help="target SentencePiece model to copy")
     parser.add_argument("--name", help="model name (default: the directory name)")

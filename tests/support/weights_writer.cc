@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "engine/dtype.h"
+#include "kernels/int8_gemm.h"
 
 namespace rpt::testing {
 namespace {
@@ -23,6 +24,8 @@ std::vector<unsigned char> encode(const NamedTensor& tensor) {
   std::vector<unsigned char> bytes;
   if (tensor.dtype == "float16") {
     for (float v : tensor.values) append_le(bytes, float_to_half(v), 2);
+  } else if (tensor.dtype == "int8") {
+    for (float v : tensor.values) bytes.push_back(static_cast<unsigned char>(static_cast<std::int8_t>(v)));
   } else {
     bytes.resize(tensor.values.size() * sizeof(float));
     std::memcpy(bytes.data(), tensor.values.data(), bytes.size());
@@ -94,26 +97,40 @@ class TensorFactory {
 
   void random(const std::string& name, const Shape& shape, float scale) {
     std::normal_distribution<float> normal(0.0f, scale);
-    NamedTensor t{name, dtype_, shape, {}};
+    NamedTensor t{name, dtype_ == "int8" ? "float32" : dtype_, shape, {}};
     t.values.resize(static_cast<std::size_t>(shape_numel(shape)));
     for (float& v : t.values) v = normal(random_);
     tensors.push_back(std::move(t));
   }
   void norm(const std::string& name, int d) {
     std::uniform_real_distribution<float> around_one(0.8f, 1.2f);
-    NamedTensor gamma{name + ".gamma", dtype_, {d}, std::vector<float>(static_cast<std::size_t>(d))};
+    NamedTensor gamma{name + ".gamma", dtype_ == "int8" ? "float32" : dtype_, {d}, std::vector<float>(static_cast<std::size_t>(d))};
     for (float& v : gamma.values) v = around_one(random_);
     tensors.push_back(std::move(gamma));
     random(name + ".beta", {d}, 0.1f);
   }
   void linear(const std::string& name, int out, int in, bool bias) {
     random(name + ".weight", {out, in}, 1.0f / std::sqrt(static_cast<float>(in)));
+    if (dtype_ == "int8") quantize_last(out, in);
     if (bias) random(name + ".bias", {out}, 0.1f);
   }
 
   std::vector<NamedTensor> tensors;
 
  private:
+  // The last tensor [rows, cols] becomes int8 with a float32 `_scale` [rows] beside it.
+  void quantize_last(int rows, int cols) {
+    NamedTensor& weight = tensors.back();
+    const auto quantized = kernels::Int8Weights::quantize(weight.values.data(), rows, cols);
+    weight.dtype = "int8";
+    for (std::size_t i = 0; i < weight.values.size(); ++i) {
+      weight.values[i] = quantized->values()[i];
+    }
+    NamedTensor scale{weight.name + "_scale", "float32", {rows},
+                      {quantized->scales(), quantized->scales() + rows}};
+    tensors.push_back(std::move(scale));
+  }
+
   std::mt19937 random_;
   std::string dtype_;
 };

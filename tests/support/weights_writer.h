@@ -15,7 +15,8 @@ namespace rpt::testing {
 
 struct NamedTensor {
   std::string name;
-  std::string dtype = "float32";  // float32 or float16 (converted from `values`)
+  std::string dtype = "float32";  // float32, float16 (converted from `values`) or int8 (`values`
+                                  // hold the integers)
   Shape shape;
   std::vector<float> values;
 };
@@ -29,6 +30,8 @@ struct SyntheticModelOptions {
   ModelConfig config;       // architecture and position settings to use
   int vocabulary_size = 40;  // shared by both sides; tokens are "w0".."wN" plus specials
   std::uint32_t seed = 7;
+  // float32 or float16 for every tensor; int8: linear weights quantized per row (with their
+  // `_scale` tensors, as `convert_onmt.py --dtype int8` writes them), the rest float32.
   std::string dtype = "float32";
 };
 
