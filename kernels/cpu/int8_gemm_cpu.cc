@@ -35,11 +35,22 @@ dnnl::stream& thread_stream() {
   return stream;
 }
 
-// Integer sums of one chunk, reused by the thread across calls.
-std::vector<std::int32_t>& thread_sums(std::size_t count) {
-  thread_local std::vector<std::int32_t> sums;
-  if (sums.size() < count) sums.resize(count);
-  return sums;
+// What one thread's block needs, reused across calls: quantized rows, their scales, the sums.
+struct BlockBuffers {
+  std::vector<std::uint8_t> quantized;  // [rows, k]
+  std::vector<float> row_scales;        // [rows]
+  std::vector<std::int32_t> sums;       // [rows, cols]
+};
+
+BlockBuffers& thread_buffers(int rows, int cols, int k) {
+  thread_local BlockBuffers buffers;
+  const auto grow = [](auto& buffer, long size) {
+    if (static_cast<long>(buffer.size()) < size) buffer.resize(static_cast<std::size_t>(size));
+  };
+  grow(buffers.quantized, static_cast<long>(rows) * k);
+  grow(buffers.row_scales, rows);
+  grow(buffers.sums, static_cast<long>(rows) * cols);
+  return buffers;
 }
 
 // Below this many multiply-adds a call is not worth splitting (as gemm_cpu).
@@ -65,6 +76,25 @@ RPT_VECTOR_CLONES void quantize_row(const float* x, int count, float inverse, st
   constexpr float kOffset = static_cast<float>(kInputZeroPoint) + 0.5f;
   for (int i = 0; i < count; ++i) {
     out[i] = static_cast<std::uint8_t>(static_cast<int>(x[i] * inverse + kOffset));
+  }
+}
+
+// Serial per-row quantization of `rows` rows (quantize_rows_cpu splits it over threads).
+void quantize_rows(const float* x, int rows, int cols, std::uint8_t* q, float* scales) {
+  for (int r = 0; r < rows; ++r) {
+    const float* row = x + static_cast<long>(r) * cols;
+    std::uint8_t* out = q + static_cast<long>(r) * cols;
+    const std::uint32_t largest_bits = max_magnitude_bits(row, cols);
+    if (largest_bits >= kNonFiniteBits) {
+      // No int8 image: the row's outputs go NaN, as they would in float32, so the beam search
+      // sees it.
+      std::fill(out, out + cols, static_cast<std::uint8_t>(kInputZeroPoint));
+      scales[r] = std::numeric_limits<float>::quiet_NaN();
+      continue;
+    }
+    const float largest = std::bit_cast<float>(largest_bits);
+    quantize_row(row, cols, largest > 0.0f ? kInputLevels / largest : 0.0f, out);
+    scales[r] = largest / kInputLevels;
   }
 }
 
@@ -155,21 +185,8 @@ std::size_t Int8Weights::bytes() const {
 
 void quantize_rows_cpu(const float* x, int rows, int cols, std::uint8_t* q, float* scales) {
   parallel_for(rows, 16, [&](long first, long last) {
-    for (long r = first; r < last; ++r) {
-      const float* row = x + r * cols;
-      std::uint8_t* out = q + r * cols;
-      const std::uint32_t largest_bits = max_magnitude_bits(row, cols);
-      if (largest_bits >= kNonFiniteBits) {
-        // No int8 image: the row's outputs go NaN, as they would in float32, so the beam
-        // search sees it.
-        std::fill(out, out + cols, static_cast<std::uint8_t>(kInputZeroPoint));
-        scales[r] = std::numeric_limits<float>::quiet_NaN();
-        continue;
-      }
-      const float largest = std::bit_cast<float>(largest_bits);
-      quantize_row(row, cols, largest > 0.0f ? kInputLevels / largest : 0.0f, out);
-      scales[r] = largest / kInputLevels;
-    }
+    quantize_rows(x + first * cols, static_cast<int>(last - first), cols, q + first * cols,
+                  scales + first);
   });
 }
 
@@ -179,26 +196,27 @@ void int8_linear_cpu(const Int8LinearArgs& args) {
   const int n = weights.rows();
   const int k = weights.cols();
   if (m == 0) return;
-  thread_local std::vector<std::uint8_t> quantized;
-  thread_local std::vector<float> input_scales;
-  quantized.resize(static_cast<std::size_t>(m) * k);
-  input_scales.resize(static_cast<std::size_t>(m));
-  quantize_rows_cpu(args.input, m, k, quantized.data(), input_scales.data());
-  const std::uint8_t* q = quantized.data();
-  const float* row_scale = input_scales.data();
 
-  // One block of rows [m0, m1) x output features [n0, n1): integer products, then
-  // y = row_scale * weight_scale * (sum - zero_point * row_sum) + bias.
+  // One block of rows [m0, m1) x output features [n0, n1), all on one thread: quantize its rows
+  // (a block split by columns quantizes all of them again: M x K against M x N x K / threads of
+  // products, and one parallel region less per layer), integer products, then
+  // y = act(row_scale * weight_scale * (sum - zero_point * row_sum) + bias).
   auto block = [&](long m0, long m1, long n0, long n1) {
     const int rows = static_cast<int>(m1 - m0);
     const int cols = static_cast<int>(n1 - n0);
-    std::int32_t* sums = thread_sums(static_cast<std::size_t>(rows) * cols).data();
-    weights.primitive().run(q + m0 * k, rows, weights.values() + n0 * k, cols, k, sums);
+    BlockBuffers& buffers = thread_buffers(rows, cols, k);
+    quantize_rows(args.input + m0 * k, rows, k, buffers.quantized.data(),
+                  buffers.row_scales.data());
+    weights.primitive().run(buffers.quantized.data(), rows, weights.values() + n0 * k, cols, k,
+                            buffers.sums.data());
     for (int r = 0; r < rows; ++r) {
-      dequantize_row(sums + static_cast<long>(r) * cols, cols, row_scale[m0 + r],
-                     weights.scales() + n0, weights.row_sums() + n0,
-                     args.bias != nullptr ? args.bias + n0 : nullptr,
-                     args.output + (m0 + r) * n + n0);
+      float* y = args.output + (m0 + r) * n + n0;
+      dequantize_row(buffers.sums.data() + static_cast<long>(r) * cols, cols,
+                     buffers.row_scales[static_cast<std::size_t>(r)], weights.scales() + n0,
+                     weights.row_sums() + n0, args.bias != nullptr ? args.bias + n0 : nullptr, y);
+      if (args.activation != ActivationKind::kIdentity) {
+        bias_activation_cpu(y, nullptr, 1, cols, args.activation);  // serial: inside a chunk
+      }
     }
   };
   // Split the larger side, as gemm_cpu does; never k (sums stay exact anyway).
@@ -208,9 +226,6 @@ void int8_linear_cpu(const Int8LinearArgs& args) {
     parallel_for(m, 16, [&](long first, long last) { block(first, last, 0, n); });
   } else {
     parallel_for(n, 64, [&](long first, long last) { block(0, m, first, last); });
-  }
-  if (args.activation != ActivationKind::kIdentity) {
-    bias_activation_cpu(args.output, nullptr, m, n, args.activation);
   }
 }
 
