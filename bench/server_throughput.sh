@@ -5,7 +5,8 @@
 #   bench/server_throughput.sh [MODEL_DIR] [INPUT] [CONCURRENCY] [BEAM]
 #
 # Defaults: the shaw_k4 fixture, its test sentences repeated to 2,000 lines, concurrency 64,
-# beam 4. BUILD (default build/) holds rpt-translate, rpt-server and rpt-loadgen. Prints both
+# beam 4. BUILD (default build/) holds rpt-translate, rpt-server and rpt-loadgen; COMPUTE_TYPE
+# (default float32; int8) is given to both. Prints both
 # throughputs and their ratio as JSON lines; record results in docs/PERFORMANCE.md.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,6 +16,7 @@ input="${2:-}"
 concurrency="${3:-64}"
 beam="${4:-4}"
 threads="${THREADS:-0}"
+compute_type="${COMPUTE_TYPE:-float32}"
 work="$(mktemp -d)"
 trap 'kill "${server_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -34,12 +36,13 @@ lines=$(wc -l < "$input")
 # Offline: one process, in-flight batching of --batch-size sentences; its --verbose line gives
 # the translation time alone (model loading excluded, as it is for the warm server).
 "$build/tools/rpt-translate" --model "$model" --beam-size "$beam" --batch-size "$concurrency" \
-  --threads "$threads" --verbose < "$input" > "$work/offline.txt" 2> "$work/offline.log"
+  --threads "$threads" --compute-type "$compute_type" --verbose < "$input" > "$work/offline.txt" 2> "$work/offline.log"
 offline_rate=$(python3 -c "import re,sys; print(re.search(r'([0-9.]+) sentences/s', open(sys.argv[1]).read()).group(1))" "$work/offline.log")
 
 # Server: the same sentences through gRPC, `concurrency` single-text calls in flight.
 "$build/server/rpt-server" --model "bench=$model" --listen 127.0.0.1:0 --metrics-port 0 \
-  --ready-file "$work/ready.json" --threads "$threads" --max-active-sentences "$concurrency" \
+  --ready-file "$work/ready.json" --threads "$threads" --compute-type "$compute_type" \
+  --max-active-sentences "$concurrency" \
   --max-queued-sentences 100000 --max-queued-tokens 10000000 --log-level warn &
 server_pid=$!
 for _ in $(seq 1 600); do [ -f "$work/ready.json" ] && break; sleep 0.1; done
