@@ -4,6 +4,7 @@
 // counts (for bench/ scripts).
 //
 //   rpt-loadgen --server localhost:50051 --model en-de --input test.en --concurrency 32
+//   rpt-loadgen --server dns:///rpt-pods.default.svc.cluster.local:50051 --lb round_robin ...
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,13 +21,14 @@
 #include <grpcpp/grpcpp.h>
 
 #include "client/blank_text.h"
+#include "client/channel.h"
 #include "client/status_names.h"
 #include "proto/translate.grpc.pb.h"
 
 namespace {
 
 struct LoadOptions {
-  std::string server = "localhost:50051";
+  rpt::client::ChannelOptions channel;
   std::string model;
   std::string input;
   int concurrency = 16;
@@ -56,7 +58,7 @@ double percentile(std::vector<double>& values, double p) {
 int main(int argc, char** argv) {
   CLI::App app{"rpt-loadgen: closed-loop load on an rpt-server"};
   LoadOptions o;
-  app.add_option("--server", o.server, "Server HOST:PORT")->capture_default_str();
+  rpt::client::add_channel_options(app, o.channel);
   app.add_option("--model", o.model, "Model name");
   app.add_option("--input", o.input, "Source sentences, one per line")->required();
   app.add_option("--concurrency", o.concurrency, "Calls in flight")->check(CLI::Range(1, 4096));
@@ -81,8 +83,7 @@ int main(int argc, char** argv) {
   const long total = static_cast<long>(lines.size()) * o.repeat;
   std::atomic<long> next{0};
   Totals totals;
-  auto channel = grpc::CreateChannel(o.server, grpc::InsecureChannelCredentials());
-  auto stub = rpt::v1::Translator::NewStub(channel);
+  auto stub = rpt::v1::Translator::NewStub(rpt::client::make_channel(o.channel));
 
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
