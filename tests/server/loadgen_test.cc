@@ -47,7 +47,8 @@ TEST_F(LoadgenTest, OpenLoopLatencyGrowsWithTheQueuePastCapacity) {
   const double service = loadgen({"--concurrency", "1", "--repeat", "40", "--texts-per-call",
                                   "32"})[0]["latency_p50"];
   const double capacity = 1.0 / service;  // calls per second
-  const double low = capacity / 4, high = capacity * 4, slo = 3 * service;
+  // A loose objective: a shared machine may slow any call a few times over.
+  const double low = capacity / 4, high = capacity * 4, slo = 10 * service;
   const auto runs = loadgen({"--rates", std::to_string(low) + "," + std::to_string(high),
                              "--arrivals", "constant", "--duration", "1.5", "--slo-ms",
                              std::to_string(slo * 1e3), "--texts-per-call", "32"});
