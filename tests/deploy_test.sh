@@ -2,7 +2,8 @@
 # The deployment files are valid: Prometheus rules and configuration (promtool), the Grafana
 # dashboard (JSON, and every query names an rpt metric the server exports), the Kubernetes
 # manifests (the Kubernetes 1.37 OpenAPI schemas, strictly, offline; and the rules of
-# docs/kubernetes.md: restricted security context, drain timing, threads, balancing, scaling).
+# docs/kubernetes.md: restricted security context, drain timing, threads, balancing, scaling),
+# and the autoscaler's prometheus-adapter query, evaluated by promtool.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 deploy="$repo/deploy"
@@ -15,7 +16,7 @@ if [ ! -x "$validator" ]; then
 fi
 "$validator" --strict --kubernetes-version 1.37.0 "$deploy"/kubernetes/*.yaml
 /usr/bin/python3 - "$repo" <<'PY'
-import json, re, sys, yaml
+import json, re, subprocess, sys, tempfile, yaml
 repo = sys.argv[1]
 deploy, metrics_source = f"{repo}/deploy", f"{repo}/server/metrics.cc"
 exported = set(re.findall(r'"(rpt_[a-z_]+)"', open(metrics_source).read()))
@@ -68,6 +69,7 @@ assert hpa["behavior"]["scaleDown"]["stabilizationWindowSeconds"] >= 60
 adapter_map = yaml.safe_load(open(f"{deploy}/kubernetes/prometheus-adapter.yaml"))
 adapter = yaml.safe_load(adapter_map["data"]["config.yaml"])
 served = {r["name"]["as"]: r for r in adapter.get("externalRules", []) + adapter.get("rules", [])}
+external_rules = []
 for metric in hpa["metrics"]:
     name = metric[metric["type"].lower()]["metric"]["name"]
     rule = served.get(name)
@@ -76,5 +78,31 @@ for metric in hpa["metrics"]:
     assert series in exported, f"adapter rule reads {series}, which rpt-server does not export"
     for label in rule["resources"]["overrides"]:
         assert f"target_label: {label}" in open(f"{deploy}/prometheus/prometheus.yml").read(), label
+    external_rules.append(rule)
+
+# prometheus.yml labels the scraped series with the namespace of the Service's DNS name, and the
+# adapter's query, as the adapter renders it for the HPA's namespace, sums that namespace's
+# replicas and models (evaluated by promtool on synthetic series).
+scrape = yaml.safe_load(open(f"{deploy}/prometheus/prometheus.yml"))["scrape_configs"][0]
+relabel = next(r for r in scrape["relabel_configs"] if r["target_label"] == "namespace")
+dns_name = scrape["dns_sd_configs"][0]["names"][0]
+assert re.fullmatch(relabel["regex"], dns_name).group(1) == "default", dns_name
+for rule in external_rules:
+    series = re.match(r"[a-z_]+", rule["seriesQuery"]).group(0)
+    query = (rule["metricsQuery"].replace("<<.Series>>", series)
+             .replace("<<.LabelMatchers>>", 'namespace="default"').replace("<<.GroupBy>>", ""))
+    replicas = [("default", "rpt-a", "en-de", 10), ("default", "rpt-a", "en-fr", 5),
+                ("default", "rpt-b", "en-de", 20), ("staging", "rpt-c", "en-de", 100)]
+    case = {"rule_files": [], "evaluation_interval": "1m", "tests": [{
+        "interval": "1m",
+        "input_series": [{"series": f'{series}{{namespace="{n}",pod="{p}",model="{m}"}}',
+                          "values": f"{v}x5"} for n, p, m, v in replicas],
+        "promql_expr_test": [{"expr": query, "eval_time": "2m",
+                              "exp_samples": [{"labels": "{}", "value": 35}]}]}]}
+    with tempfile.TemporaryDirectory() as directory:
+        path = f"{directory}/adapter_test.yml"
+        yaml.safe_dump(case, open(path, "w"))
+        run = subprocess.run(["promtool", "test", "rules", path], capture_output=True, text=True)
+        assert run.returncode == 0, f"adapter query {query}: {run.stdout}{run.stderr}"
 print(f"deploy files valid: {len(dashboard['panels'])} dashboard panels, manifests {kinds}")
 PY
