@@ -1,4 +1,5 @@
-# rpt server image (CPU). Build: docker build -t rpt:0.1.0 . ; run: docker run -p 50051:50051 -p 9464:9464 rpt:0.1.0
+# rpt server image (CPU). Build: docker build -t rpt:0.1.0 .
+# Run: docker run -p 50051:50051 -p 9464:9464 rpt:0.1.0
 # deploy/kubernetes/rpt.yaml runs it (tests/deploy_run_test.py starts rpt-server with this
 # ENTRYPOINT plus the Deployment's args). Base image pinned to a Debian point release; the runtime
 # libraries are pinned by their Debian 12 sonames.

@@ -83,9 +83,9 @@ int run(const CliOptions& cli) {
                  "rpt-translate: %ld sentences, %ld target tokens in %.3f s: %.1f sentences/s, "
                  "%.1f target tokens/s (beam %d, batch %d, %s %s, %d CPU threads)\n",
                  totals.sentences, totals.target_tokens, seconds, sentences / seconds,
-                 static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size, cli.batch_size,
-                 translator.engine().device_description().c_str(), cli.compute_type.c_str(),
-                 rpt::kernels::cpu_threads());
+                 static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size,
+                 cli.batch_size, translator.engine().device_description().c_str(),
+                 cli.compute_type.c_str(), rpt::kernels::cpu_threads());
     const std::size_t peak = translator.engine().peak_device_memory_bytes();
     if (peak > 0) {
       std::fprintf(stderr, "rpt-translate: peak engine memory %.1f MiB\n",
