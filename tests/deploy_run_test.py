@@ -10,8 +10,9 @@ image's paths are substituted: /opt/rpt/bin/rpt-server by the built binary, /opt
 repository's models. rpt-server started with exactly that argv must serve: every probe the
 manifest declares passes (gRPC health on the gRPC port, or HTTP GET), and so do grpc.health.v1
 Check, /healthz and /readyz on the metrics port. Runs in a private network namespace (unshare),
-so the manifest's fixed ports are free even where other servers run; without one (a container
-that forbids it) it uses the host's ports and says so.
+so the manifest's fixed ports are free even where other servers run, and there, when the
+container's root filesystem is read-only, rpt-server runs with / remounted read-only. Without a
+namespace (a container that forbids it) it uses the host's ports, leaves / writable and says so.
 """
 import json
 import math
@@ -51,6 +52,19 @@ def enter_private_network():
     os.environ[IN_NAMESPACE] = "1"
     script = 'ip link set lo up && exec "$@"'
     os.execvp("unshare", namespace + ["sh", "-c", script, "sh", sys.executable, *sys.argv])
+
+
+def read_only_root(argv, container):
+    """`argv` run with / remounted read-only when the container asks for a read-only root (in a
+    mount namespace of its own, so the test itself may still write)."""
+    if not container.get("securityContext", {}).get("readOnlyRootFilesystem"):
+        return argv
+    if not os.environ.get(IN_NAMESPACE):
+        print("read-only root filesystem not checked: no namespace")
+        return argv
+    print("with / read-only, as readOnlyRootFilesystem asks")
+    return ["unshare", "--mount", "sh", "-c", 'mount -o remount,bind,ro / && exec "$@"', "sh",
+            *argv]
 
 
 def container_spec(manifest_path):
@@ -173,7 +187,8 @@ def main():
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     probes = Probes(grpc_proto_dir, ports)
     with tempfile.TemporaryFile("w+") as log:
-        server = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(read_only_root(argv, container), stdout=log,
+                                  stderr=subprocess.STDOUT)
         try:
             give_up = time.monotonic() + START_TIMEOUT_SECONDS
             while not probes.grpc_serving("grpc"):
