@@ -15,7 +15,7 @@
 namespace rpt::server_test {
 namespace {
 
-constexpr int kCalls = 12;
+constexpr int kCalls = 45;  // 15 times the 3 input lines
 
 class RoundRobinTest : public ::testing::Test {
  protected:
