@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "client/run_progress.h"
+
 namespace rpt::client {
 namespace {
 
@@ -44,6 +46,8 @@ LoadResult run_open_loop(v1::Translator::Stub& stub, const RequestMaker& make_re
   long outstanding = 0;
   std::vector<std::unique_ptr<PendingCall>> calls;  // alive until every callback has run
 
+  RunProgress progress(options.rate, options.warmup_seconds + options.duration_seconds,
+                       options.show_progress);
   const auto start = Clock::now();
   const auto measure_from = start + seconds(options.warmup_seconds);
   const auto stop = measure_from + seconds(options.duration_seconds);
@@ -62,10 +66,12 @@ LoadResult run_open_loop(v1::Translator::Stub& stub, const RequestMaker& make_re
                                (scheduled + seconds(options.timeout_seconds) - Clock::now()));
     PendingCall* pending = call.get();
     calls.push_back(std::move(call));
+    long in_flight = 0;
     {
       std::lock_guard lock(mutex);
-      ++outstanding;
+      in_flight = ++outstanding;
     }
+    progress.update(i + 1, in_flight);
     const auto on_done = [&, pending](grpc::Status status) {
       const double latency =
           std::chrono::duration<double>(Clock::now() - pending->scheduled).count();
@@ -76,7 +82,9 @@ LoadResult run_open_loop(v1::Translator::Stub& stub, const RequestMaker& make_re
     stub.async()->Translate(&pending->context, &pending->request, &pending->response, on_done);
   }
   std::unique_lock lock(mutex);
-  finished.wait(lock, [&] { return outstanding == 0; });
+  while (!finished.wait_for(lock, std::chrono::seconds(1), [&] { return outstanding == 0; })) {
+    progress.update(static_cast<long>(calls.size()), outstanding);
+  }
   return result;
 }
 

@@ -21,6 +21,7 @@ struct OpenLoopOptions {
   double timeout_seconds = 120.0;    // each call's deadline, from its scheduled start
   double slo_seconds = 0.0;          // latency objective for goodput; 0: none
   std::uint64_t seed = 1;            // of the Poisson arrivals
+  bool show_progress = true;         // a progress line on stderr, when it is a terminal
 };
 
 // The request of the i-th call.

@@ -7,8 +7,9 @@
 // Open loop (--rate R, or --rates R1,R2,... for one run per rate): calls start at R per second
 // (--arrivals poisson|constant) whatever the server does, for --warmup then --duration seconds;
 // latency runs from each call's scheduled start (client/open_loop.h), each call has --timeout
-// from then, and goodput counts the OK calls per second answered within --slo-ms. Refusals and
-// deadlines under overload are results, not failures: the exit status is 0 once the runs end.
+// from then, and goodput counts the OK calls per second answered within --slo-ms; on a terminal
+// a progress line shows each run (--quiet: none). Refusals and deadlines under overload are
+// results, not failures: the exit status is 0 once the runs end.
 //
 //   rpt-loadgen --server localhost:50051 --model en-de --input test.en --concurrency 32
 //   rpt-loadgen --server localhost:50051 --model en-de --input test.en --rates 5,10,20
@@ -160,11 +161,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--slo-ms", o.slo_ms, "Latency objective in ms: goodput counts OK calls within it")
       ->check(CLI::Range(0.0, 1e9));
+  bool quiet = false;
+  app.add_flag("--quiet", quiet,
+               "Open loop: no progress line on stderr (shown only on a terminal)");
   app.add_option("--format", o.format, "json (one object per line) or csv")
       ->check(CLI::IsMember({"json", "csv"}))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   o.open_loop.slo_seconds = o.slo_ms / 1e3;
+  o.open_loop.show_progress = !quiet;
 
   std::vector<std::string> lines;
   std::ifstream in(o.input);

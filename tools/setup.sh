@@ -21,6 +21,7 @@ packages=(
   prometheus curl
   python3-venv            # the .venv for PyPI-only test tools (below)
   iproute2 util-linux     # deploy_run_test: a private network namespace with the manifest's ports
+  bsdutils                # script(1): the progress-line tests run a command on a pseudo-terminal
 )
 
 missing=()

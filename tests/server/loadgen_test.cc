@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,9 @@
 
 namespace rpt::server_test {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 class LoadgenTest : public ::testing::Test {
  protected:
@@ -90,6 +94,19 @@ TEST_F(LoadgenTest, CsvHasAHeaderAndOneRowPerRate) {
   EXPECT_EQ(header.rfind("mode,offered_rate,", 0), 0u) << csv;
   EXPECT_EQ(first.rfind("open,5.000,", 0), 0u) << csv;
   EXPECT_EQ(second.rfind("open,10.000,", 0), 0u) << csv;
+}
+
+TEST_F(LoadgenTest, ProgressLineOnATerminalOnly) {
+  const std::string command = loadgen_binary() + " --server " + server_->address() +
+                              " --model en-de --input " + input_ +
+                              " --rate 20 --duration 1.5 --arrivals constant";
+  // script(1) runs the command on a pseudo-terminal and prints what it wrote there.
+  const std::string shown = run_binary({"/usr/bin/script", "-qec", command, "/dev/null"}, "");
+  EXPECT_THAT(shown, HasSubstr("rpt-loadgen: 20 calls/s offered, "));
+  EXPECT_THAT(shown, HasSubstr(" sent, "));
+  const std::string quiet = run_binary({"/usr/bin/script", "-qec", command + " --quiet", "/dev/null"}, "");
+  EXPECT_THAT(quiet, Not(HasSubstr("calls/s offered")));
+  EXPECT_THAT(quiet, HasSubstr("\"offered_rate\":20.0"));
 }
 
 }  // namespace
