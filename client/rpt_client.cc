@@ -2,6 +2,7 @@
 //
 //   rpt-client --server localhost:50051 --model en-de "Save the file." "Open a window."
 //   rpt-client --server localhost:50051 --target de < sentences.txt
+//   rpt-client --server dns:///rpt-pods.default.svc.cluster.local:50051 --lb round_robin ...
 //
 // Texts come from the arguments, or one per line from stdin. With --n-best N each text prints N
 // lines, best first (--with-scores prefixes the score and a tab). Blank lines are not sent (the
@@ -20,13 +21,14 @@
 #include <grpcpp/grpcpp.h>
 
 #include "client/blank_text.h"
+#include "client/channel.h"
 #include "client/status_names.h"
 #include "proto/translate.grpc.pb.h"
 
 namespace {
 
 struct ClientOptions {
-  std::string server = "localhost:50051";
+  rpt::client::ChannelOptions channel;
   std::string model;
   std::string source;
   std::string target;
@@ -121,7 +123,7 @@ int main(int argc, char** argv) {
   CLI::App app{"rpt-client: translate texts (arguments or stdin lines) through an rpt-server"};
   ClientOptions options;
   app.add_option("texts", options.texts, "Texts to translate (default: one per stdin line)");
-  app.add_option("--server", options.server, "Server HOST:PORT")->capture_default_str();
+  rpt::client::add_channel_options(app, options.channel);
   app.add_option("--model", options.model, "Model name (see --list-models)");
   app.add_option("--source", options.source, "Source language, to route by language pair");
   app.add_option("--target", options.target, "Target language, to route by language pair");
@@ -138,7 +140,6 @@ int main(int argc, char** argv) {
   app.add_flag("--list-models", options.list_models, "List the server's models and exit");
   CLI11_PARSE(app, argc, argv);
 
-  auto channel = grpc::CreateChannel(options.server, grpc::InsecureChannelCredentials());
-  auto stub = rpt::v1::Translator::NewStub(channel);
+  auto stub = rpt::v1::Translator::NewStub(rpt::client::make_channel(options.channel));
   return options.list_models ? list_models(*stub, options) : translate(*stub, options);
 }

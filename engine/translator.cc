@@ -22,18 +22,49 @@ Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions o
             "]");
 }
 
-std::vector<std::vector<Hypothesis>> Translator::translate_ids(
-    const std::vector<std::vector<int>>& sources, const DecodingOptions& options) const {
+void Translator::check_options(const DecodingOptions& options) const {
   validate(options);
   RPT_CHECK(options.max_length < model_->max_sequence_length(), InvalidArgument,
             "max_length must be below the model's maximum sequence length ",
             model_->max_sequence_length());
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    RPT_CHECK(!sources[i].empty(), InvalidArgument, "sentence ", i, " is empty");
-    RPT_CHECK(static_cast<int>(sources[i].size()) <= options_.max_input_length, InvalidArgument,
-              "sentence ", i, " has ", sources[i].size(), " tokens, over the limit of ",
-              options_.max_input_length);
+}
+
+void Translator::check_source(const std::vector<int>& ids, std::size_t index) const {
+  RPT_CHECK(!ids.empty(), InvalidArgument, "sentence ", index, " is empty");
+  RPT_CHECK(static_cast<int>(ids.size()) <= options_.max_input_length, InvalidArgument,
+            "sentence ", index, " has ", ids.size(), " tokens, over the limit of ",
+            options_.max_input_length);
+}
+
+std::vector<int> Translator::source_ids(const std::string& source, std::size_t index) const {
+  std::vector<int> ids;
+  for (const std::string& piece : model_->source_tokenizer().encode(source)) {
+    ids.push_back(model_->source_vocabulary().to_id(piece));
   }
+  check_source(ids, index);
+  return ids;
+}
+
+TranslationResult Translator::to_result(const std::vector<Hypothesis>& hypotheses,
+                                        int source_tokens) const {
+  const Vocabulary& target_vocabulary = model_->target_vocabulary();
+  TranslationResult result;
+  result.source_tokens = source_tokens;
+  for (const Hypothesis& h : hypotheses) {
+    TranslationHypothesis out;
+    out.ids = h.ids;
+    out.score = h.score;
+    for (int id : h.ids) out.tokens.push_back(target_vocabulary.to_token(id));
+    out.text = model_->target_tokenizer().decode(out.tokens);
+    result.hypotheses.push_back(std::move(out));
+  }
+  return result;
+}
+
+std::vector<std::vector<Hypothesis>> Translator::translate_ids(
+    const std::vector<std::vector<int>>& sources, const DecodingOptions& options) const {
+  check_options(options);
+  for (std::size_t i = 0; i < sources.size(); ++i) check_source(sources[i], i);
   // Longest first: encoder batches of similar lengths waste less padding.
   std::vector<std::size_t> order(sources.size());
   std::iota(order.begin(), order.end(), 0);
@@ -67,18 +98,9 @@ std::vector<TranslationResult> Translator::translate_tokens(
   }
   const auto hypotheses = translate_ids(ids, options);
 
-  const Vocabulary& target_vocabulary = model_->target_vocabulary();
-  std::vector<TranslationResult> results(sources.size());
+  std::vector<TranslationResult> results;
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    results[i].source_tokens = static_cast<int>(sources[i].size());
-    for (const Hypothesis& h : hypotheses[i]) {
-      TranslationHypothesis out;
-      out.ids = h.ids;
-      out.score = h.score;
-      for (int id : h.ids) out.tokens.push_back(target_vocabulary.to_token(id));
-      out.text = model_->target_tokenizer().decode(out.tokens);
-      results[i].hypotheses.push_back(std::move(out));
-    }
+    results.push_back(to_result(hypotheses[i], static_cast<int>(sources[i].size())));
   }
   return results;
 }

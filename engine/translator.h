@@ -51,11 +51,21 @@ class Translator {
   std::vector<std::vector<Hypothesis>> translate_ids(const std::vector<std::vector<int>>& sources,
                                                      const DecodingOptions& options) const;
 
+  // For callers that run their own BatchDecoder (rpt-translate streams its input): the checks
+  // translate() makes of the options and of one raw sentence (whose source ids it returns;
+  // InvalidArgument naming sentence `index`), and finished hypotheses as text.
+  void check_options(const DecodingOptions& options) const;
+  std::vector<int> source_ids(const std::string& source, std::size_t index) const;
+  TranslationResult to_result(const std::vector<Hypothesis>& hypotheses, int source_tokens) const;
+
   const Model& model() const { return *model_; }
   const Engine& engine() const { return *engine_; }
+  const std::shared_ptr<const Engine>& shared_engine() const { return engine_; }
   const TranslatorOptions& options() const { return options_; }
 
  private:
+  void check_source(const std::vector<int>& ids, std::size_t index) const;
+
   std::shared_ptr<const Engine> engine_;
   std::shared_ptr<const Model> model_;
   TranslatorOptions options_;

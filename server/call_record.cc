@@ -27,8 +27,9 @@ void CallRecord::complete(const RequestStatus& status) {
   spdlog::log(level,
               "request id={} method={} model={} sentences={} source_tokens={} target_tokens={} "
               "latency_ms={:.2f} code={}{}{}",
-              id_, method_, model_, sentences_, source_tokens_, target_tokens_, seconds * 1e3, code,
-              status.message.empty() ? "" : " message=", status.message);
+              id_, method_, model_.empty() ? "-" : model_, sentences_, source_tokens_,
+              target_tokens_, seconds * 1e3, code, status.message.empty() ? "" : " message=",
+              status.message);
   service_.in_flight.fetch_sub(1);
 }
 

@@ -51,7 +51,7 @@ class CallRecord {
   const char* method_;
   std::uint64_t number_;
   std::string id_;
-  std::string model_ = "_none";  // metrics label before routing (bad or unroutable requests)
+  std::string model_;  // empty until routed (ListModels, unroutable or bad requests)
   int sentences_ = 0;
   long source_tokens_ = 0;
   long target_tokens_ = 0;

@@ -126,7 +126,10 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
 
 void Metrics::record_request(const std::string& model, const std::string& method,
                              std::string_view code, double seconds) {
-  requests_.Add({{"model", model}, {"method", method}, {"code", std::string(code)}}).Increment();
+  requests_.Add({{"model", model.empty() ? "_none" : model}, {"method", method},
+                 {"code", std::string(code)}})
+      .Increment();
+  if (model.empty()) return;
   request_seconds_.Add({{"model", model}, {"method", method}}, latency_buckets())
       .Observe(seconds);
 }

@@ -62,6 +62,9 @@ class Metrics {
   ModelMetrics add_model(const ModelDescription& model);
 
   // One finished call: rpt_requests_total{model, method, code} and the end-to-end histogram.
+  // A call of no model (empty: ListModels, a refusal before routing) is counted under
+  // model="_none" and kept out of the histogram, whose series are per model: a series no call
+  // ever feeds would put NaN into the latency recording rules (deploy/prometheus/rules.yml).
   void record_request(const std::string& model, const std::string& method,
                       std::string_view code, double seconds);
 

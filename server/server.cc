@@ -49,6 +49,12 @@ Server::Server(const ServerOptions& options)
   builder.AddListeningPort(options.listen, credentials(options), &grpc_port_);
   builder.RegisterService(&service_);
   builder.SetMaxReceiveMessageSize(16 << 20);
+  if (options.max_connection_age_seconds > 0) {
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
+                               static_cast<int>(options.max_connection_age_seconds * 1e3));
+    builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+                               static_cast<int>(options.max_connection_age_grace_seconds * 1e3));
+  }
   server_ = builder.BuildAndStart();
   if (server_ == nullptr || grpc_port_ == 0) {
     // gRPC only logs why (above); with TLS the usual cause is a bad PEM file or a key that does

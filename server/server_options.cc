@@ -145,6 +145,15 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "Seconds in-flight calls may take to finish after SIGTERM/SIGINT")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  app.add_option("--max-connection-age", options.max_connection_age_seconds,
+                 "Seconds before a client connection is closed with GOAWAY (the client "
+                 "reconnects and rebalances; gRPC adds +-10% jitter); 0: never")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  app.add_option("--max-connection-age-grace", options.max_connection_age_grace_seconds,
+                 "Seconds the calls in flight on such a connection may still take")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   app.add_option("--ready-file", options.ready_file,
                  "Write {\"grpc_port\", \"metrics_port\"} as JSON here once serving");
 }

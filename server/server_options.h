@@ -62,6 +62,11 @@ struct ServerOptions {
   std::string log_level = "info";
   bool log_json = false;
   double grace_period_seconds = 30.0;
+  // A client connection older than this gets GOAWAY and reconnects (re-resolving DNS, so
+  // long-lived clients spread over replicas added since); its calls in flight then have the
+  // grace to finish. 0: connections live as long as clients keep them.
+  double max_connection_age_seconds = 0.0;
+  double max_connection_age_grace_seconds = 30.0;
   // When set, {"grpc_port": P, "metrics_port": M} is written here once serving (tests, scripts).
   std::string ready_file;
 };

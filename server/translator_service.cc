@@ -73,14 +73,15 @@ class TranslationCall : public Reactor, public JobObserver {
 
  private:
   RequestStatus submit(const v1::TranslateRequest& request) {
-    if (service_.draining.load()) {
-      return {StatusCode::kUnavailable, "the server is shutting down; retry on another replica"};
-    }
+    // Routed first, so that a call refused while draining is counted under its model.
     const v1::ModelSelector& selector = request.model();
     RequestStatus routed = service_.registry.find(
         {selector.model(), selector.source_language(), selector.target_language()}, &served_);
+    if (routed.ok()) record_.set_model(served_->name);
+    if (service_.draining.load()) {
+      return {StatusCode::kUnavailable, "the server is shutting down; retry on another replica"};
+    }
     if (!routed.ok()) return routed;
-    record_.set_model(served_->name);
     RequestStatus valid = prepare_request(request, *served_, service_.options.limits,
                                           service_.options.default_decoding, &prepared_);
     if (!valid.ok()) return valid;

@@ -4,6 +4,11 @@
 //
 // With --n-best N > 1 every source line yields N output lines, best first. --with-scores
 // prefixes each output line with its score and a tab. --verbose prints throughput on stderr.
+// Output streams: each translation is written (in input order) as soon as it and every earlier
+// one are done, while later input is still being read; on a terminal stderr shows progress
+// (--quiet: none).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +19,9 @@
 #include "engine/errors.h"
 #include "engine/translator.h"
 #include "kernels/parallel.h"
+#include "tools/line_reader.h"
+#include "tools/progress_line.h"
+#include "tools/stream_translation.h"
 
 namespace {
 
@@ -29,6 +37,7 @@ struct CliOptions {
   int max_input_length = 1024;
   bool with_scores = false;
   bool verbose = false;
+  bool quiet = false;
   std::string length_penalty_type = "average";
   rpt::DecodingOptions decoding;
 };
@@ -54,31 +63,31 @@ int run(const CliOptions& cli) {
   const rpt::Translator translator(
       engine, {.max_batch_size = cli.batch_size, .max_input_length = cli.max_input_length});
 
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
-
   const auto start = std::chrono::steady_clock::now();
-  const auto results = translator.translate(lines, cli.decoding);
+  rpt::tools::LineReader input(STDIN_FILENO);
+  rpt::tools::StreamTotals totals;
+  {
+    rpt::tools::ProgressLine progress("rpt-translate", "sentences", !cli.quiet);
+    totals = rpt::tools::translate_stream(
+        translator, cli.decoding, input, progress, [&cli](const rpt::TranslationResult& result) {
+          for (const auto& hypothesis : result.hypotheses) {
+            if (cli.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score));
+            std::printf("%s\n", hypothesis.text.c_str());
+          }
+          std::fflush(stdout);  // a reader of the pipe gets each translation now
+        });
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  long target_tokens = 0;
-  for (const auto& result : results) {
-    for (const auto& hypothesis : result.hypotheses) {
-      if (cli.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score));
-      std::printf("%s\n", hypothesis.text.c_str());
-    }
-    if (!result.hypotheses.empty()) target_tokens += static_cast<long>(result.hypotheses[0].ids.size());
-  }
-  std::fflush(stdout);
   if (cli.verbose) {
+    const auto sentences = static_cast<double>(totals.sentences);
     std::fprintf(stderr,
-                 "rpt-translate: %zu sentences, %ld target tokens in %.3f s: %.1f sentences/s, "
+                 "rpt-translate: %ld sentences, %ld target tokens in %.3f s: %.1f sentences/s, "
                  "%.1f target tokens/s (beam %d, batch %d, %s %s, %d CPU threads)\n",
-                 lines.size(), target_tokens, seconds, lines.size() / seconds,
-                 target_tokens / seconds, cli.decoding.beam_size, cli.batch_size,
-                 translator.engine().device_description().c_str(), cli.compute_type.c_str(),
-                 rpt::kernels::cpu_threads());
+                 totals.sentences, totals.target_tokens, seconds, sentences / seconds,
+                 static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size,
+                 cli.batch_size, translator.engine().device_description().c_str(),
+                 cli.compute_type.c_str(), rpt::kernels::cpu_threads());
     const std::size_t peak = translator.engine().peak_device_memory_bytes();
     if (peak > 0) {
       std::fprintf(stderr, "rpt-translate: peak engine memory %.1f MiB\n",
@@ -129,6 +138,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--verbose", cli.verbose, "Print throughput on stderr");
+  app.add_flag("--quiet", cli.quiet, "No progress line on stderr (shown only on a terminal)");
   CLI11_PARSE(app, argc, argv);
   cli.decoding.length_penalty_type = parse_penalty_type(cli.length_penalty_type);
 

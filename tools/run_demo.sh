@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tools/setup.sh
+RPT_SETUP_TEST_TOOLS=0 bash tools/setup.sh  # the demo needs no test tools
 build_dir=${RPT_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=OFF
 cmake --build "$build_dir" --target rpt-server rpt-client rpt-translate -j "$(nproc)"

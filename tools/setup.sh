@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs every system dependency of rpt from Debian packages. Idempotent and non-interactive:
-# packages already present are skipped, so a second run does nothing.
+# Installs every system dependency of rpt from Debian packages, and the Python test tools PyPI
+# alone has (pinned, in tools/test-requirements.txt) into the repository's .venv. Idempotent and
+# non-interactive: what is already present is skipped, so a second run does nothing.
+# RPT_SETUP_TEST_TOOLS=0 skips the Python test tools (the Dockerfile's build stage).
 set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -17,6 +20,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
   prometheus curl
+  python3-venv            # the .venv for PyPI-only test tools (below)
+  iproute2 util-linux     # deploy_run_test: a private network namespace with the manifest's ports
+  bsdutils                # script(1): the progress-line tests run a command on a pseudo-terminal
 )
 
 missing=()
@@ -26,12 +32,26 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} Debian packages already installed"
-  exit 0
+else
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Debian's Python refuses pip installs into the system (PEP 668): a virtual environment of
+# Debian's /usr/bin/python3, which the tests find at $repo/.venv.
+[ "${RPT_SETUP_TEST_TOOLS:-1}" = 0 ] && exit 0
+requirements="$repo/tools/test-requirements.txt"
+venv="$repo/.venv"
+wanted=$(grep -v '^#' "$requirements" | grep . | sort)
+installed=$("$venv/bin/python3" -m pip freeze 2>/dev/null | sort || true)
+if [ -n "$wanted" ] && [ -z "$(comm -23 <(echo "$wanted") <(echo "$installed"))" ]; then
+  echo "setup: test tools already installed in $venv"
+else
+  echo "setup: installing" $wanted "into $venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check -r "$requirements"
+fi

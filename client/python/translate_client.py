@@ -3,6 +3,11 @@
 
     python3 client/python/translate_client.py --server localhost:50051 --model en-de \
         "Hello world." "Save the file."
+    python3 client/python/translate_client.py --lb round_robin \
+        --server dns:///rpt-pods.default.svc.cluster.local:50051 --model en-de "Save the file."
+
+--lb round_robin spreads calls over every address the target resolves to (each replica behind a
+headless Kubernetes Service, docs/kubernetes.md); gRPC's default, pick_first, uses one.
 
 The message classes are generated at start-up into a temporary directory, with grpc_tools when
 it is installed (pip install grpcio-tools) or else with the protoc compiler (Debian
@@ -14,6 +19,7 @@ so no grpc_python_plugin is required. To generate them once by hand instead:
 """
 import argparse
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -46,7 +52,10 @@ def load_messages():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("texts", nargs="*", help="texts to translate (default: stdin lines)")
-    parser.add_argument("--server", default="localhost:50051")
+    parser.add_argument("--server", default="localhost:50051",
+                        help="gRPC target: HOST:PORT, dns:///NAME:PORT, ...")
+    parser.add_argument("--lb", choices=["pick_first", "round_robin"], default="pick_first",
+                        help="load balancing over the target's addresses")
     parser.add_argument("--model", default="")
     parser.add_argument("--source", default="", help="source language, when not naming a model")
     parser.add_argument("--target", default="", help="target language, when not naming a model")
@@ -58,7 +67,9 @@ def main():
     args = parser.parse_args()
 
     pb = load_messages()
-    channel = grpc.insecure_channel(args.server)
+    service_config = {"loadBalancingConfig": [{args.lb: {}}]}
+    channel = grpc.insecure_channel(
+        args.server, options=[("grpc.service_config", json.dumps(service_config))])
 
     def method(name, response_type, streaming=False):
         make = channel.unary_stream if streaming else channel.unary_unary

@@ -22,6 +22,7 @@ namespace rpt::server_test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A copy of the fixture model relabelled en -> fr, to test routing between two models.
 std::string make_french_model(const std::string& directory) {
@@ -283,6 +284,20 @@ TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
   EXPECT_THAT(after, HasSubstr("rpt_model_info{device=\"cpu\",dtype=\"float32\",model=\"en-de\""));
   EXPECT_THAT(after, HasSubstr("rpt_device_memory_bytes{device=\"cpu\",model=\"en-de\""));
   EXPECT_EQ(http_get(server_->metrics_port(), "/other").rfind("not found", 0), 0u);
+}
+
+// ListModels names no model: counted under model="_none", kept out of the per-model latency
+// histogram (whose recording rule would turn an unfed series into NaN).
+TEST_F(ServerApiTest, CallsOfNoModelStayOutOfTheLatencyHistogram) {
+  const std::string listed = R"(rpt_requests_total{code="OK",method="ListModels",model="_none"})";
+  const double before =
+      metric_value(http_get(server_->metrics_port(), "/metrics"), listed).value_or(0);
+  grpc::ClientContext context;
+  v1::ListModelsResponse models;
+  ASSERT_TRUE(server_->stub()->ListModels(&context, {}, &models).ok());
+  const std::string after = http_get(server_->metrics_port(), "/metrics");
+  EXPECT_EQ(metric_value(after, listed), before + 1);
+  EXPECT_THAT(after, Not(HasSubstr("rpt_request_duration_seconds_count{method=\"ListModels\"")));
 }
 
 // rpt-client over stdin: one output line per input line, blank lines kept in place (not sent:

@@ -323,6 +323,12 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
   auto context = context_with_deadline(10);
   const grpc::Status refused = stub->Translate(context.get(), request({"Cancel"}), &response);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+  // Counted under the model it named, in the per-model latency series too.
+  const std::string metrics = http_get(server.metrics_port(), "/metrics");
+  const std::string refusals =
+      R"(rpt_requests_total{code="UNAVAILABLE",method="Translate",model="en-de"})";
+  EXPECT_EQ(metric_value(metrics, refusals), 1);
+  EXPECT_EQ(metrics.find("model=\"_none\""), std::string::npos);
 
   for (auto& call : in_flight) {
     const grpc::Status done = call.get();

@@ -45,6 +45,7 @@ std::string read_all(const std::string& path) {
 std::string server_binary() { return RPT_SERVER_BINARY; }
 std::string translate_binary() { return RPT_TRANSLATE_BINARY; }
 std::string client_binary() { return RPT_CLIENT_BINARY; }
+std::string loadgen_binary() { return RPT_LOADGEN_BINARY; }
 std::string source_dir() { return RPT_SOURCE_DIR; }
 std::string fixture_model() { return source_dir() + "/tests/fixtures/shaw_k4/model"; }
 

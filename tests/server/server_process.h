@@ -19,6 +19,7 @@ namespace rpt::server_test {
 std::string server_binary();
 std::string translate_binary();
 std::string client_binary();
+std::string loadgen_binary();
 std::string source_dir();
 // The committed model the server tests use (tests/fixtures/shaw_k4/model, en -> de).
 std::string fixture_model();

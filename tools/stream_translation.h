@@ -1,0 +1,27 @@
+// rpt-translate's loop: input lines join the in-flight batch as they arrive and as room frees up,
+// and each translation is handed on in input order as soon as every earlier one has been, so
+// output streams while input is still being read (a sentence's result does not depend on what it
+// is batched with, DESIGN.md §4).
+#pragma once
+
+#include <functional>
+
+#include "engine/translator.h"
+#include "tools/line_reader.h"
+#include "tools/progress_line.h"
+
+namespace rpt::tools {
+
+struct StreamTotals {
+  long sentences = 0;
+  long target_tokens = 0;  // of the best hypotheses
+};
+
+// Translates every line of `input` with `translator`'s batch size, telling `progress` of each
+// written sentence. Throws InvalidArgument for bad options or a line that cannot be translated
+// (blank, too long): the lines before it have been written.
+StreamTotals translate_stream(const Translator& translator, const DecodingOptions& options,
+                              LineReader& input, ProgressLine& progress,
+                              const std::function<void(const TranslationResult&)>& write);
+
+}  // namespace rpt::tools
