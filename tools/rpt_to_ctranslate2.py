@@ -175,6 +175,24 @@ def convert(model_dir, out_dir, quantization=None):
     return out_dir
 
 
+def tokenizers(model_dir):
+    """(source, target) SentencePiece processors of an rpt model directory (needs sentencepiece)."""
+    import sentencepiece
+
+    config = rpt_model.read_config(model_dir)
+    return tuple(sentencepiece.SentencePieceProcessor(
+        model_file=os.path.join(model_dir, config[key]))
+        for key in ("source_tokenizer", "target_tokenizer"))
+
+
+def translate(translator, spms, lines, **options):
+    """Text in, text out, as rpt-translate: tokenize, translate_batch(**options), detokenize."""
+    source, target = spms
+    results = translator.translate_batch([source.encode(line, out_type=str) for line in lines],
+                                         **options)
+    return [target.decode(result.hypotheses[0]) for result in results]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model_dir", help="rpt model directory")
