@@ -462,6 +462,11 @@ def main(argv=None):
         print("\n".join(normal_table(results)))
     else:
         print("\nNo output reached max length: the table above is the only one.")
+    busy = [r["load_before"] for r in results if r["load_before"] > cpu["cpus"] - 0.5]
+    if busy:
+        print(f"\nWarning: load average up to {max(busy):.1f} on {cpu['cpus']} CPUs before "
+              f"{len(busy)} of {len(results)} settings: other jobs competed (CTranslate2's "
+              f"spinning OpenMP threads suffer most); measure again on an idle machine.")
     if args.json:
         Path(args.json).write_text(json.dumps(
             {"header": intro, "cpu": cpu, "libraries": libs,
