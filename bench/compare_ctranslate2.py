@@ -58,7 +58,7 @@ CPU_FLAGS = re.compile(r"^(avx\w*|fma|f16c|amx\w*|\w*vnni\w*)$")
 # -- the CTranslate2 worker (its own process, so its RSS is its own) ---------------------------
 
 def ct2_worker(request_path):
-    """Translates request["input"] with CTranslate2; writes texts, raw lengths and seconds."""
+    """Translates request["input"] with CTranslate2; writes the texts and the seconds taken."""
     import ctranslate2
     import rpt_to_ctranslate2
 
