@@ -1,28 +1,42 @@
 #!/usr/bin/env python3
-"""rpt vs CTranslate2 on the same OpenNMT-py checkpoint, in the same run, on this machine.
+"""rpt vs CTranslate2 on the same rpt model directory, in the same run, on this machine.
 
-Converts CHECKPOINT for both engines (tools/convert_onmt.py and CTranslate2's
-ct2-opennmt-py-converter), translates the same SentencePiece-tokenized input with the same
-beam size, batch size, length penalty and thread count, and prints a table: wall time,
-sentences/s, target tokens/s, BLEU against the reference (when given), and how many
-translations are token-identical between the two. Run it with a Python that has ctranslate2,
-sentencepiece and sacrebleu (PyPI).
+No checkpoint needed: the CTranslate2 model is built from the rpt directory's own weights
+(tools/rpt_to_ctranslate2.py, tested token-identical greedy outputs in
+tests/test_rpt_to_ctranslate2.py). For every setting (compute type x batch size x threads) both
+engines translate the same raw sentences, each in its own subprocess, alternating, --repeat
+times; the table shows medians of the translation time (text in, text out, model loading
+excluded; rpt-translate's own clock, the same span timed around CTranslate2's tokenize +
+translate_batch + detokenize), sentences/s (the headline), target tokens/s with both outputs
+re-encoded by the target SentencePiece model, peak RSS of each process (ru_maxrss, measured the same
+way for both; the CTranslate2 side is a Python process importing ctranslate2 and sentencepiece), BLEU
+(sacrebleu) of each, identical outputs, and the outputs that reached max length. A second
+table re-times both engines on the sentences that neither sent to max length. The CPU model,
+its avx/vnni/amx flags and the ISA each library runs (OpenBLAS core, BLIS arch, oneDNN ISA of
+rpt's int8 path, CTranslate2's selected ISA and GEMM backends) head every result.
 
-    python3 bench/compare_ctranslate2.py --checkpoint ckpt.pt --spm spm.model \\
-        --source test.en --reference test.de --rpt-translate build/tools/rpt-translate \\
-        --device cpu --threads 2 --beam-size 4 --batch-size 32
+Python: needs ctranslate2 (4.8.5), sentencepiece, sacrebleu and NumPy. tools/setup.sh installs
+them for Debian's /usr/bin/python3; on the shared dev VM the default `python3` (pyenv 3.11)
+has them, /usr/bin/python3 there has NumPy and torch only.
 
-On a GPU (--device cuda) both engines compute in --compute-type (float32, float16, bfloat16)
-and the table adds each engine's peak device memory, sampled with nvidia-smi for the process
-(CUDA context included, the same way for both). --long-input N replaces the source by sentences
-of N tokens (test sentences concatenated) to compare memory on long inputs.
+    python3 bench/compare_ctranslate2.py --model models/en-fr \\
+        --source-tsv /work/shared/data/ui.en-fr.test.tsv --limit 500 \\
+        --compute-types float32,int8 --batch-sizes 32,1 --threads 1,2 --beam-size 4 \\
+        --repeat 3 --json en-fr.json
+
+--source FILE [--reference FILE] instead of --source-tsv (source TAB reference). On a GPU
+(--device cuda --compute-types float16) the table adds each engine's peak device memory,
+sampled with nvidia-smi for the process (CUDA context included, the same way for both).
+--long-input N replaces the source by sentences of N tokens (test sentences concatenated) to
+compare memory on long inputs.
 """
 
 import argparse
+import ctypes
 import json
 import os
-import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,44 +44,55 @@ import threading
 import time
 from pathlib import Path
 
-import ctranslate2
-import sentencepiece
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+
+# compute type -> (CTranslate2 weights on disk, CTranslate2 compute_type): int8 weights are
+# stored quantized (CTranslate2's usual deployment; smallest load), computed int8 x float32.
+CT2_TYPES = {"float32": (None, "float32"), "int8": ("int8", "int8_float32"),
+             "float16": ("float16", "float16"), "bfloat16": ("bfloat16", "bfloat16")}
+MAX_LENGTH_SHARE = 0.9  # re-encoding merges a few pieces of a run-away output: count >= 90%
+CPU_FLAGS = re.compile(r"^(avx\w*|fma|f16c|amx\w*|\w*vnni\w*)$")
 
 
-def convert(args, work):
-    rpt_dir, ct2_dir = work / "rpt", work / "ct2"
-    subprocess.run([sys.executable, str(REPO / "tools" / "convert_onmt.py"), args.checkpoint,
-                    str(rpt_dir), "--dtype", "float32", "--src-spm", args.spm,
-                    "--tgt-spm", args.tgt_spm or args.spm], check=True, stdout=subprocess.DEVNULL)
-    convert_for_ctranslate2(args.checkpoint, ct2_dir)
-    return rpt_dir, ct2_dir
+# -- the CTranslate2 worker (its own process, so its RSS is its own) ---------------------------
+
+def ct2_worker(request_path):
+    """Translates request["input"] with CTranslate2; writes the texts and the seconds taken."""
+    import ctranslate2
+    import rpt_to_ctranslate2
+
+    request = json.loads(Path(request_path).read_text())
+    translator = ctranslate2.Translator(request["ct2_dir"], device=request["device"],
+                                        compute_type=request["compute_type"], inter_threads=1,
+                                        intra_threads=request["threads"])
+    spms = rpt_to_ctranslate2.tokenizers(request["model"])
+    lines = Path(request["input"]).read_text(encoding="utf-8").splitlines()
+    start = time.perf_counter()
+    texts = rpt_to_ctranslate2.translate(
+        translator, spms, lines, beam_size=request["beam_size"],
+        max_batch_size=request["batch_size"], max_decoding_length=request["max_length"],
+        max_input_length=0)
+    seconds = time.perf_counter() - start
+    Path(request["output"]).write_text(json.dumps({"texts": texts, "seconds": seconds}))
 
 
-def convert_for_ctranslate2(checkpoint, out_dir):
-    """CTranslate2's OpenNMT-py converter; OpenNMT-py checkpoints pickle their options, which a
-    weights-only load refuses, so the (trusted) checkpoint is unpickled in full."""
-    import torch
-    from ctranslate2.converters import OpenNMTPyConverter
-
-    # OpenNMT-py 3.5 names its default attention "scaled-dot-flash"; the arithmetic is plain
-    # scaled dot-product attention, which is the name CTranslate2's converter accepts.
-    loaded = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    if getattr(loaded["opt"], "self_attn_type", "scaled-dot") == "scaled-dot-flash":
-        loaded["opt"].self_attn_type = "scaled-dot"
-        checkpoint = str(Path(out_dir).parent / "for_ctranslate2.pt")
-        torch.save(loaded, checkpoint)
-    OpenNMTPyConverter(checkpoint, unsafe_deserialization=True).convert(str(out_dir), force=True)
-
+# -- running one engine once -------------------------------------------------------------------
 
 class GpuMemorySampler:
-    """Peak GPU memory of one process, sampled with nvidia-smi every 20 ms (None off the GPU)."""
+    """Peak GPU memory of one engine process, sampled with nvidia-smi every 20 ms (None off the GPU)."""
 
-    def __init__(self, pid, enabled):
-        self.pid, self.enabled, self.peak_mib = str(pid), enabled, None
+    def __init__(self, launcher_pid, enabled):
+        self.launcher, self.enabled, self.peak_mib = launcher_pid, enabled, None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _pids(self):  # the launcher and the engine it started
+        try:
+            path = f"/proc/{self.launcher}/task/{self.launcher}/children"
+            return {str(self.launcher), *Path(path).read_text().split()}
+        except OSError:
+            return {str(self.launcher)}
 
     def _run(self):
         while not self._stop.is_set():
@@ -79,7 +104,7 @@ class GpuMemorySampler:
                 return
             for line in out.splitlines():
                 pid, _, used = line.partition(",")
-                if pid.strip() == self.pid and used.strip().isdigit():
+                if pid.strip() in self._pids() and used.strip().isdigit():
                     self.peak_mib = max(self.peak_mib or 0, int(used))
             self._stop.wait(0.02)
 
@@ -94,33 +119,246 @@ class GpuMemorySampler:
             self._thread.join()
 
 
-def run_rpt(args, model_dir, lines):
-    command = [args.rpt_translate, "--model", str(model_dir), "--beam-size", str(args.beam_size),
-               "--batch-size", str(args.batch_size), "--threads", str(args.threads),
+# Peak RSS comes from a small launcher's RUSAGE_CHILDREN: Linux starts an exec'd process's
+# ru_maxrss at the RSS of the process it replaced, and a child spawned straight from this
+# (large) process would report at least this process's RSS.
+LAUNCHER = """import resource, subprocess, sys
+code = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(code)"""
+
+
+def run_measured(command, stdin_path, env=None, gpu=False):
+    """(exit code, stdout, stderr, peak RSS MiB, peak GPU MiB) of one child process."""
+    with open(stdin_path, "rb") as stdin, tempfile.TemporaryFile() as out, \
+            tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile() as rss:
+        process = subprocess.Popen([sys.executable, "-S", "-c", LAUNCHER, rss.name, *command],
+                                   stdin=stdin, stdout=out, stderr=err, env=env)
+        with GpuMemorySampler(process.pid, gpu) as memory:
+            process.wait()
+        out.seek(0), err.seek(0)
+        rss_kib = float(Path(rss.name).read_text() or "nan")
+        return (process.returncode, out.read().decode("utf-8"), err.read().decode("utf-8"),
+                rss_kib / 1024, memory.peak_mib)
+
+
+def run_rpt(args, compute_type, batch, threads, input_path):
+    command = [args.rpt_translate, "--model", args.model, "--beam-size", str(args.beam_size),
+               "--batch-size", str(batch), "--threads", str(threads),
                "--max-length", str(args.max_length), "--device", args.device,
-               "--compute-type", args.compute_type, "--max-input-length", "2048", "--verbose"]
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    with GpuMemorySampler(process.pid, args.device == "cuda") as memory:
-        stdout, stderr = process.communicate("\n".join(lines) + "\n")
-    if process.returncode != 0:
-        sys.exit(f"rpt-translate failed ({process.returncode}): {stderr}")
-    # Translation time as rpt-translate reports it (model loading excluded, as for CTranslate2).
-    seconds = float(re.search(r"tokens in ([0-9.]+) s", stderr).group(1))
-    return stdout.splitlines(), seconds, memory.peak_mib
+               "--compute-type", compute_type, "--max-input-length", "2048", "--verbose"]
+    code, out, err, rss, gpu = run_measured(command, input_path, gpu=args.device == "cuda")
+    if code != 0:
+        sys.exit(f"rpt-translate failed ({code}): {err}")
+    seconds = float(re.search(r"tokens in ([0-9.]+) s", err).group(1))
+    return {"texts": out.splitlines(), "seconds": seconds, "rss_mib": rss, "gpu_mib": gpu}
 
 
-def run_ctranslate2(args, model_dir, pieces):
-    translator = ctranslate2.Translator(str(model_dir), device=args.device,
-                                        compute_type=args.compute_type, inter_threads=1,
-                                        intra_threads=args.threads)
-    with GpuMemorySampler(os.getpid(), args.device == "cuda") as memory:
-        start = time.perf_counter()
-        results = translator.translate_batch(
-            pieces, beam_size=args.beam_size, max_batch_size=args.batch_size,
-            max_decoding_length=args.max_length, length_penalty=1.0, max_input_length=0)
-        seconds = time.perf_counter() - start
-    return [r.hypotheses[0] for r in results], seconds, memory.peak_mib
+def run_ct2(args, ct2_dir, compute_type, batch, threads, input_path, work, env=None):
+    request = {"ct2_dir": str(ct2_dir), "model": args.model, "device": args.device,
+               "compute_type": CT2_TYPES[compute_type][1], "threads": threads,
+               "beam_size": args.beam_size, "batch_size": batch, "max_length": args.max_length,
+               "input": str(input_path), "output": str(work / "ct2_out.json")}
+    request_path = work / "ct2_request.json"
+    request_path.write_text(json.dumps(request))
+    command = [sys.executable, __file__, "--ct2-worker", str(request_path)]
+    code, _, err, rss, gpu = run_measured(command, os.devnull, env=env,
+                                          gpu=args.device == "cuda")
+    if code != 0:
+        sys.exit(f"CTranslate2 worker failed ({code}): {err}")
+    result = json.loads(Path(request["output"]).read_text())
+    return {**result, "rss_mib": rss, "gpu_mib": gpu, "stderr": err}
+
+
+# -- what the machine and the libraries run ----------------------------------------------------
+
+def cpu_description():
+    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    fields = dict(line.split(":", 1) for line in lscpu.splitlines() if ":" in line)
+    flags = fields.get("Flags", "").split()
+    return {"model": fields.get("Model name", "?").strip(),
+            "cpus": os.cpu_count(), "flags": sorted(f for f in flags if CPU_FLAGS.match(f))}
+
+
+def linked_library(binary, stem):
+    """Path of the shared library `stem` that `binary` loads (ldd), or None."""
+    ldd = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    match = re.search(rf"{stem}\S*\s+=>\s+(\S+)", ldd)
+    return match.group(1) if match else None
+
+
+def call_string(library, function, *argument_functions):
+    """A C function returning const char*, its arguments computed by other functions of it."""
+    if library is None:
+        return None
+    try:
+        lib = ctypes.CDLL(library)
+        arguments = [getattr(lib, name)() for name in argument_functions]
+        getattr(lib, function).restype = ctypes.c_char_p
+        return getattr(lib, function)(*arguments).decode()
+    except (OSError, AttributeError) as e:
+        return f"unknown ({e})"
+
+
+def onednn_isa(args, compute_type, input_path):
+    """oneDNN's ISA line from an rpt run with ONEDNN_VERBOSE, None when it never calls oneDNN."""
+    env = {**os.environ, "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1"}
+    command = [args.rpt_translate, "--model", args.model, "--compute-type", compute_type,
+               "--device", args.device]
+    _, out, _, _, _ = run_measured(command, input_path, env=env)
+    match = re.search(r"(?:onednn|dnnl)_verbose,info,cpu,isa:([^\n]*)", out)
+    return match.group(1).strip() if match else None
+
+
+def ct2_isa(args, ct2_dirs, compute_type, input_path, work):
+    """CTranslate2's own CT2_VERBOSE report: CPU, selected ISA, GEMM backends, compute type."""
+    env = {**os.environ, "CT2_VERBOSE": "1"}
+    result = run_ct2(args, ct2_dirs[compute_type], compute_type, 1, 1, input_path, work, env)
+    keep = ("CPU:", "Selected ISA", "SGEMM backend", "GEMM_S8 backend", "Selected compute type")
+    return [line.split("[info]", 1)[1].strip().lstrip("- ") for line in
+            result["stderr"].splitlines() if "[info]" in line and any(k in line for k in keep)]
+
+
+def libraries(args, compute_types, ct2_dirs, work):
+    import ctranslate2
+
+    probe = work / "probe.txt"
+    probe.write_text("Open file\nSave the file as %s\n")
+    openblas = linked_library(args.rpt_translate, "libopenblas")
+    blis = linked_library(args.rpt_translate, "libblis")
+    info = {"openblas": {"library": openblas,
+                         "core": call_string(openblas, "openblas_get_corename"),
+                         "config": call_string(openblas, "openblas_get_config")},
+            "blis": {"library": blis,
+                     "arch": call_string(blis, "bli_arch_string", "bli_arch_query_id")},
+            "ctranslate2": {"version": ctranslate2.__version__,
+                            "supported": sorted(ctranslate2.get_supported_compute_types(
+                                args.device))}}
+    if args.device == "cpu":
+        info["onednn_isa"] = {t: onednn_isa(args, t, probe) for t in compute_types}
+        info["ctranslate2"]["verbose"] = {t: ct2_isa(args, ct2_dirs, t, probe, work)
+                                          for t in compute_types}
+    return info
+
+
+# -- measuring ---------------------------------------------------------------------------------
+
+def measure(args, ct2_dir, compute_type, batch, threads, lines, work):
+    """Both engines `--repeat` times, alternating who goes first; every run's figures."""
+    input_path = work / f"input_{len(lines)}.txt"
+    input_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    runs = {"rpt": [], "ctranslate2": []}
+    engines = {"rpt": lambda: run_rpt(args, compute_type, batch, threads, input_path),
+               "ctranslate2": lambda: run_ct2(args, ct2_dir, compute_type, batch, threads,
+                                              input_path, work)}
+    for repeat in range(args.repeat):
+        order = ["rpt", "ctranslate2"] if repeat % 2 == 0 else ["ctranslate2", "rpt"]
+        for name in order:
+            runs[name].append(engines[name]())
+    return runs
+
+
+def summarize(runs, lines, references, target_spm, max_length):
+    """Medians over runs plus the outputs' tokens, BLEU and max-length count (first run's
+    outputs; a run whose outputs differ from the first is counted as unstable)."""
+    import sacrebleu
+
+    summary = {}
+    for name, engine_runs in runs.items():
+        texts = engine_runs[0]["texts"]
+        tokens = [len(target_spm.encode(text, out_type=str)) for text in texts]
+        seconds = statistics.median(run["seconds"] for run in engine_runs)
+        gpu = [run["gpu_mib"] for run in engine_runs if run["gpu_mib"] is not None]
+        summary[name] = {
+            "seconds": seconds, "all_seconds": [run["seconds"] for run in engine_runs],
+            "sentences_per_second": len(lines) / seconds,
+            "target_tokens": sum(tokens), "target_tokens_per_second": sum(tokens) / seconds,
+            "peak_rss_mib": max(run["rss_mib"] for run in engine_runs),
+            "peak_gpu_mib": max(gpu) if gpu else None,
+            "at_max_length": [i for i, n in enumerate(tokens) if n >= MAX_LENGTH_SHARE * max_length],
+            "bleu": (sacrebleu.corpus_bleu(texts, [references]).score
+                     if references is not None else None),
+            "unstable_runs": sum(run["texts"] != texts for run in engine_runs[1:]),
+            "texts": texts}
+    summary["identical"] = sum(a == b for a, b in zip(summary["rpt"]["texts"],
+                                                      summary["ctranslate2"]["texts"]))
+    return summary
+
+
+# -- reporting ---------------------------------------------------------------------------------
+
+def fmt_bleu(value):
+    return "-" if value is None else f"{value:.2f}"
+
+
+def header(cpu, libs, args, sentences):
+    lines = [f"CPU: {cpu['model']} ({cpu['cpus']} CPUs), flags: {' '.join(cpu['flags'])}",
+             f"OpenBLAS core: {libs['openblas']['core']} ({libs['openblas']['config']}); "
+             f"BLIS arch: {libs['blis']['arch']}"]
+    for compute_type, isa in libs.get("onednn_isa", {}).items():
+        lines.append(f"oneDNN ISA in rpt {compute_type}: {isa or 'not called'}")
+    lines.append(f"CTranslate2 {libs['ctranslate2']['version']} "
+                 f"(supports {', '.join(libs['ctranslate2']['supported'])})")
+    for compute_type, report in libs["ctranslate2"].get("verbose", {}).items():
+        lines.append(f"CTranslate2 {compute_type}: {'; '.join(report)}")
+    lines.append(f"model {args.model}, {sentences} sentences, beam {args.beam_size}, "
+                 f"max length {args.max_length}, device {args.device}, medians of "
+                 f"{args.repeat} alternating runs")
+    return lines
+
+
+def main_table(results):
+    rows = ["| compute | batch | threads | rpt s | CT2 s | rpt sent/s | CT2 sent/s | "
+            "**rpt / CT2** | rpt tok/s | CT2 tok/s | peak RSS rpt / CT2 MiB | BLEU rpt / CT2 | "
+            "identical | at max length rpt / CT2 | load |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        a, b, n = r["all"]["rpt"], r["all"]["ctranslate2"], r["sentences"]
+        memory = f"{a['peak_rss_mib']:.0f} / {b['peak_rss_mib']:.0f}"
+        if a["peak_gpu_mib"] is not None:
+            memory += f" (GPU {a['peak_gpu_mib']} / {b['peak_gpu_mib']})"
+        rows.append(
+            f"| {r['compute_type']} | {r['batch']} | {r['threads']} | {a['seconds']:.2f} | "
+            f"{b['seconds']:.2f} | {a['sentences_per_second']:.1f} | "
+            f"{b['sentences_per_second']:.1f} | **{b['seconds'] / a['seconds']:.2f}x** | "
+            f"{a['target_tokens_per_second']:.0f} | {b['target_tokens_per_second']:.0f} | "
+            f"{memory} | {fmt_bleu(a['bleu'])} / {fmt_bleu(b['bleu'])} | "
+            f"{r['all']['identical']}/{n} | {len(a['at_max_length'])} / "
+            f"{len(b['at_max_length'])} | {r['load_before']:.1f} |")
+    return rows
+
+
+def normal_table(results):
+    rows = ["| compute | batch | threads | sentences | rpt s | CT2 s | rpt sent/s | CT2 sent/s | "
+            "**rpt / CT2** | rpt tok/s | CT2 tok/s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        normal = r.get("normal")
+        if normal is None:
+            continue
+        a, b = normal["rpt"], normal["ctranslate2"]
+        rows.append(
+            f"| {r['compute_type']} | {r['batch']} | {r['threads']} | {normal['sentences']} | "
+            f"{a['seconds']:.2f} | {b['seconds']:.2f} | {a['sentences_per_second']:.1f} | "
+            f"{b['sentences_per_second']:.1f} | **{b['seconds'] / a['seconds']:.2f}x** | "
+            f"{a['target_tokens_per_second']:.0f} | {b['target_tokens_per_second']:.0f} |")
+    return rows
+
+
+# -- inputs and the whole run ------------------------------------------------------------------
+
+def read_inputs(args):
+    if args.source_tsv:
+        pairs = [line.split("\t") for line in
+                 Path(args.source_tsv).read_text(encoding="utf-8").splitlines()]
+        lines, references = [p[0] for p in pairs], [p[1] if len(p) > 1 else "" for p in pairs]
+    else:
+        lines = Path(args.source).read_text(encoding="utf-8").splitlines()
+        references = (Path(args.reference).read_text(encoding="utf-8").splitlines()
+                      if args.reference else None)
+    if args.limit:
+        lines, references = lines[:args.limit], references[:args.limit] if references else None
+    return lines, references
 
 
 def long_inputs(lines, spm, tokens):
@@ -134,75 +372,110 @@ def long_inputs(lines, spm, tokens):
     return out
 
 
-def main():
+def one_setting(args, ct2_dir, setting, lines, references, target_spm, work):
+    """The full-input summary and, when some output reached max length, the same measurement
+    on the sentences where neither engine's did."""
+    compute_type, batch, threads = setting
+    # Other jobs on a shared machine show here (and CTranslate2's OpenMP threads, which spin,
+    # suffer most from them): the load before the runs goes into the table.
+    result = {"compute_type": compute_type, "batch": batch, "threads": threads,
+              "sentences": len(lines), "load_before": os.getloadavg()[0]}
+    runs = measure(args, ct2_dir, compute_type, batch, threads, lines, work)
+    result["all"] = summarize(runs, lines, references, target_spm, args.max_length)
+    excluded = set(result["all"]["rpt"]["at_max_length"] +
+                   result["all"]["ctranslate2"]["at_max_length"])
+    if excluded:
+        keep = [i for i in range(len(lines)) if i not in excluded]
+        subset = [lines[i] for i in keep]
+        normal_refs = [references[i] for i in keep] if references is not None else None
+        runs = measure(args, ct2_dir, compute_type, batch, threads, subset, work)
+        result["normal"] = summarize(runs, subset, normal_refs, target_spm, args.max_length)
+        result["normal"]["sentences"] = len(subset)
+    return result
+
+
+def parse_list(text, convert=str):
+    return [convert(item) for item in text.split(",") if item]
+
+
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--checkpoint", required=True)
-    parser.add_argument("--spm", required=True, help="source SentencePiece model")
-    parser.add_argument("--tgt-spm", help="target SentencePiece model (default: --spm)")
-    parser.add_argument("--source", required=True, help="raw source sentences, one a line")
-    parser.add_argument("--reference", help="raw reference translations for BLEU")
+    parser.add_argument("--model", default=str(REPO / "models" / "en-fr"),
+                        help="rpt model directory (e.g. models/en-de)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--source-tsv", help="source TAB reference, one pair a line")
+    source.add_argument("--source", help="raw source sentences, one a line")
+    parser.add_argument("--reference", help="with --source: raw references for BLEU")
+    parser.add_argument("--limit", type=int, default=500, help="first N sentences (0: all)")
     parser.add_argument("--rpt-translate", default=str(REPO / "build" / "tools" / "rpt-translate"))
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    parser.add_argument("--compute-type", default="float32",
-                        choices=["float32", "float16", "bfloat16"])
+    parser.add_argument("--compute-types", default="float32,int8",
+                        help="comma list of float32, int8 (CPU), float16, bfloat16 (GPU)")
+    parser.add_argument("--batch-sizes", default="32,1")
+    parser.add_argument("--threads", default="1,2", help="comma list of CPU thread counts")
+    parser.add_argument("--beam-size", type=int, default=4)
+    parser.add_argument("--max-length", type=int, default=250)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per engine and setting")
     parser.add_argument("--long-input", type=int, default=0,
                         help="translate up to 8 sentences of this many source tokens instead")
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--beam-size", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--max-length", type=int, default=250)
-    parser.add_argument("--limit", type=int, default=0, help="first N sentences only")
-    parser.add_argument("--json", help="also write the results here")
-    args = parser.parse_args()
+    parser.add_argument("--json", help="also write every figure (and the outputs) here")
+    parser.add_argument("--ct2-worker", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.compute_types = parse_list(args.compute_types)
+    unknown = [t for t in args.compute_types if t not in CT2_TYPES]
+    if unknown:
+        parser.error(f"unknown compute type(s): {', '.join(unknown)}")
+    args.batch_sizes, args.threads = parse_list(args.batch_sizes, int), parse_list(args.threads, int)
+    return args
 
-    lines = Path(args.source).read_text(encoding="utf-8").splitlines()
-    references = Path(args.reference).read_text(encoding="utf-8").splitlines() if args.reference else None
-    if args.limit:
-        lines, references = lines[:args.limit], references[:args.limit] if references else None
-    source_spm = sentencepiece.SentencePieceProcessor(model_file=args.spm)
-    target_spm = sentencepiece.SentencePieceProcessor(model_file=args.tgt_spm or args.spm)
+
+def main(argv=None):
+    if "--ct2-worker" in (argv or sys.argv):
+        return ct2_worker((argv or sys.argv)[(argv or sys.argv).index("--ct2-worker") + 1])
+    args = parse_args(argv)
+    import rpt_to_ctranslate2
+
+    lines, references = read_inputs(args)
+    source_spm, target_spm = rpt_to_ctranslate2.tokenizers(args.model)
     if args.long_input:
         lines, references = long_inputs(lines, source_spm, args.long_input), None
-    pieces = [source_spm.encode(line, out_type=str) for line in lines]
-
     with tempfile.TemporaryDirectory() as temp:
-        rpt_dir, ct2_dir = convert(args, Path(temp))
-        rpt_text, rpt_seconds, rpt_memory = run_rpt(args, rpt_dir, lines)
-        ct2_pieces, ct2_seconds, ct2_memory = run_ctranslate2(args, ct2_dir, pieces)
-    ct2_text = [target_spm.decode(p) for p in ct2_pieces]
-    rpt_tokens = sum(len(target_spm.encode(t, out_type=str)) for t in rpt_text)
-    ct2_tokens = sum(len(p) for p in ct2_pieces)
-    identical = sum(a == b for a, b in zip(rpt_text, ct2_text))
-
-    rows = {"rpt": (rpt_text, rpt_seconds, rpt_tokens, rpt_memory),
-            "ctranslate2": (ct2_text, ct2_seconds, ct2_tokens, ct2_memory)}
-    report = {"machine": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
-              "settings": {k: getattr(args, k) for k in ("device", "compute_type", "threads",
-                                                        "beam_size", "batch_size", "max_length",
-                                                        "long_input")},
-              "sentences": len(lines), "identical_translations": identical, "engines": {}}
-    if references is not None:
-        import sacrebleu
-    print(f"{len(lines)} sentences, beam {args.beam_size}, batch {args.batch_size}, "
-          f"{args.threads} threads, device {args.device} {args.compute_type}")
-    print(f"{'engine':<12} {'seconds':>8} {'sent/s':>8} {'tok/s':>8} {'ms/sent':>8} {'BLEU':>6} "
-          f"{'peak MiB':>9}")
-    for name, (text, seconds, tokens, memory) in rows.items():
-        bleu = sacrebleu.corpus_bleu(text, [references]).score if references is not None else None
-        report["engines"][name] = {"seconds": seconds, "sentences_per_second": len(lines) / seconds,
-                                   "target_tokens_per_second": tokens / seconds,
-                                   "ms_per_sentence": 1000 * seconds / len(lines), "bleu": bleu,
-                                   "peak_device_memory_mib": memory}
-        bleu_text = f"{bleu:6.2f}" if bleu is not None else "     -"
-        memory_text = f"{memory:9d}" if memory is not None else "        -"
-        print(f"{name:<12} {seconds:8.2f} {len(lines) / seconds:8.1f} {tokens / seconds:8.1f} "
-              f"{1000 * seconds / len(lines):8.2f} {bleu_text} {memory_text}")
-    speedup = report["engines"]["ctranslate2"]["seconds"] / report["engines"]["rpt"]["seconds"]
-    print(f"rpt / CTranslate2 speed: {speedup:.2f}x; identical translations: "
-          f"{identical}/{len(lines)}")
+        work = Path(temp)
+        ct2_dirs = {t: rpt_to_ctranslate2.convert(args.model, str(work / f"ct2_{t}"),
+                                                  CT2_TYPES[t][0]) for t in args.compute_types}
+        cpu, libs = cpu_description(), libraries(args, args.compute_types, ct2_dirs, work)
+        intro = header(cpu, libs, args, len(lines))
+        print("\n".join(intro), flush=True)
+        results = []
+        for compute_type in args.compute_types:
+            for batch in args.batch_sizes:
+                for threads in args.threads:
+                    results.append(one_setting(args, ct2_dirs[compute_type],
+                                               (compute_type, batch, threads), lines,
+                                               references, target_spm, work))
+                    print(main_table(results[-1:])[-1], flush=True)
+    print("\nAll sentences:\n")
+    print("\n".join(main_table(results)))
+    if any("normal" in r for r in results):
+        print(f"\nWithout the sentences that reached max length (re-encoded output >= "
+              f"{MAX_LENGTH_SHARE:.0%} of {args.max_length} pieces) in either engine:\n")
+        print("\n".join(normal_table(results)))
+    else:
+        print("\nNo output reached max length: the table above is the only one.")
+    busy = [r["load_before"] for r in results if r["load_before"] > cpu["cpus"] - 0.5]
+    if busy:
+        print(f"\nWarning: load average up to {max(busy):.1f} on {cpu['cpus']} CPUs before "
+              f"{len(busy)} of {len(results)} settings: other jobs competed (CTranslate2's "
+              f"spinning OpenMP threads suffer most); measure again on an idle machine.")
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
+        Path(args.json).write_text(json.dumps(
+            {"header": intro, "cpu": cpu, "libraries": libs,
+             "settings": {k: getattr(args, k) for k in ("model", "device", "beam_size",
+                                                       "max_length", "repeat", "limit",
+                                                       "long_input")},
+             "results": results}, indent=1, ensure_ascii=False))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -15,55 +15,23 @@ import glob
 import io
 import json
 import os
-import struct
 import sys
 import tempfile
 import types
 import unittest
-import zlib
-
-try:
-    import numpy as np
-    import torch
-    MISSING = None
-except ImportError as e:  # pragma: no cover - depends on the machine
-    MISSING = f"torch and numpy are needed to test the converter ({e})"
-    print(f"test_convert_onmt: SKIPPED: {MISSING}", file=sys.stderr)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
-NUMPY_DTYPES = {"float32": "<f4", "float16": "<f2", "int32": "<i4", "int8": "i1"}
-
-
-def read_model_bin(path):
-    """{name: numpy array} from an rpt model.bin, checking every rule of the format."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] != b"RPTW":
-        raise ValueError("bad magic")
-    version, header_len, header_crc, zero = struct.unpack_from("<IQII", data, 4)
-    header = data[24:24 + header_len]
-    if version != 1 or zero != 0 or zlib.crc32(header) != header_crc:
-        raise ValueError("bad version, reserved field or header CRC")
-    tensors = {}
-    for entry in json.loads(header.decode("utf-8"))["tensors"]:
-        offset, nbytes = entry["offset"], entry["nbytes"]
-        if offset % 64 or offset < 24 + header_len or offset + nbytes > len(data):
-            raise ValueError(f"{entry['name']}: misplaced data")
-        blob = data[offset:offset + nbytes]
-        if zlib.crc32(blob) != entry["crc32"]:
-            raise ValueError(f"{entry['name']}: bad CRC")
-        if entry["dtype"] == "bfloat16":
-            words = np.frombuffer(blob, "<u2").astype(np.uint32) << 16
-            array = words.view(np.float32)
-        else:
-            array = np.frombuffer(blob, NUMPY_DTYPES[entry["dtype"]])
-        if array.size != int(np.prod(entry["shape"])):
-            raise ValueError(f"{entry['name']}: nbytes does not match the shape")
-        tensors[entry["name"]] = array.reshape(entry["shape"])
-    return tensors
+try:
+    import numpy as np
+    import torch
+    from rpt_model import read_model_bin
+    MISSING = None
+except ImportError as e:  # pragma: no cover - depends on the machine
+    MISSING = f"torch and numpy are needed to test the converter ({e})"
+    print(f"test_convert_onmt: SKIPPED: {MISSING}", file=sys.stderr)
 
 
 def to_numpy(tensor):

@@ -13,32 +13,29 @@ import glob
 import json
 import math
 import os
-import struct
 import sys
 import unittest
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
 try:
     import numpy as np
+    from rpt_model import read_model_bin
     MISSING = None
 except ImportError as e:  # pragma: no cover - depends on the machine
     MISSING = f"numpy is needed for the reference model ({e})"
     print(f"test_fixture_reference: SKIPPED: {MISSING}", file=sys.stderr)
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 TOLERANCE = 2e-5  # observed differences to OpenNMT-py: below 6e-6
 MAX_OFFSET = 512  # longest key - query distance the reference handles
 
 
 def read_weights(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (header_len,) = struct.unpack_from("<Q", data, 8)
-    tensors = {}
-    for entry in json.loads(data[24:24 + header_len])["tensors"]:
-        assert entry["dtype"] == "float32", entry["dtype"]
-        blob = data[entry["offset"]:entry["offset"] + entry["nbytes"]]
-        tensors[entry["name"]] = np.frombuffer(blob, "<f4").reshape(entry["shape"])
+    tensors = read_model_bin(path)
+    for name, tensor in tensors.items():
+        assert tensor.dtype == np.float32, (name, tensor.dtype)
     return tensors
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every system dependency of rpt from Debian packages, and the Python test tools PyPI
-# alone has (pinned, in tools/test-requirements.txt) into the repository's .venv. Idempotent and
+# alone has: kubernetes-validate (pinned in tools/test-requirements.txt) into the repository's
+# .venv, CTranslate2 and sacrebleu beside Debian's python3 (below). Idempotent and
 # non-interactive: what is already present is skipped, so a second run does nothing.
 # RPT_SETUP_TEST_TOOLS=0 skips the Python test tools (the Dockerfile's build stage).
 set -euo pipefail
@@ -19,6 +20,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
+  python3-pip python3-sentencepiece  # the CTranslate2 comparison (below) and its test
+  python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
   prometheus curl
   python3-venv            # the .venv for PyPI-only test tools (below)
   iproute2 util-linux     # deploy_run_test: a private network namespace with the manifest's ports
@@ -30,11 +33,11 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} Debian packages already installed"
 else
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq
@@ -54,4 +57,20 @@ else
   echo "setup: installing" $wanted "into $venv"
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check -r "$requirements"
+fi
+
+# CTranslate2 and sacrebleu are not in Debian; bench/compare_ctranslate2.py and
+# tests/test_rpt_to_ctranslate2.py (ctest's python_tools, /usr/bin/python3) need them. Debian 12's
+# python3 is "externally managed": pip installs beside it, into /usr/local/lib/python3.*/
+# dist-packages (--break-system-packages), with --no-deps so that it never replaces a Debian
+# package (PyPI's numpy 2 would break python3-torch); their dependencies are the Debian packages
+# above (numpy, yaml; regex, tabulate, portalocker, lxml, colorama). Not a venv: the tests run
+# Debian's python3 with its torch and numpy, and this keeps them on one interpreter.
+pins=(ctranslate2==4.8.5 sacrebleu==2.6.0)
+if /usr/bin/python3 -c "import ctranslate2, sacrebleu, sys
+sys.exit(ctranslate2.__version__ != '4.8.5' or sacrebleu.__version__ != '2.6.0')" 2>/dev/null; then
+  echo "setup: ${pins[*]} already installed"
+else
+  echo "setup: pip installing ${pins[*]}"
+  "${sudo_cmd[@]}" /usr/bin/python3 -m pip install -q --break-system-packages --no-deps "${pins[@]}"
 fi
