@@ -51,21 +51,23 @@ TEST_F(LoadgenTest, OpenLoopLatencyGrowsWithTheQueuePastCapacity) {
   const double service = loadgen({"--concurrency", "1", "--repeat", "40", "--texts-per-call",
                                   "32"})[0]["latency_p50"];
   const double capacity = 1.0 / service;  // calls per second
-  // A loose objective: a shared machine may slow any call a few times over.
-  const double low = capacity / 4, high = capacity * 4, slo = 10 * service;
+  // A loose objective: a shared machine may slow any call a few times over. The heavy rate is 16x
+  // the measured capacity: under ctest -j 2 the measurement itself may run 4x slow (seen), and
+  // the rate must still be past the server's real capacity.
+  const double low = capacity / 4, high = capacity * 16, slo = 10 * service;
   const auto runs = loadgen({"--rates", std::to_string(low) + "," + std::to_string(high),
-                             "--arrivals", "constant", "--duration", "1.5", "--slo-ms",
+                             "--arrivals", "constant", "--duration", "1", "--slo-ms",
                              std::to_string(slo * 1e3), "--texts-per-call", "32"});
   ASSERT_EQ(runs.size(), 2u);
   const auto& light = runs[0];
   const auto& heavy = runs[1];
   for (const auto& run : runs) {  // evenly spaced arrivals: rate x duration calls, whatever happens
-    EXPECT_NEAR(run["calls"].get<double>(), run["offered_rate"].get<double>() * 1.5, 1.0) << run;
+    EXPECT_NEAR(run["calls"].get<double>(), run["offered_rate"].get<double>() * 1.0, 1.0) << run;
     EXPECT_EQ(run["codes"]["OK"], run["calls"]) << run;
   }
   EXPECT_LT(light["latency_p50"].get<double>(), slo) << light << " service " << service;
   EXPECT_GT(light["goodput"].get<double>(), 0.8 * low) << light;
-  // Four times the capacity: each call waits behind the ones before it.
+  // Past the capacity: each call waits behind the ones before it.
   EXPECT_GT(heavy["latency_p90"].get<double>(), 10 * service) << heavy << " service " << service;
   EXPECT_LT(heavy["goodput"].get<double>(), 0.5 * high) << heavy;
 }
