@@ -5,7 +5,7 @@
 #include <mutex>
 #include <optional>
 
-#include "server/request_validation.h"
+#include "server/translation_entry.h"
 
 namespace rpt::server {
 namespace {
@@ -18,22 +18,6 @@ Clock::time_point steady_deadline(const grpc::CallbackServerContext& context) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(left);
 }
 
-void fill_translation(const TranslationResult& result, const PreparedRequest& request,
-                      v1::Translation* out) {
-  out->set_source_tokens(static_cast<std::uint32_t>(result.source_tokens));
-  if (!result.hypotheses.empty()) {
-    out->set_target_tokens(static_cast<std::uint32_t>(result.hypotheses[0].ids.size()));
-  }
-  for (const TranslationHypothesis& h : result.hypotheses) {
-    v1::Hypothesis* hypothesis = out->add_hypotheses();
-    hypothesis->set_text(h.text);
-    if (request.return_scores) hypothesis->set_score(h.score);
-    if (request.return_tokens) {
-      for (const std::string& token : h.tokens) hypothesis->add_tokens(token);
-    }
-  }
-}
-
 // The part of a Translate/TranslateStream call that does not depend on how results are sent:
 // validation, routing, submission, cancellation. `Reactor` is the gRPC reactor base.
 template <typename Reactor>
@@ -41,20 +25,23 @@ class TranslationCall : public Reactor, public JobObserver {
  public:
   TranslationCall(ServiceContext& service, const char* method,
                   grpc::CallbackServerContext* context)
-      : service_(service), context_(context), record_(service, method, *context) {}
+      : service_(service),
+        context_(context),
+        record_(service, method, kProtocolGrpc, grpc_request_id(*context)) {}
 
-  // Validates and queues `request`; on refusal finishes the call at once.
+  // Validates and queues `request` (translation_entry.h, shared with HTTP); on refusal finishes
+  // the call at once.
   void start(const v1::TranslateRequest& request) {
-    RequestStatus status = submit(request);
+    RequestStatus status = prepare_translation(service_, request, steady_deadline(*context_),
+                                               this, record_, &translation_);
+    if (status.ok()) {
+      prepare_results(translation_.texts());
+      status = submit_translation(translation_);
+    }
     if (!status.ok()) on_finish(status);
   }
 
-  void OnCancel() override {
-    if (job_ != nullptr) {
-      job_->cancelled.store(true);
-      served_->scheduler->wake();
-    }
-  }
+  void OnCancel() override { translation_.cancel(); }
   void OnDone() override { delete this; }
 
  protected:
@@ -67,36 +54,10 @@ class TranslationCall : public Reactor, public JobObserver {
   ServiceContext& service_;
   grpc::CallbackServerContext* context_;
   CallRecord record_;
-  PreparedRequest prepared_;
-  ServedModel* served_ = nullptr;
-  std::shared_ptr<TranslationJob> job_;
+  // Filled before submission: OnCancel may run as soon as the job is queued.
+  PendingTranslation translation_;
 
  private:
-  RequestStatus submit(const v1::TranslateRequest& request) {
-    if (service_.draining.load()) {
-      return {StatusCode::kUnavailable, "the server is shutting down; retry on another replica"};
-    }
-    const v1::ModelSelector& selector = request.model();
-    RequestStatus routed = service_.registry.find(
-        {selector.model(), selector.source_language(), selector.target_language()}, &served_);
-    if (!routed.ok()) return routed;
-    record_.set_model(served_->name);
-    RequestStatus valid = prepare_request(request, *served_, service_.options.limits,
-                                          service_.options.default_decoding, &prepared_);
-    if (!valid.ok()) return valid;
-
-    auto job = std::make_shared<TranslationJob>();
-    job->id = record_.number();
-    job->source_ids = prepared_.source_ids;
-    job->options = prepared_.options;
-    job->deadline = steady_deadline(*context_);
-    job->observer = this;
-    record_.add_sentences(static_cast<int>(job->source_ids.size()), job->source_tokens());
-    prepare_results(static_cast<int>(job->source_ids.size()));
-    job_ = job;  // before submit: OnCancel may run as soon as the job is queued
-    return served_->scheduler->submit(job);
-  }
-
   virtual void prepare_results(int texts) = 0;
 };
 
@@ -107,14 +68,11 @@ class UnaryCall final : public TranslationCall<grpc::ServerUnaryReactor> {
       : TranslationCall(service, "Translate", context), response_(response) {}
 
   void on_sentence(int index, TranslationResult result) override {
-    if (!result.hypotheses.empty()) {
-      record_.add_target_tokens(static_cast<long>(result.hypotheses[0].ids.size()));
-    }
-    fill_translation(result, prepared_, response_->mutable_translations(index));
+    collect_sentence(result, translation_, record_, response_->mutable_translations(index));
   }
   void on_finish(const RequestStatus& status) override {
     if (status.ok()) {
-      response_->set_model(served_->name);
+      response_->set_model(translation_.model->name);
     } else {
       response_->Clear();
     }
@@ -137,17 +95,14 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
       : TranslationCall(service, "TranslateStream", context) {}
 
   void on_sentence(int index, TranslationResult result) override {
-    if (!result.hypotheses.empty()) {
-      record_.add_target_tokens(static_cast<long>(result.hypotheses[0].ids.size()));
-    }
     v1::TranslateStreamResponse* to_write = nullptr;
     {
       std::lock_guard lock(mutex_);
       if (broken_) return;  // nobody reads any more
       v1::TranslateStreamResponse& message = pending_.emplace_back();
       message.set_index(static_cast<std::uint32_t>(index));
-      message.set_model(served_->name);
-      fill_translation(result, prepared_, message.mutable_translation());
+      message.set_model(translation_.model->name);
+      collect_sentence(result, translation_, record_, message.mutable_translation());
       if (!writing_) {
         writing_ = true;
         to_write = &pending_.front();
@@ -187,10 +142,7 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
         if (final_status_.has_value()) finish = delivered(*final_status_);
       }
     }
-    if (!ok && job_ != nullptr) {
-      job_->cancelled.store(true);
-      served_->scheduler->wake();
-    }
+    if (!ok) translation_.cancel();
     if (to_write != nullptr) {
       StartWrite(to_write);
     } else if (finish.has_value()) {
@@ -237,28 +189,8 @@ grpc::ServerWriteReactor<v1::TranslateStreamResponse>* TranslatorService::Transl
 grpc::ServerUnaryReactor* TranslatorService::ListModels(grpc::CallbackServerContext* context,
                                                         const v1::ListModelsRequest*,
                                                         v1::ListModelsResponse* response) {
-  CallRecord record(context_, "ListModels", *context);
-  RequestStatus status;
-  if (context_.draining.load()) {
-    status = {StatusCode::kUnavailable, "the server is shutting down; retry on another replica"};
-  } else {
-    for (const auto& served : context_.registry.models()) {
-      const ModelDescription& d = served->description;
-      v1::ModelInfo* info = response->add_models();
-      info->set_name(d.name);
-      info->set_source_language(d.source_language);
-      info->set_target_language(d.target_language);
-      info->set_device(d.device);
-      info->set_dtype(d.dtype);
-      info->set_position_type(d.position_type);
-      const PositionConfig& position = served->model->config().position;
-      if (position.type == PositionType::kRelative) {
-        info->set_max_relative_position(
-            static_cast<std::uint32_t>(position.encoder_max_relative_position));
-      }
-      info->set_max_input_length(static_cast<std::uint32_t>(served->max_input_length));
-    }
-  }
+  CallRecord record(context_, "ListModels", kProtocolGrpc, grpc_request_id(*context));
+  const RequestStatus status = list_models(context_, response);
   record.complete(status);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(to_grpc(status));

@@ -13,6 +13,7 @@ packages=(
   libspdlog-dev libfmt-dev
   libopenblas-dev libblis-serial-dev
   libcli11-dev nlohmann-json3-dev
+  libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
   prometheus curl

@@ -264,14 +264,15 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
 
 TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
   const std::string before = http_get(server_->metrics_port(), "/metrics");
-  const std::string ok = R"(rpt_requests_total{code="OK",method="Translate",model="en-de"})";
+  const std::string ok =
+      R"(rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="grpc"})";
   const double ok_before = metric_value(before, ok).value_or(0);
   v1::TranslateResponse response;
   ASSERT_TRUE(translate(request({"Save the file."}), &response).ok());
   const std::string after = http_get(server_->metrics_port(), "/metrics");
   EXPECT_EQ(metric_value(after, ok).value_or(0), ok_before + 1);
   for (const char* name :
-       {"rpt_request_duration_seconds_count{method=\"Translate\",model=\"en-de\"}",
+       {R"(rpt_request_duration_seconds_count{method="Translate",model="en-de",protocol="grpc"})",
         "rpt_queue_duration_seconds_count{model=\"en-de\"}",
         "rpt_encode_duration_seconds_count{model=\"en-de\"}",
         "rpt_decode_step_duration_seconds_count{model=\"en-de\"}",

@@ -174,7 +174,9 @@ TEST(ServerLoadTest, FullQueueRefusesAtOnceWhileAdmittedWorkCompletes) {
 
   EXPECT_TRUE(running.get().ok());
   EXPECT_TRUE(queued.get().ok());
-  EXPECT_EQ(metric(server, R"(rpt_requests_total{code="RESOURCE_EXHAUSTED",method="Translate",model="en-de"})"), 1);
+  EXPECT_EQ(metric(server, R"(rpt_requests_total{code="RESOURCE_EXHAUSTED",method="Translate",)"
+                           R"(model="en-de",protocol="grpc"})"),
+            1);
 }
 
 TEST(ServerLoadTest, MemoryLimitRetriesInSmallerGroupsAndLosesNothing) {
@@ -271,7 +273,8 @@ TEST(ServerLoadTest, CancelledCallFreesItsRows) {
   EXPECT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v == 0; }, 5))
       << "rows of the cancelled call still decoding";
   EXPECT_TRUE(wait_for_metric(
-      server, R"(rpt_requests_total{code="CANCELLED",method="Translate",model="en-de"})",
+      server,
+      R"(rpt_requests_total{code="CANCELLED",method="Translate",model="en-de",protocol="grpc"})",
       [](double v) { return v == 1; }, 5));
 
   // A cancelled stream frees its rows too.
@@ -284,6 +287,20 @@ TEST(ServerLoadTest, CancelledCallFreesItsRows) {
   }
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
   EXPECT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v == 0; }, 5));
+}
+
+// `calls` Translate calls of long_request(2, length), each on its own thread.
+std::vector<std::future<grpc::Status>> start_long_calls(v1::Translator::Stub& stub, int calls,
+                                                         int length) {
+  std::vector<std::future<grpc::Status>> started;
+  for (int i = 0; i < calls; ++i) {
+    started.push_back(std::async(std::launch::async, [&stub, length] {
+      v1::TranslateResponse response;
+      auto context = context_with_deadline(120);
+      return stub.Translate(context.get(), long_request(2, length), &response);
+    }));
+  }
+  return started;
 }
 
 TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
@@ -302,14 +319,7 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
   EXPECT_EQ(http_request(server.metrics_port(), "/healthz").status, 200);
   EXPECT_EQ(http_request(server.metrics_port(), "/nothing").status, 404);
 
-  std::vector<std::future<grpc::Status>> in_flight;
-  for (int i = 0; i < 2; ++i) {
-    in_flight.push_back(std::async(std::launch::async, [&] {
-      v1::TranslateResponse response;
-      auto context = context_with_deadline(120);
-      return stub->Translate(context.get(), long_request(2, 700), &response);
-    }));
-  }
+  std::vector<std::future<grpc::Status>> in_flight = start_long_calls(*stub, 2, 700);
   ASSERT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v >= 16; }));
   server.signal(SIGTERM);
 
