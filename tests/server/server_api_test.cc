@@ -225,6 +225,15 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
   expect_refused(request({}), StatusCode::INVALID_ARGUMENT, "texts is empty");
   expect_refused(request({"ok", ""}), StatusCode::INVALID_ARGUMENT, "texts[1] is empty");
   expect_refused(request({" \t\n "}), StatusCode::INVALID_ARGUMENT, "only whitespace");
+  // Blank in Unicode's sense: newline, tab, CR, NBSP, en quad .. ZWSP, ideographic space, BOM,
+  // NEL, word joiner, C0/C1 controls and mixes; each named by its index.
+  const std::vector<std::string> blanks = {
+      "\n", "\t\r\n", "\xc2\xa0", "\xe2\x80\x80\xe2\x80\x8b", "\xe3\x80\x80", "\xef\xbb\xbf",
+      "\xc2\x85\xe2\x81\xa0", std::string("\x01\x7f\0", 3), " \xc2\xa0\t\xe3\x80\x80\n"};
+  for (const std::string& blank : blanks) {
+    expect_refused(request({"ok", "fine", blank}), StatusCode::INVALID_ARGUMENT,
+                   "texts[2] is empty or blank");
+  }
   expect_refused(request({"ok", "caf\xc3", "x"}), StatusCode::INVALID_ARGUMENT,
                  "texts[1] is not valid UTF-8");
   expect_refused(request({"\xed\xa0\x80"}), StatusCode::INVALID_ARGUMENT, "not valid UTF-8");

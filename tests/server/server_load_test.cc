@@ -359,5 +359,27 @@ TEST(ServerLoadTest, GracePeriodBoundsTheDrain) {
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - signalled).count(), 10.0);
 }
 
+// Further SIGTERM/SIGINT during the drain are logged and ignored: the calls in flight still
+// finish OK within the grace period and the process exits 0, never by the signal's default action.
+TEST(ServerLoadTest, FurtherSignalsDuringTheDrainAreLoggedAndIgnored) {
+  ServerProcess server({"--model", "en-de=" + fixture_model(), "--max-decoding-length", "2000",
+                        "--grace-period", "60"});
+  auto stub = server.stub();
+  std::vector<std::future<grpc::Status>> in_flight = start_long_calls(*stub, 2, 900);
+  ASSERT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v >= 16; }));
+  server.signal(SIGTERM);
+  for (const int again : {SIGTERM, SIGINT, SIGTERM, SIGTERM}) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    server.signal(again);
+  }
+  for (auto& call : in_flight) {
+    const grpc::Status done = call.get();
+    EXPECT_TRUE(done.ok()) << done.error_code() << " " << done.error_message();
+  }
+  EXPECT_EQ(server.wait_exit(30), 0) << server.log();
+  EXPECT_THAT(server.log(), HasSubstr("received SIGINT while draining: ignored"));
+  EXPECT_THAT(server.log(), HasSubstr("received SIGTERM while draining: ignored"));
+}
+
 }  // namespace
 }  // namespace rpt::server_test
