@@ -72,9 +72,14 @@ RequestStatus read_timeout(const json& body, std::optional<double>* timeout) {
 }  // namespace
 
 RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequest* parsed) {
-  // No exceptions: a malformed body (invalid UTF-8 inside strings included) is discarded.
-  const json body = json::parse(body_text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return invalid("the body is not valid JSON (UTF-8)");
+  // JSON text is UTF-8 (RFC 8259): invalid UTF-8 in any string, names included, fails here with
+  // the parser's position; no field can hold it.
+  json body;
+  try {
+    body = json::parse(body_text);
+  } catch (const json::parse_error& error) {
+    return invalid(std::string("the body is not valid JSON: ") + error.what());
+  }
   if (!body.is_object()) {
     return invalid(std::string("the body must be a JSON object, not ") + body.type_name());
   }

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <optional>
 
+#include "server/grpc_wire.h"
 #include "server/translation_entry.h"
 
 namespace rpt::server {
@@ -29,11 +30,15 @@ class TranslationCall : public Reactor, public JobObserver {
         context_(context),
         record_(service, method, kProtocolGrpc, grpc_request_id(*context)) {}
 
-  // Validates and queues `request` (translation_entry.h, shared with HTTP); on refusal finishes
-  // the call at once.
-  void start(const v1::TranslateRequest& request) {
-    RequestStatus status = prepare_translation(service_, request, steady_deadline(*context_),
-                                               this, record_, &translation_);
+  // Decodes, validates and queues the request (translation_entry.h, shared with HTTP); on
+  // refusal finishes the call at once.
+  void start(const grpc::ByteBuffer& raw) {
+    v1::TranslateRequest request;
+    RequestStatus status = decode_translate_request(raw, &request);
+    if (status.ok()) {
+      status = prepare_translation(service_, request, steady_deadline(*context_), this, record_,
+                                   &translation_);
+    }
     if (status.ok()) {
       prepare_results(translation_.texts());
       status = submit_translation(translation_);
@@ -64,45 +69,53 @@ class TranslationCall : public Reactor, public JobObserver {
 class UnaryCall final : public TranslationCall<grpc::ServerUnaryReactor> {
  public:
   UnaryCall(ServiceContext& service, grpc::CallbackServerContext* context,
-            v1::TranslateResponse* response)
-      : TranslationCall(service, "Translate", context), response_(response) {}
+            grpc::ByteBuffer* response)
+      : TranslationCall(service, "Translate", context), raw_response_(response) {}
 
   void on_sentence(int index, TranslationResult result) override {
-    collect_sentence(result, translation_, record_, response_->mutable_translations(index));
+    collect_sentence(result, translation_, record_, response_.mutable_translations(index));
   }
   void on_finish(const RequestStatus& status) override {
-    if (status.ok()) {
-      response_->set_model(translation_.model->name);
-    } else {
-      response_->Clear();
+    RequestStatus outcome = status;
+    if (outcome.ok()) {
+      response_.set_model(translation_.model->name);
+      if (!encode_message(response_, raw_response_)) {
+        outcome = {StatusCode::kInternal, "the response could not be serialized"};
+      }
     }
-    complete(status);
+    complete(outcome);
   }
 
  private:
   void prepare_results(int texts) override {
-    for (int i = 0; i < texts; ++i) response_->add_translations();
+    for (int i = 0; i < texts; ++i) response_.add_translations();
   }
 
-  v1::TranslateResponse* response_;
+  v1::TranslateResponse response_;
+  grpc::ByteBuffer* raw_response_;  // gRPC's, filled at the end
 };
 
 // Writes one message per finished sentence; gRPC allows one write in flight, so later ones wait
 // in `pending_` and the final status waits for the last write.
-class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::TranslateStreamResponse>> {
+class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<grpc::ByteBuffer>> {
  public:
   StreamCall(ServiceContext& service, grpc::CallbackServerContext* context)
       : TranslationCall(service, "TranslateStream", context) {}
 
   void on_sentence(int index, TranslationResult result) override {
-    v1::TranslateStreamResponse* to_write = nullptr;
+    grpc::ByteBuffer* to_write = nullptr;
     {
       std::lock_guard lock(mutex_);
       if (broken_) return;  // nobody reads any more
-      v1::TranslateStreamResponse& message = pending_.emplace_back();
+      v1::TranslateStreamResponse message;
       message.set_index(static_cast<std::uint32_t>(index));
       message.set_model(translation_.model->name);
       collect_sentence(result, translation_, record_, message.mutable_translation());
+      if (!encode_message(message, &pending_.emplace_back())) {
+        pending_.pop_back();
+        serialization_failed_ = true;  // the call ends INTERNAL
+        return;
+      }
       if (!writing_) {
         writing_ = true;
         to_write = &pending_.front();
@@ -125,7 +138,7 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
   }
 
   void OnWriteDone(bool ok) override {
-    v1::TranslateStreamResponse* to_write = nullptr;
+    grpc::ByteBuffer* to_write = nullptr;
     std::optional<RequestStatus> finish;
     {
       std::lock_guard lock(mutex_);
@@ -159,28 +172,32 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
     if (broken_ && status.ok()) {
       return {StatusCode::kCancelled, "the stream broke before every result was written"};
     }
+    if (serialization_failed_ && status.ok()) {
+      return {StatusCode::kInternal, "a result could not be serialized"};
+    }
     return status;
   }
 
   std::mutex mutex_;
-  std::deque<v1::TranslateStreamResponse> pending_;  // front: the write in flight
+  std::deque<grpc::ByteBuffer> pending_;  // serialized messages; front: the write in flight
   bool writing_ = false;
   bool broken_ = false;  // a write failed: the client is gone
+  bool serialization_failed_ = false;
   std::optional<RequestStatus> final_status_;
 };
 
 }  // namespace
 
 grpc::ServerUnaryReactor* TranslatorService::Translate(grpc::CallbackServerContext* context,
-                                                       const v1::TranslateRequest* request,
-                                                       v1::TranslateResponse* response) {
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) {
   auto* call = new UnaryCall(context_, context, response);  // deletes itself in OnDone
   call->start(*request);
   return call;
 }
 
-grpc::ServerWriteReactor<v1::TranslateStreamResponse>* TranslatorService::TranslateStream(
-    grpc::CallbackServerContext* context, const v1::TranslateRequest* request) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* TranslatorService::TranslateStream(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
   auto* call = new StreamCall(context_, context);  // deletes itself in OnDone
   call->start(*request);
   return call;

@@ -83,6 +83,13 @@ class HttpApiTest(unittest.TestCase):
         self.assert_error(translate({"model": "en-de", "texts": ["a"] * 9}), 400,
                           "INVALID_ARGUMENT", "over the limit of 8")
 
+    def test_blank_texts_are_400_naming_their_index(self):
+        for blank in ["", "\n", "\t\r\n", "\u00a0", "\u2000\u200b", "\u3000", "\ufeff",
+                      " \u00a0\t\u3000\n", "\x01\x7f"]:
+            with self.subTest(blank=blank):
+                self.assert_error(self.server.translate({"texts": ["ok", blank]}), 400,
+                                  "INVALID_ARGUMENT", "texts[1] is empty or blank")
+
     def test_wrong_types_and_unknown_fields_are_400(self):
         translate = self.server.translate
         cases = [
@@ -107,7 +114,9 @@ class HttpApiTest(unittest.TestCase):
             with self.subTest(raw=raw):
                 status, _, data = self.server.request("POST", "/v1/translate", raw)
                 self.assertEqual(status, 400, data)
-                self.assertEqual(json.loads(data)["error"]["code"], "INVALID_ARGUMENT")
+                error = json.loads(data)["error"]
+                self.assertEqual(error["code"], "INVALID_ARGUMENT")
+                self.assertIn("the body is not valid JSON", error["message"])
 
     def test_unknown_model_is_404(self):
         self.assert_error(self.server.translate({"model": "xx-yy", "texts": ["Cancel"]}), 404,

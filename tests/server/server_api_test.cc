@@ -234,6 +234,14 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
     expect_refused(request({"ok", "fine", blank}), StatusCode::INVALID_ARGUMENT,
                    "texts[2] is empty or blank");
   }
+  // Invalid UTF-8 in a string field of the selector: named, not a parser failure inside gRPC.
+  expect_refused(request({"ok"}, "en-\xff"), StatusCode::INVALID_ARGUMENT,
+                 "model.model is not valid UTF-8");
+  auto by_languages = request({"ok"}, "");
+  by_languages.mutable_model()->set_source_language("en");
+  by_languages.mutable_model()->set_target_language("d\xc3");
+  expect_refused(by_languages, StatusCode::INVALID_ARGUMENT,
+                 "model.target_language is not valid UTF-8");
   expect_refused(request({"ok", "caf\xc3", "x"}), StatusCode::INVALID_ARGUMENT,
                  "texts[1] is not valid UTF-8");
   expect_refused(request({"\xed\xa0\x80"}), StatusCode::INVALID_ARGUMENT, "not valid UTF-8");
