@@ -59,7 +59,12 @@ class HttpTranslateCall final : public JobObserver {
  public:
   static void start(ServiceContext& service, const HttpRequest& request, HttpResponder respond) {
     auto* call = new HttpTranslateCall(service, request, std::move(respond));
-    RequestStatus status = call->submit(request);
+    RequestStatus status;
+    try {
+      status = call->submit(request);
+    } catch (...) {  // never out of here: the call must answer and leave the in-flight count
+      status = status_from_exception(std::current_exception());
+    }
     // Once submitted, the scheduler owns the call's end (it may already be gone).
     if (!status.ok()) {
       call->finish(status, request.body_too_large ? 413 : 0);

@@ -77,7 +77,7 @@ RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequ
   json body;
   try {
     body = json::parse(body_text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e999
     return invalid(std::string("the body is not valid JSON: ") + error.what());
   }
   if (!body.is_object()) {
