@@ -151,8 +151,11 @@ struct HttpServer::Dispatch {
     };
     try {
       server.handler_(std::move(state->request), responder);
-    } catch (const std::exception& error) {
+    } catch (const std::exception& error) {  // nothing may unwind into libmicrohttpd's C code
       spdlog::error("HTTP handler failed: {}", error.what());
+      responder({.status = 500, .body = "internal error\n"});
+    } catch (...) {
+      spdlog::error("HTTP handler failed");
       responder({.status = 500, .body = "internal error\n"});
     }
     lock.lock();

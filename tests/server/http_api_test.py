@@ -6,11 +6,14 @@ metrics' protocol label, and a drain with HTTP calls in flight.
 """
 import json
 import math
+import os
 import signal
+import subprocess
+import sys
 import threading
 import unittest
 
-from rpt_server import FIXTURE_MODEL, GrpcTranslator, ServerProcess
+from rpt_server import FIXTURE_MODEL, REPO, GrpcTranslator, ServerProcess
 
 TEXTS = ["Save the file.", "Open a new window.", "The file could not be opened."]
 
@@ -89,6 +92,19 @@ class HttpApiTest(unittest.TestCase):
             with self.subTest(blank=blank):
                 self.assert_error(self.server.translate({"texts": ["ok", blank]}), 400,
                                   "INVALID_ARGUMENT", "texts[1] is empty or blank")
+
+    def test_the_python_client_keeps_blank_lines_in_place(self):
+        """client/python does not send blank lines (Unicode's blanks included), like rpt-client."""
+        def run(stdin):
+            return subprocess.run(
+                [sys.executable, os.path.join(REPO, "client", "python", "translate_client.py"),
+                 "--server", f"127.0.0.1:{self.server.grpc_port}", "--model", "en-de"],
+                input=stdin.encode(), capture_output=True, check=True).stdout.decode()
+
+        first, last = run("Save the file.\n"), run("Cancel\n")
+        self.assertTrue(first.strip() and last.strip())
+        self.assertEqual(run("Save the file.\n\n \u00a0\t\u3000\nCancel\n"),
+                         first + "\n\n" + last)
 
     def test_wrong_types_and_unknown_fields_are_400(self):
         translate = self.server.translate
