@@ -24,10 +24,12 @@ HttpResponse json_response(int status, std::string body) {
 
 // The error body with the status mapped in server/status.cc; `http_status` overrides it (413).
 HttpResponse error_response(const RequestStatus& status, int http_status = 0) {
-  HttpResponse answer =
-      json_response(http_status != 0 ? http_status : to_http_status(status.code), json_error(status));
+  HttpResponse answer = json_response(
+      http_status != 0 ? http_status : to_http_status(status.code), json_error(status));
   // Overload passes: a client that honours Retry-After backs off without its own policy.
-  if (status.code == StatusCode::kResourceExhausted) answer.headers.emplace_back("Retry-After", "1");
+  if (status.code == StatusCode::kResourceExhausted) {
+    answer.headers.emplace_back("Retry-After", "1");
+  }
   return answer;
 }
 

@@ -26,7 +26,8 @@ Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       requests_(BuildCounter()
                     .Name("rpt_requests_total")
-                    .Help("Finished calls by model, method, protocol (grpc, http) and gRPC status code")
+                    .Help("Finished calls by model, method, protocol (grpc, http) and gRPC "
+                          "status code")
                     .Register(*registry_)),
       request_seconds_(BuildHistogram()
                            .Name("rpt_request_duration_seconds")
