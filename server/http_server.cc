@@ -118,9 +118,12 @@ struct HttpServer::Dispatch {
           std::strtoull(length->second.c_str(), nullptr, 10) > server.options_.max_body_bytes) {
         state->request.body_too_large = true;
       }
-      *con_cls = new std::shared_ptr<RequestState>(std::move(state));
+      *con_cls = new std::shared_ptr<RequestState>(state);
       server.in_progress_.fetch_add(1);
-      return MHD_YES;
+      // A declared body over the limit is answered at once (413), unread: libmicrohttpd then
+      // closes the connection instead of taking gigabytes it would only discard.
+      if (!state->request.body_too_large) return MHD_YES;
+      return dispatch(server, connection, std::move(state));
     }
     std::shared_ptr<RequestState> state = *static_cast<std::shared_ptr<RequestState>*>(*con_cls);
     if (*upload_data_size != 0) {
@@ -135,6 +138,13 @@ struct HttpServer::Dispatch {
       *upload_data_size = 0;  // consumed (or dropped)
       return MHD_YES;
     }
+    return dispatch(server, connection, std::move(state));
+  }
+
+  // The body is complete (or refused): hands the request to the handler once, and queues the
+  // answer when there is one (else suspends until the responder resumes the connection).
+  static MHD_Result dispatch(HttpServer& server, MHD_Connection* connection,
+                             std::shared_ptr<RequestState> state) {
     std::unique_lock lock(state->mutex);
     if (state->response.has_value()) return queue(connection, *state->response);
     if (state->dispatched) return MHD_YES;  // a spurious call while the answer is pending

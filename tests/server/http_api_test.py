@@ -8,6 +8,7 @@ import json
 import math
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -144,6 +145,11 @@ class HttpApiTest(unittest.TestCase):
         big = {"model": "en-de", "texts": ["Save the file. " * 400]}  # ~6 KB > 4096
         self.assert_error(self.server.translate(big), 413, "INVALID_ARGUMENT",
                           "over the limit of 4096 bytes")
+        # A huge declared body is refused at once, unread (no client waits to send 10 GB).
+        with socket.create_connection(("127.0.0.1", self.server.http_port), timeout=5) as s:
+            s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Content-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n")
+            self.assertTrue(s.recv(4096).startswith(b"HTTP/1.1 413 "))
         # Also without a Content-Length (chunked): the body is cut off as it arrives.
         status, _, data = self.server.request(
             "POST", "/v1/translate", body=iter([json.dumps(big).encode()]))
