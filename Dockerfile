@@ -17,7 +17,7 @@ RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=OF
 FROM ${DEBIAN_IMAGE}
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       libgrpc++1.51 libprotobuf32 libsentencepiece0 libopenblas0-pthread libblis4-serial libspdlog1.10 \
-      libprometheus-cpp-pull1.0 libprometheus-cpp-core1.0 zlib1g \
+      libprometheus-cpp-core1.0 libmicrohttpd12 zlib1g \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /opt/rpt /opt/rpt
 COPY models /opt/rpt/models

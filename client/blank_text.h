@@ -1,12 +1,13 @@
-// Texts the server refuses as blank (empty or whitespace only): the clients do not send them.
+// Texts the server refuses as blank (empty, or only whitespace and control characters): the
+// clients do not send them. The definition is the server's (engine/text_hygiene.h).
 #pragma once
 
 #include <string>
 
+#include "engine/text_hygiene.h"
+
 namespace rpt::client {
 
-inline bool is_blank(const std::string& text) {
-  return text.find_first_not_of(" \t\r\n\f\v") == std::string::npos;
-}
+inline bool is_blank(const std::string& text) { return rpt::is_blank_text(text); }
 
 }  // namespace rpt::client

@@ -1,4 +1,4 @@
-// Bookkeeping shared by every gRPC call: the in-flight count the drain waits for, and on
+// Bookkeeping shared by every call, gRPC or HTTP: the in-flight count the drain waits for, and on
 // completion the request metric and the one log line per call (id, model, sentences, tokens,
 // latency, code).
 #pragma once
@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <grpcpp/server_context.h>
 
@@ -27,10 +28,19 @@ struct ServiceContext {
   std::atomic<std::uint64_t> next_call_id{1};
 };
 
+// The `protocol` label of the rpt_ request metrics.
+inline constexpr const char* kProtocolGrpc = "grpc";
+inline constexpr const char* kProtocolHttp = "http";
+
+// The client's x-request-id metadata, or empty.
+std::string grpc_request_id(const grpc::ServerContextBase& context);
+
 class CallRecord {
  public:
-  // Counts the call in flight. The id is the client's x-request-id metadata when sent.
-  CallRecord(ServiceContext& service, const char* method, const grpc::ServerContextBase& context);
+  // Counts the call in flight. The id is `request_id` (the client's x-request-id) when it is
+  // 1-128 printable ASCII characters (it goes into the log line), else a number of our own.
+  CallRecord(ServiceContext& service, const char* method, const char* protocol,
+             std::string_view request_id);
   CallRecord(const CallRecord&) = delete;
   CallRecord& operator=(const CallRecord&) = delete;
 
@@ -49,6 +59,7 @@ class CallRecord {
  private:
   ServiceContext& service_;
   const char* method_;
+  const char* protocol_;
   std::uint64_t number_;
   std::string id_;
   std::string model_;  // empty until routed (ListModels, unroutable or bad requests)

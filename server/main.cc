@@ -2,9 +2,9 @@
 //
 //   rpt-server --model en-de=models/en-de --model en-fr=models/en-fr --listen 0.0.0.0:50051
 //
-// Exits 0 after a clean drain on SIGTERM/SIGINT; 1 when a model, an address or the TLS
-// certificate and key fail at start; 2 on bad flags (a missing --tls-key file included).
-#include <csignal>
+// Exits 0 after a drain on SIGTERM/SIGINT (further such signals during the drain are logged and
+// ignored: server/stop_signals.h); 1 when a model, an address or the TLS certificate and key
+// fail at start; 2 on bad flags (a missing --tls-key file included).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,6 +16,7 @@
 #include "server/logging.h"
 #include "server/server.h"
 #include "server/server_options.h"
+#include "server/stop_signals.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rpt-server: translation over gRPC with relative-position Transformer models"};
@@ -38,20 +39,12 @@ int main(int argc, char** argv) {
   rpt::server::configure_logging(options.log_level, options.log_json);
   for (const std::string& warning : warnings) spdlog::warn("{}", warning);
 
-  // Block the stop signals in every thread (threads inherit the mask) and take them with
-  // sigwait below, so the drain runs as ordinary code rather than in a signal handler.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
   try {
+    rpt::server::StopSignals stop_signals;  // before the models load: a signal then still drains
     rpt::server::Server server(options);
     server.serve([&stop_signals] {
-      int received = 0;
-      sigwait(&stop_signals, &received);
-      spdlog::info("received {}", received == SIGTERM ? "SIGTERM" : "SIGINT");
+      spdlog::info("received {}", rpt::server::signal_name(stop_signals.wait()));
+      stop_signals.watch_during_drain();
     });
   } catch (const rpt::Error& error) {
     spdlog::critical("{}", error.message());

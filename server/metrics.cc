@@ -26,7 +26,8 @@ Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),
       requests_(BuildCounter()
                     .Name("rpt_requests_total")
-                    .Help("Finished calls by model, method and gRPC status code")
+                    .Help("Finished calls by model, method, protocol (grpc, http) and gRPC "
+                          "status code")
                     .Register(*registry_)),
       request_seconds_(BuildHistogram()
                            .Name("rpt_request_duration_seconds")
@@ -86,14 +87,9 @@ Metrics::Metrics()
                       .Help("Loaded models (value 1) with their languages, device and dtype")
                       .Register(*registry_)) {}
 
-void Metrics::expose(const std::string& address, std::function<bool()> ready) {
-  http_ = std::make_unique<MetricsHttpServer>(
-      address,
-      [registry = registry_] { return prometheus::TextSerializer().Serialize(registry->Collect()); },
-      std::move(ready));
+std::string Metrics::render() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
-
-int Metrics::port() const { return http_ ? http_->port() : 0; }
 
 ModelMetrics Metrics::add_model(const ModelDescription& model) {
   model_info_
@@ -124,13 +120,17 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
   return m;
 }
 
-void Metrics::record_request(const std::string& model, const std::string& method,
-                             std::string_view code, double seconds) {
-  requests_.Add({{"model", model.empty() ? "_none" : model}, {"method", method},
-                 {"code", std::string(code)}})
+void Metrics::record_request(const CallLabels& call, std::string_view code, double seconds) {
+  requests_
+      .Add({{"model", call.model.empty() ? "_none" : call.model},
+            {"method", call.method},
+            {"protocol", call.protocol},
+            {"code", std::string(code)}})
       .Increment();
-  if (model.empty()) return;
-  request_seconds_.Add({{"model", model}, {"method", method}}, latency_buckets())
+  if (call.model.empty()) return;
+  request_seconds_
+      .Add({{"model", call.model}, {"method", call.method}, {"protocol", call.protocol}},
+           latency_buckets())
       .Observe(seconds);
 }
 

@@ -1,11 +1,10 @@
-// Prometheus metrics of the server (DESIGN.md §5), kept with prometheus-cpp and served on their
-// own port (server/metrics_http.h). Names have the rpt_ prefix; times are in seconds.
+// Prometheus metrics of the server (DESIGN.md §5), kept with prometheus-cpp and served on the
+// HTTP port (server/http_api.h). Names have the rpt_ prefix; times are in seconds.
 //
 // Thread safety: every method may be called from any thread (prometheus-cpp metrics are atomic;
 // label lookups are guarded by the families).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -15,7 +14,6 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
-#include "server/metrics_http.h"
 
 namespace rpt::server {
 
@@ -48,29 +46,31 @@ struct ModelDescription {
   double weights_bytes = 0;
 };
 
+// Which calls a request metric counts.
+struct CallLabels {
+  std::string model;
+  std::string method;    // "Translate", "TranslateStream", "ListModels"
+  std::string protocol;  // "grpc" or "http"
+};
+
 class Metrics {
  public:
   Metrics();
 
-  // Starts serving /metrics on `address` ("HOST:PORT", port 0: any free one).
-  // `ready` answers /readyz (null: always ready).
-  void expose(const std::string& address, std::function<bool()> ready = nullptr);
-  // The bound port once exposed, else 0.
-  int port() const;
+  // The text exposition format of every metric (GET /metrics).
+  std::string render() const;
 
   // Registers a model: rpt_model_info and device memory, and returns its scheduler metrics.
   ModelMetrics add_model(const ModelDescription& model);
 
-  // One finished call: rpt_requests_total{model, method, code} and the end-to-end histogram.
-  // A call of no model (empty: ListModels, a refusal before routing) is counted under
+  // One finished call: rpt_requests_total{model, method, protocol, code} and the end-to-end
+  // histogram. A call of no model (empty: ListModels, a refusal before routing) is counted under
   // model="_none" and kept out of the histogram, whose series are per model: a series no call
   // ever feeds would put NaN into the latency recording rules (deploy/prometheus/rules.yml).
-  void record_request(const std::string& model, const std::string& method,
-                      std::string_view code, double seconds);
+  void record_request(const CallLabels& call, std::string_view code, double seconds);
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
-  std::unique_ptr<MetricsHttpServer> http_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& request_seconds_;
   prometheus::Family<prometheus::Histogram>& queue_seconds_;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/errors.h"
+#include "engine/text_hygiene.h"
 
 namespace rpt::server {
 namespace {
@@ -22,42 +23,6 @@ LengthPenaltyType to_engine(v1::LengthPenaltyType type, LengthPenaltyType fallba
 }
 
 }  // namespace
-
-bool is_valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    int extra = 0;
-    char32_t code = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      extra = 1;
-      code = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-      code = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3;
-      code = c & 0x07;
-    } else {
-      return false;  // a continuation byte or 0xF8..0xFF where a sequence must start
-    }
-    if (i + static_cast<std::size_t>(extra) >= text.size()) return false;  // truncated
-    for (int k = 1; k <= extra; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
-      if ((next & 0xC0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3F);
-    }
-    static constexpr char32_t kSmallest[] = {0, 0x80, 0x800, 0x10000};
-    if (code < kSmallest[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
-      return false;
-    }
-    i += static_cast<std::size_t>(extra) + 1;
-  }
-  return true;
-}
 
 RequestStatus resolve_options(const v1::DecodingOptions& request, const DecodingOptions& defaults,
                               const RequestLimits& limits, const Model& model,
@@ -140,6 +105,10 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
     const std::string& text = request.texts(i);
     const std::string where = "texts[" + std::to_string(i) + "]";
     if (!is_valid_utf8(text)) return invalid(where + " is not valid UTF-8");
+    // Before the tokenizer, which would turn some of these into pieces and invent a sentence.
+    if (is_blank_text(text)) {
+      return invalid(where + " is empty or blank (only whitespace and control characters)");
+    }
     // Raw bytes bound the tokenizer's work before the token limit is known.
     const std::size_t byte_limit = static_cast<std::size_t>(model.max_input_length) * 64;
     if (text.size() > byte_limit) {

@@ -20,9 +20,6 @@ struct PreparedRequest {
   bool return_tokens = false;
 };
 
-// True when `text` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
-bool is_valid_utf8(std::string_view text);
-
 // The decoding options of `request` with the server's defaults for unset fields, checked
 // against `limits` and the model.
 RequestStatus resolve_options(const v1::DecodingOptions& request, const DecodingOptions& defaults,

@@ -40,8 +40,14 @@ Server::Server(const ServerOptions& options)
     : options_(options),
       registry_((kernels::set_cpu_threads(options.threads), options), metrics_),
       context_{.registry = registry_, .metrics = metrics_, .options = options_},
-      service_(context_) {
-  metrics_.expose(options.metrics_listen, [this] { return serving_.load(); });
+      service_(context_),
+      http_api_(context_, [this] { return serving_.load(); }) {
+  http_ = std::make_unique<HttpServer>(
+      HttpServerOptions{.address = options.metrics_listen,
+                        .max_body_bytes = static_cast<std::size_t>(options.http_max_body_bytes)},
+      [this](HttpRequest request, HttpResponder respond) {
+        http_api_.handle(std::move(request), std::move(respond));
+      });
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -71,9 +77,9 @@ Server::Server(const ServerOptions& options)
   health->SetServingStatus(true);
   health->SetServingStatus(kTranslatorService, true);
   serving_.store(true);
-  spdlog::info("serving {} model(s) on port {} ({}), metrics on port {}",
+  spdlog::info("serving {} model(s) on port {} ({}), HTTP (probes, metrics, JSON API) on port {}",
                registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
-               metrics_.port());
+               http_->port());
   write_ready_file();
 }
 
@@ -90,7 +96,7 @@ void Server::write_ready_file() const {
   const std::string temporary = options_.ready_file + ".tmp";
   {
     std::ofstream out(temporary);
-    out << "{\"grpc_port\": " << grpc_port_ << ", \"metrics_port\": " << metrics_.port()
+    out << "{\"grpc_port\": " << grpc_port_ << ", \"metrics_port\": " << http_->port()
         << ", \"pid\": " << getpid() << "}\n";
   }
   std::rename(temporary.c_str(), options_.ready_file.c_str());
@@ -120,6 +126,7 @@ void Server::drain_and_stop() {
   server_->Shutdown(system_clock::now() + seconds(1));
   server_->Wait();
   server_.reset();
+  http_.reset();  // after every HTTP call has its answer; waits for them to be sent
   spdlog::info("stopped");
 }
 

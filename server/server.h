@@ -1,7 +1,7 @@
 // rpt-server assembled: models and their schedulers, the gRPC server (Translator, Health,
-// reflection), the metrics exposer, and the drain on SIGTERM/SIGINT (DESIGN.md §5): health turns
-// NOT_SERVING (and HTTP /readyz 503), new calls get UNAVAILABLE, calls in flight get the grace period to finish, then
-// the server stops.
+// reflection), the HTTP port (probes, /metrics, JSON API), and the drain on SIGTERM/SIGINT
+// (DESIGN.md §5): health turns NOT_SERVING (and HTTP /readyz 503), new calls of either protocol
+// get UNAVAILABLE, calls in flight get the grace period to finish, then the server stops.
 #pragma once
 
 #include <atomic>
@@ -10,6 +10,8 @@
 #include <grpcpp/server.h>
 
 #include "server/call_record.h"
+#include "server/http_api.h"
+#include "server/http_server.h"
 #include "server/metrics.h"
 #include "server/model_registry.h"
 #include "server/server_options.h"
@@ -32,15 +34,14 @@ class Server {
   }
 
   int grpc_port() const { return grpc_port_; }
-  int metrics_port() const { return metrics_.port(); }
+  int metrics_port() const { return http_->port(); }
 
  private:
   void drain_and_stop();
   void write_ready_file() const;
 
   const ServerOptions& options_;
-  // True from when gRPC serves until the drain; /readyz on the metrics port reads it from that
-  // port's thread, so it is declared (and outlives) before metrics_.
+  // True from when gRPC serves until the drain; /readyz reads it from the HTTP threads.
   std::atomic<bool> serving_{false};
   Metrics metrics_;
   ModelRegistry registry_;
@@ -48,6 +49,9 @@ class Server {
   TranslatorService service_;
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
+  HttpApi http_api_;
+  // Last: destroyed first, after every call has its answer (the destructor stops the models).
+  std::unique_ptr<HttpServer> http_;
 };
 
 }  // namespace rpt::server

@@ -39,8 +39,13 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
   app.add_option("--listen", options.listen, "gRPC address HOST:PORT (port 0: any free port)")
       ->capture_default_str();
   app.add_option("--metrics-port", options.metrics_port,
-                 "Prometheus /metrics port on the listen host (0: any free port)")
+                 "HTTP port on the listen host: /metrics, /healthz, /readyz and the JSON API "
+                 "(/v1/translate, /v1/models); 0: any free port")
       ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  app.add_option("--http-max-body-bytes", options.http_max_body_bytes,
+                 "Largest request body the HTTP port takes; larger ones get 413")
+      ->check(CLI::Range(1024L, 1L << 30))
       ->capture_default_str();
   app.add_option("--device", options.device, "Where models compute: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))

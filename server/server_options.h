@@ -45,6 +45,8 @@ struct ServerOptions {
   std::string listen = "0.0.0.0:50051";
   std::string metrics_listen;  // derived from metrics_port and the listen host
   int metrics_port = 9464;     // 0: any free port (see ready_file)
+  // The HTTP port (metrics_port: probes, /metrics, the JSON API): larger request bodies get 413.
+  long http_max_body_bytes = 16L << 20;
   std::string device = "cpu";           // cpu | cuda
   std::string compute_type = "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)
   int device_index = 0;

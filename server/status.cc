@@ -20,6 +20,20 @@ grpc::Status to_grpc(const RequestStatus& status) {
   return {grpc::StatusCode::INTERNAL, "unmapped status: " + status.message};
 }
 
+int to_http_status(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return 200;
+    case StatusCode::kInvalidArgument: return 400;
+    case StatusCode::kNotFound: return 404;
+    case StatusCode::kResourceExhausted: return 429;
+    case StatusCode::kDeadlineExceeded: return 504;
+    case StatusCode::kCancelled: return 499;  // nginx's "client closed request"
+    case StatusCode::kUnavailable: return 503;
+    case StatusCode::kInternal: return 500;
+  }
+  return 500;
+}
+
 std::string_view code_name(StatusCode code) {
   switch (code) {
     case StatusCode::kOk: return "OK";

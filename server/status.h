@@ -1,5 +1,5 @@
 // The outcome of a request, and the ONE place where outcomes, engine errors and gRPC status codes
-// are mapped onto each other (DESIGN.md §5). Handlers build a RequestStatus (never throw) and
+// (and their HTTP statuses) are mapped onto each other (DESIGN.md §5). Handlers build a RequestStatus (never throw) and
 // convert it with to_grpc() when they finish a call.
 #pragma once
 
@@ -32,6 +32,9 @@ struct RequestStatus {
 
 // The gRPC status for `status`.
 grpc::Status to_grpc(const RequestStatus& status);
+// The HTTP status for `status` (the JSON API): 200, 400, 404, 429, 504, 499 (the client went
+// away), 503, 500.
+int to_http_status(StatusCode code);
 // The gRPC code name ("OK", "INVALID_ARGUMENT", ...) for metrics labels and logs.
 std::string_view code_name(StatusCode code);
 // Maps an exception caught at the boundary: rpt::InvalidArgument -> INVALID_ARGUMENT,

@@ -5,7 +5,8 @@
 #include <mutex>
 #include <optional>
 
-#include "server/request_validation.h"
+#include "server/grpc_wire.h"
+#include "server/translation_entry.h"
 
 namespace rpt::server {
 namespace {
@@ -18,22 +19,6 @@ Clock::time_point steady_deadline(const grpc::CallbackServerContext& context) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(left);
 }
 
-void fill_translation(const TranslationResult& result, const PreparedRequest& request,
-                      v1::Translation* out) {
-  out->set_source_tokens(static_cast<std::uint32_t>(result.source_tokens));
-  if (!result.hypotheses.empty()) {
-    out->set_target_tokens(static_cast<std::uint32_t>(result.hypotheses[0].ids.size()));
-  }
-  for (const TranslationHypothesis& h : result.hypotheses) {
-    v1::Hypothesis* hypothesis = out->add_hypotheses();
-    hypothesis->set_text(h.text);
-    if (request.return_scores) hypothesis->set_score(h.score);
-    if (request.return_tokens) {
-      for (const std::string& token : h.tokens) hypothesis->add_tokens(token);
-    }
-  }
-}
-
 // The part of a Translate/TranslateStream call that does not depend on how results are sent:
 // validation, routing, submission, cancellation. `Reactor` is the gRPC reactor base.
 template <typename Reactor>
@@ -41,20 +26,27 @@ class TranslationCall : public Reactor, public JobObserver {
  public:
   TranslationCall(ServiceContext& service, const char* method,
                   grpc::CallbackServerContext* context)
-      : service_(service), context_(context), record_(service, method, *context) {}
+      : service_(service),
+        context_(context),
+        record_(service, method, kProtocolGrpc, grpc_request_id(*context)) {}
 
-  // Validates and queues `request`; on refusal finishes the call at once.
-  void start(const v1::TranslateRequest& request) {
-    RequestStatus status = submit(request);
+  // Decodes, validates and queues the request (translation_entry.h, shared with HTTP); on
+  // refusal finishes the call at once.
+  void start(const grpc::ByteBuffer& raw) {
+    v1::TranslateRequest request;
+    RequestStatus status = decode_translate_request(raw, &request);
+    if (status.ok()) {
+      status = prepare_translation(service_, request, steady_deadline(*context_), this, record_,
+                                   &translation_);
+    }
+    if (status.ok()) {
+      prepare_results(translation_.texts());
+      status = submit_translation(translation_);
+    }
     if (!status.ok()) on_finish(status);
   }
 
-  void OnCancel() override {
-    if (job_ != nullptr) {
-      job_->cancelled.store(true);
-      served_->scheduler->wake();
-    }
-  }
+  void OnCancel() override { translation_.cancel(); }
   void OnDone() override { delete this; }
 
  protected:
@@ -67,88 +59,63 @@ class TranslationCall : public Reactor, public JobObserver {
   ServiceContext& service_;
   grpc::CallbackServerContext* context_;
   CallRecord record_;
-  PreparedRequest prepared_;
-  ServedModel* served_ = nullptr;
-  std::shared_ptr<TranslationJob> job_;
+  // Filled before submission: OnCancel may run as soon as the job is queued.
+  PendingTranslation translation_;
 
  private:
-  RequestStatus submit(const v1::TranslateRequest& request) {
-    // Routed first, so that a call refused while draining is counted under its model.
-    const v1::ModelSelector& selector = request.model();
-    RequestStatus routed = service_.registry.find(
-        {selector.model(), selector.source_language(), selector.target_language()}, &served_);
-    if (routed.ok()) record_.set_model(served_->name);
-    if (service_.draining.load()) {
-      return {StatusCode::kUnavailable, "the server is shutting down; retry on another replica"};
-    }
-    if (!routed.ok()) return routed;
-    RequestStatus valid = prepare_request(request, *served_, service_.options.limits,
-                                          service_.options.default_decoding, &prepared_);
-    if (!valid.ok()) return valid;
-
-    auto job = std::make_shared<TranslationJob>();
-    job->id = record_.number();
-    job->source_ids = prepared_.source_ids;
-    job->options = prepared_.options;
-    job->deadline = steady_deadline(*context_);
-    job->observer = this;
-    record_.add_sentences(static_cast<int>(job->source_ids.size()), job->source_tokens());
-    prepare_results(static_cast<int>(job->source_ids.size()));
-    job_ = job;  // before submit: OnCancel may run as soon as the job is queued
-    return served_->scheduler->submit(job);
-  }
-
   virtual void prepare_results(int texts) = 0;
 };
 
 class UnaryCall final : public TranslationCall<grpc::ServerUnaryReactor> {
  public:
   UnaryCall(ServiceContext& service, grpc::CallbackServerContext* context,
-            v1::TranslateResponse* response)
-      : TranslationCall(service, "Translate", context), response_(response) {}
+            grpc::ByteBuffer* response)
+      : TranslationCall(service, "Translate", context), raw_response_(response) {}
 
   void on_sentence(int index, TranslationResult result) override {
-    if (!result.hypotheses.empty()) {
-      record_.add_target_tokens(static_cast<long>(result.hypotheses[0].ids.size()));
-    }
-    fill_translation(result, prepared_, response_->mutable_translations(index));
+    collect_sentence(result, translation_, record_, response_.mutable_translations(index));
   }
   void on_finish(const RequestStatus& status) override {
-    if (status.ok()) {
-      response_->set_model(served_->name);
-    } else {
-      response_->Clear();
+    RequestStatus outcome = status;
+    if (outcome.ok()) {
+      response_.set_model(translation_.model->name);
+      if (!encode_message(response_, raw_response_)) {
+        outcome = {StatusCode::kInternal, "the response could not be serialized"};
+      }
     }
-    complete(status);
+    complete(outcome);
   }
 
  private:
   void prepare_results(int texts) override {
-    for (int i = 0; i < texts; ++i) response_->add_translations();
+    for (int i = 0; i < texts; ++i) response_.add_translations();
   }
 
-  v1::TranslateResponse* response_;
+  v1::TranslateResponse response_;
+  grpc::ByteBuffer* raw_response_;  // gRPC's, filled at the end
 };
 
 // Writes one message per finished sentence; gRPC allows one write in flight, so later ones wait
 // in `pending_` and the final status waits for the last write.
-class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::TranslateStreamResponse>> {
+class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<grpc::ByteBuffer>> {
  public:
   StreamCall(ServiceContext& service, grpc::CallbackServerContext* context)
       : TranslationCall(service, "TranslateStream", context) {}
 
   void on_sentence(int index, TranslationResult result) override {
-    if (!result.hypotheses.empty()) {
-      record_.add_target_tokens(static_cast<long>(result.hypotheses[0].ids.size()));
-    }
-    v1::TranslateStreamResponse* to_write = nullptr;
+    grpc::ByteBuffer* to_write = nullptr;
     {
       std::lock_guard lock(mutex_);
       if (broken_) return;  // nobody reads any more
-      v1::TranslateStreamResponse& message = pending_.emplace_back();
+      v1::TranslateStreamResponse message;
       message.set_index(static_cast<std::uint32_t>(index));
-      message.set_model(served_->name);
-      fill_translation(result, prepared_, message.mutable_translation());
+      message.set_model(translation_.model->name);
+      collect_sentence(result, translation_, record_, message.mutable_translation());
+      if (!encode_message(message, &pending_.emplace_back())) {
+        pending_.pop_back();
+        serialization_failed_ = true;  // the call ends INTERNAL
+        return;
+      }
       if (!writing_) {
         writing_ = true;
         to_write = &pending_.front();
@@ -171,7 +138,7 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
   }
 
   void OnWriteDone(bool ok) override {
-    v1::TranslateStreamResponse* to_write = nullptr;
+    grpc::ByteBuffer* to_write = nullptr;
     std::optional<RequestStatus> finish;
     {
       std::lock_guard lock(mutex_);
@@ -188,10 +155,7 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
         if (final_status_.has_value()) finish = delivered(*final_status_);
       }
     }
-    if (!ok && job_ != nullptr) {
-      job_->cancelled.store(true);
-      served_->scheduler->wake();
-    }
+    if (!ok) translation_.cancel();
     if (to_write != nullptr) {
       StartWrite(to_write);
     } else if (finish.has_value()) {
@@ -208,28 +172,32 @@ class StreamCall final : public TranslationCall<grpc::ServerWriteReactor<v1::Tra
     if (broken_ && status.ok()) {
       return {StatusCode::kCancelled, "the stream broke before every result was written"};
     }
+    if (serialization_failed_ && status.ok()) {
+      return {StatusCode::kInternal, "a result could not be serialized"};
+    }
     return status;
   }
 
   std::mutex mutex_;
-  std::deque<v1::TranslateStreamResponse> pending_;  // front: the write in flight
+  std::deque<grpc::ByteBuffer> pending_;  // serialized messages; front: the write in flight
   bool writing_ = false;
   bool broken_ = false;  // a write failed: the client is gone
+  bool serialization_failed_ = false;
   std::optional<RequestStatus> final_status_;
 };
 
 }  // namespace
 
 grpc::ServerUnaryReactor* TranslatorService::Translate(grpc::CallbackServerContext* context,
-                                                       const v1::TranslateRequest* request,
-                                                       v1::TranslateResponse* response) {
+                                                       const grpc::ByteBuffer* request,
+                                                       grpc::ByteBuffer* response) {
   auto* call = new UnaryCall(context_, context, response);  // deletes itself in OnDone
   call->start(*request);
   return call;
 }
 
-grpc::ServerWriteReactor<v1::TranslateStreamResponse>* TranslatorService::TranslateStream(
-    grpc::CallbackServerContext* context, const v1::TranslateRequest* request) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* TranslatorService::TranslateStream(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
   auto* call = new StreamCall(context_, context);  // deletes itself in OnDone
   call->start(*request);
   return call;
@@ -238,28 +206,8 @@ grpc::ServerWriteReactor<v1::TranslateStreamResponse>* TranslatorService::Transl
 grpc::ServerUnaryReactor* TranslatorService::ListModels(grpc::CallbackServerContext* context,
                                                         const v1::ListModelsRequest*,
                                                         v1::ListModelsResponse* response) {
-  CallRecord record(context_, "ListModels", *context);
-  RequestStatus status;
-  if (context_.draining.load()) {
-    status = {StatusCode::kUnavailable, "the server is shutting down; retry on another replica"};
-  } else {
-    for (const auto& served : context_.registry.models()) {
-      const ModelDescription& d = served->description;
-      v1::ModelInfo* info = response->add_models();
-      info->set_name(d.name);
-      info->set_source_language(d.source_language);
-      info->set_target_language(d.target_language);
-      info->set_device(d.device);
-      info->set_dtype(d.dtype);
-      info->set_position_type(d.position_type);
-      const PositionConfig& position = served->model->config().position;
-      if (position.type == PositionType::kRelative) {
-        info->set_max_relative_position(
-            static_cast<std::uint32_t>(position.encoder_max_relative_position));
-      }
-      info->set_max_input_length(static_cast<std::uint32_t>(served->max_input_length));
-    }
-  }
+  CallRecord record(context_, "ListModels", kProtocolGrpc, grpc_request_id(*context));
+  const RequestStatus status = list_models(context_, response);
   record.complete(status);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   reactor->Finish(to_grpc(status));

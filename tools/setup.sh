@@ -18,7 +18,9 @@ packages=(
   libopenblas-dev libblis-serial-dev
   libdnnl-dev             # oneDNN: int8 GEMMs on the CPU
   libcli11-dev nlohmann-json3-dev
+  libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev  # libFuzzer and sanitizers for -DRPT_BUILD_FUZZERS=ON (tests/fuzz/)
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
   python3-pip python3-sentencepiece  # the CTranslate2 comparison (below) and its test
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's

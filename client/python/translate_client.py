@@ -49,6 +49,17 @@ def load_messages():
     return importlib.import_module("proto.translate_pb2")
 
 
+# Code points the server counts as blank (engine/text_hygiene.h, the definition rpt-client
+# shares): a text made only of them is refused, so it is not sent and prints as a blank line.
+BLANK = ({chr(c) for c in range(0x21)} | {chr(c) for c in range(0x7F, 0xA1)}
+         | {chr(c) for c in range(0x2000, 0x200E)}
+         | set("\u1680\u180e\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"))
+
+
+def is_blank(text):
+    return all(ch in BLANK for ch in text)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("texts", nargs="*", help="texts to translate (default: stdin lines)")
@@ -86,21 +97,31 @@ def main():
                       f"{m.dtype}\t{m.position_type}")
             return 0
         texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
+        sent = [t for t in texts if not is_blank(t)]
+        if not sent:  # nothing to translate: one blank line per input
+            print("\n" * (len(texts) - 1))
+            return 0
         request = pb.TranslateRequest(
             model=pb.ModelSelector(model=args.model, source_language=args.source,
                                    target_language=args.target),
-            texts=[t.encode("utf-8") for t in texts],
+            texts=[t.encode("utf-8") for t in sent],
             options=pb.DecodingOptions(beam_size=args.beam_size, n_best=args.n_best,
                                        return_scores=True))
         if args.stream:
+            # `index` counts the texts sent; blank ones were not.
             for message in method("TranslateStream", pb.TranslateStreamResponse, True)(
                     request, timeout=args.timeout):
                 best = message.translation.hypotheses[0]
                 print(f"{message.index}\t{best.score:.4f}\t{best.text}")
         else:
             reply = method("Translate", pb.TranslateResponse)(request, timeout=args.timeout)
-            for translation in reply.translations:
-                for hypothesis in translation.hypotheses:
+            translations = iter(reply.translations)
+            lines_per_text = len(reply.translations[0].hypotheses)
+            for text in texts:  # blank inputs keep their place, as blank lines
+                if is_blank(text):
+                    print("\n" * (lines_per_text - 1))
+                    continue
+                for hypothesis in next(translations).hypotheses:
                     print(f"{hypothesis.score:.4f}\t{hypothesis.text}")
     except grpc.RpcError as error:
         print(f"rpt: {error.code().name}: {error.details()}", file=sys.stderr)

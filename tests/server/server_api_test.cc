@@ -226,6 +226,23 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
   expect_refused(request({}), StatusCode::INVALID_ARGUMENT, "texts is empty");
   expect_refused(request({"ok", ""}), StatusCode::INVALID_ARGUMENT, "texts[1] is empty");
   expect_refused(request({" \t\n "}), StatusCode::INVALID_ARGUMENT, "only whitespace");
+  // Blank in Unicode's sense: newline, tab, CR, NBSP, en quad .. ZWSP, ideographic space, BOM,
+  // NEL, word joiner, C0/C1 controls and mixes; each named by its index.
+  const std::vector<std::string> blanks = {
+      "\n", "\t\r\n", "\xc2\xa0", "\xe2\x80\x80\xe2\x80\x8b", "\xe3\x80\x80", "\xef\xbb\xbf",
+      "\xc2\x85\xe2\x81\xa0", std::string("\x01\x7f\0", 3), " \xc2\xa0\t\xe3\x80\x80\n"};
+  for (const std::string& blank : blanks) {
+    expect_refused(request({"ok", "fine", blank}), StatusCode::INVALID_ARGUMENT,
+                   "texts[2] is empty or blank");
+  }
+  // Invalid UTF-8 in a string field of the selector: named, not a parser failure inside gRPC.
+  expect_refused(request({"ok"}, "en-\xff"), StatusCode::INVALID_ARGUMENT,
+                 "model.model is not valid UTF-8");
+  auto by_languages = request({"ok"}, "");
+  by_languages.mutable_model()->set_source_language("en");
+  by_languages.mutable_model()->set_target_language("d\xc3");
+  expect_refused(by_languages, StatusCode::INVALID_ARGUMENT,
+                 "model.target_language is not valid UTF-8");
   expect_refused(request({"ok", "caf\xc3", "x"}), StatusCode::INVALID_ARGUMENT,
                  "texts[1] is not valid UTF-8");
   expect_refused(request({"\xed\xa0\x80"}), StatusCode::INVALID_ARGUMENT, "not valid UTF-8");
@@ -265,14 +282,15 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
 
 TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
   const std::string before = http_get(server_->metrics_port(), "/metrics");
-  const std::string ok = R"(rpt_requests_total{code="OK",method="Translate",model="en-de"})";
+  const std::string ok =
+      R"(rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="grpc"})";
   const double ok_before = metric_value(before, ok).value_or(0);
   v1::TranslateResponse response;
   ASSERT_TRUE(translate(request({"Save the file."}), &response).ok());
   const std::string after = http_get(server_->metrics_port(), "/metrics");
   EXPECT_EQ(metric_value(after, ok).value_or(0), ok_before + 1);
   for (const char* name :
-       {"rpt_request_duration_seconds_count{method=\"Translate\",model=\"en-de\"}",
+       {R"(rpt_request_duration_seconds_count{method="Translate",model="en-de",protocol="grpc"})",
         "rpt_queue_duration_seconds_count{model=\"en-de\"}",
         "rpt_encode_duration_seconds_count{model=\"en-de\"}",
         "rpt_decode_step_duration_seconds_count{model=\"en-de\"}",
@@ -289,7 +307,8 @@ TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
 // ListModels names no model: counted under model="_none", kept out of the per-model latency
 // histogram (whose recording rule would turn an unfed series into NaN).
 TEST_F(ServerApiTest, CallsOfNoModelStayOutOfTheLatencyHistogram) {
-  const std::string listed = R"(rpt_requests_total{code="OK",method="ListModels",model="_none"})";
+  const std::string listed =
+      R"(rpt_requests_total{code="OK",method="ListModels",model="_none",protocol="grpc"})";
   const double before =
       metric_value(http_get(server_->metrics_port(), "/metrics"), listed).value_or(0);
   grpc::ClientContext context;

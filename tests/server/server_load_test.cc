@@ -174,7 +174,9 @@ TEST(ServerLoadTest, FullQueueRefusesAtOnceWhileAdmittedWorkCompletes) {
 
   EXPECT_TRUE(running.get().ok());
   EXPECT_TRUE(queued.get().ok());
-  EXPECT_EQ(metric(server, R"(rpt_requests_total{code="RESOURCE_EXHAUSTED",method="Translate",model="en-de"})"), 1);
+  EXPECT_EQ(metric(server, R"(rpt_requests_total{code="RESOURCE_EXHAUSTED",method="Translate",)"
+                           R"(model="en-de",protocol="grpc"})"),
+            1);
 }
 
 TEST(ServerLoadTest, MemoryLimitRetriesInSmallerGroupsAndLosesNothing) {
@@ -271,7 +273,8 @@ TEST(ServerLoadTest, CancelledCallFreesItsRows) {
   EXPECT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v == 0; }, 5))
       << "rows of the cancelled call still decoding";
   EXPECT_TRUE(wait_for_metric(
-      server, R"(rpt_requests_total{code="CANCELLED",method="Translate",model="en-de"})",
+      server,
+      R"(rpt_requests_total{code="CANCELLED",method="Translate",model="en-de",protocol="grpc"})",
       [](double v) { return v == 1; }, 5));
 
   // A cancelled stream frees its rows too.
@@ -284,6 +287,20 @@ TEST(ServerLoadTest, CancelledCallFreesItsRows) {
   }
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
   EXPECT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v == 0; }, 5));
+}
+
+// `calls` Translate calls of long_request(2, length), each on its own thread.
+std::vector<std::future<grpc::Status>> start_long_calls(v1::Translator::Stub& stub, int calls,
+                                                         int length) {
+  std::vector<std::future<grpc::Status>> started;
+  for (int i = 0; i < calls; ++i) {
+    started.push_back(std::async(std::launch::async, [&stub, length] {
+      v1::TranslateResponse response;
+      auto context = context_with_deadline(120);
+      return stub.Translate(context.get(), long_request(2, length), &response);
+    }));
+  }
+  return started;
 }
 
 TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
@@ -302,14 +319,7 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
   EXPECT_EQ(http_request(server.metrics_port(), "/healthz").status, 200);
   EXPECT_EQ(http_request(server.metrics_port(), "/nothing").status, 404);
 
-  std::vector<std::future<grpc::Status>> in_flight;
-  for (int i = 0; i < 2; ++i) {
-    in_flight.push_back(std::async(std::launch::async, [&] {
-      v1::TranslateResponse response;
-      auto context = context_with_deadline(120);
-      return stub->Translate(context.get(), long_request(2, 700), &response);
-    }));
-  }
+  std::vector<std::future<grpc::Status>> in_flight = start_long_calls(*stub, 2, 700);
   ASSERT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v >= 16; }));
   server.signal(SIGTERM);
 
@@ -326,7 +336,7 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
   // Counted under the model it named, in the per-model latency series too.
   const std::string metrics = http_get(server.metrics_port(), "/metrics");
   const std::string refusals =
-      R"(rpt_requests_total{code="UNAVAILABLE",method="Translate",model="en-de"})";
+      R"(rpt_requests_total{code="UNAVAILABLE",method="Translate",model="en-de",protocol="grpc"})";
   EXPECT_EQ(metric_value(metrics, refusals), 1);
   EXPECT_EQ(metrics.find("model=\"_none\""), std::string::npos);
 
@@ -353,6 +363,28 @@ TEST(ServerLoadTest, GracePeriodBoundsTheDrain) {
   EXPECT_EQ(call.get().error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(server.wait_exit(30), 0) << server.log();
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - signalled).count(), 10.0);
+}
+
+// Further SIGTERM/SIGINT during the drain are logged and ignored: the calls in flight still
+// finish OK within the grace period and the process exits 0, never by the signal's default action.
+TEST(ServerLoadTest, FurtherSignalsDuringTheDrainAreLoggedAndIgnored) {
+  ServerProcess server({"--model", "en-de=" + fixture_model(), "--max-decoding-length", "2000",
+                        "--grace-period", "60"});
+  auto stub = server.stub();
+  std::vector<std::future<grpc::Status>> in_flight = start_long_calls(*stub, 2, 900);
+  ASSERT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v >= 16; }));
+  server.signal(SIGTERM);
+  for (const int again : {SIGTERM, SIGINT, SIGTERM, SIGTERM}) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    server.signal(again);
+  }
+  for (auto& call : in_flight) {
+    const grpc::Status done = call.get();
+    EXPECT_TRUE(done.ok()) << done.error_code() << " " << done.error_message();
+  }
+  EXPECT_EQ(server.wait_exit(30), 0) << server.log();
+  EXPECT_THAT(server.log(), HasSubstr("received SIGINT while draining: ignored"));
+  EXPECT_THAT(server.log(), HasSubstr("received SIGTERM while draining: ignored"));
 }
 
 }  // namespace

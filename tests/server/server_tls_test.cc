@@ -178,7 +178,8 @@ TEST_F(ServerTlsTest, TrustingClientTranslatesAsOverPlaintext) {
 
   // /metrics is plain HTTP by design, also under TLS (server/metrics_http.h), and counts the
   // calls that came over TLS.
-  const std::string ok = R"(rpt_requests_total{code="OK",method="Translate",model="en-de"})";
+  const std::string ok =
+      R"(rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="grpc"})";
   EXPECT_EQ(metric_value(http_get(tls.metrics_port(), "/metrics"), ok).value_or(-1), 2.0);
   // So are the probes a Kubernetes kubelet can use where its gRPC probe cannot speak TLS.
   EXPECT_EQ(http_request(tls.metrics_port(), "/readyz").status, 200);

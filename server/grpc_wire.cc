@@ -1,0 +1,42 @@
+#include "server/grpc_wire.h"
+
+#include <grpcpp/impl/codegen/proto_utils.h>
+
+#include "engine/text_hygiene.h"
+#include "proto/translate_wire.pb.h"
+
+namespace rpt::server {
+
+RequestStatus decode_translate_request(const grpc::ByteBuffer& raw, v1::TranslateRequest* request) {
+  grpc::ByteBuffer readable(raw);  // shares the slices; deserializing consumes the buffer
+  v1::wire::TranslateRequestBytes wire;
+  if (!grpc::SerializationTraits<v1::wire::TranslateRequestBytes>::Deserialize(&readable, &wire)
+           .ok()) {
+    return {StatusCode::kInvalidArgument, "the request is not a valid rpt.v1.TranslateRequest"};
+  }
+  v1::wire::ModelSelectorBytes& selector = *wire.mutable_model();
+  const std::pair<const char*, std::string*> fields[] = {
+      {"model.model", selector.mutable_model()},
+      {"model.source_language", selector.mutable_source_language()},
+      {"model.target_language", selector.mutable_target_language()}};
+  for (const auto& [name, value] : fields) {
+    if (!is_valid_utf8(*value)) {
+      return {StatusCode::kInvalidArgument, std::string(name) + " is not valid UTF-8"};
+    }
+  }
+  v1::ModelSelector& model = *request->mutable_model();
+  model.set_model(std::move(*selector.mutable_model()));
+  model.set_source_language(std::move(*selector.mutable_source_language()));
+  model.set_target_language(std::move(*selector.mutable_target_language()));
+  request->mutable_texts()->Swap(wire.mutable_texts());
+  request->mutable_options()->Swap(wire.mutable_options());
+  return RequestStatus::Ok();
+}
+
+bool encode_message(const google::protobuf::Message& message, grpc::ByteBuffer* raw) {
+  bool own_buffer = false;
+  return grpc::SerializationTraits<google::protobuf::Message>::Serialize(message, raw, &own_buffer)
+      .ok();
+}
+
+}  // namespace rpt::server

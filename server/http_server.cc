@@ -1,0 +1,218 @@
+#include "server/http_server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+namespace rpt::server {
+namespace {
+
+// How long destruction waits for requests in progress to take their answers.
+constexpr std::chrono::seconds kDrainTimeout{2};
+
+// Binds and listens on "HOST:PORT"; returns the socket and sets *port.
+int bind_listener(const std::string& address, int* port) {
+  const auto colon = address.rfind(':');
+  if (colon == std::string::npos) throw std::runtime_error("HTTP address wants HOST:PORT");
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const std::string service = address.substr(colon + 1);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found) != 0 ||
+      found == nullptr) {
+    throw std::runtime_error("cannot resolve HTTP address " + address);
+  }
+  const int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, 0);
+  const int yes = 1;
+  if (fd >= 0) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  const bool bound = fd >= 0 && ::bind(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+                     ::listen(fd, 512) == 0;
+  freeaddrinfo(found);
+  if (!bound) {
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot listen for HTTP on " + address + ": " + reason);
+  }
+  sockaddr_storage local{};
+  socklen_t length = sizeof(local);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length);
+  *port = ntohs(local.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&local)->sin6_port
+                                            : reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+  return fd;
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// One request from its headers to its completion. Shared by the connection (through con_cls)
+// and the responder, which may outlive the call that handed it out.
+struct RequestState {
+  std::mutex mutex;
+  MHD_Connection* connection = nullptr;
+  HttpRequest request;
+  std::optional<HttpResponse> response;  // set by the responder
+  bool dispatched = false;               // the handler has the request
+  bool suspended = false;                // waiting for the responder
+};
+
+MHD_Result queue(MHD_Connection* connection, const HttpResponse& answer) {
+  MHD_Response* response = MHD_create_response_from_buffer(
+      answer.body.size(), const_cast<char*>(answer.body.data()), MHD_RESPMEM_MUST_COPY);
+  if (response == nullptr) return MHD_NO;
+  MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, answer.content_type.c_str());
+  for (const auto& [name, value] : answer.headers) {
+    MHD_add_response_header(response, name.c_str(), value.c_str());
+  }
+  const MHD_Result queued =
+      MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
+  MHD_destroy_response(response);
+  return queued;
+}
+
+MHD_Result collect_header(void* headers, MHD_ValueKind, const char* key, const char* value) {
+  if (key != nullptr) {
+    (*static_cast<std::map<std::string, std::string>*>(headers))[lower(key)] =
+        value != nullptr ? value : "";
+  }
+  return MHD_YES;
+}
+
+}  // namespace
+
+struct HttpServer::Dispatch {
+  // libmicrohttpd's access handler: called once with the headers, then once per piece of body,
+  // then with no data (the body is complete), and again after each resume.
+  static MHD_Result access(void* cls, MHD_Connection* connection, const char* url,
+                           const char* method, const char*, const char* upload_data,
+                           std::size_t* upload_data_size, void** con_cls) {
+    auto& server = *static_cast<HttpServer*>(cls);
+    if (*con_cls == nullptr) {
+      auto state = std::make_shared<RequestState>();
+      state->connection = connection;
+      state->request.method = method;
+      state->request.path = url;
+      MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header,
+                                &state->request.headers);
+      const auto length = state->request.headers.find("content-length");
+      if (length != state->request.headers.end() &&
+          std::strtoull(length->second.c_str(), nullptr, 10) > server.options_.max_body_bytes) {
+        state->request.body_too_large = true;
+      }
+      *con_cls = new std::shared_ptr<RequestState>(state);
+      server.in_progress_.fetch_add(1);
+      // A declared body over the limit is answered at once (413), unread: libmicrohttpd then
+      // closes the connection instead of taking gigabytes it would only discard.
+      if (!state->request.body_too_large) return MHD_YES;
+      return dispatch(server, connection, std::move(state));
+    }
+    std::shared_ptr<RequestState> state = *static_cast<std::shared_ptr<RequestState>*>(*con_cls);
+    if (*upload_data_size != 0) {
+      HttpRequest& request = state->request;
+      if (!request.body_too_large &&
+          request.body.size() + *upload_data_size > server.options_.max_body_bytes) {
+        request.body_too_large = true;
+        request.body.clear();
+        request.body.shrink_to_fit();
+      }
+      if (!request.body_too_large) request.body.append(upload_data, *upload_data_size);
+      *upload_data_size = 0;  // consumed (or dropped)
+      return MHD_YES;
+    }
+    return dispatch(server, connection, std::move(state));
+  }
+
+  // The body is complete (or refused): hands the request to the handler once, and queues the
+  // answer when there is one (else suspends until the responder resumes the connection).
+  static MHD_Result dispatch(HttpServer& server, MHD_Connection* connection,
+                             std::shared_ptr<RequestState> state) {
+    std::unique_lock lock(state->mutex);
+    if (state->response.has_value()) return queue(connection, *state->response);
+    if (state->dispatched) return MHD_YES;  // a spurious call while the answer is pending
+    state->dispatched = true;
+    lock.unlock();
+    HttpResponder responder = [state](HttpResponse answer) {
+      std::unique_lock answered(state->mutex);
+      state->response = std::move(answer);
+      const bool resume = state->suspended;
+      state->suspended = false;
+      answered.unlock();
+      // Resumed outside our lock: libmicrohttpd takes its own locks in there.
+      if (resume) MHD_resume_connection(state->connection);
+    };
+    try {
+      server.handler_(std::move(state->request), responder);
+    } catch (const std::exception& error) {  // nothing may unwind into libmicrohttpd's C code
+      spdlog::error("HTTP handler failed: {}", error.what());
+      responder({.status = 500, .body = "internal error\n"});
+    } catch (...) {
+      spdlog::error("HTTP handler failed");
+      responder({.status = 500, .body = "internal error\n"});
+    }
+    lock.lock();
+    if (state->response.has_value()) return queue(connection, *state->response);
+    // Answered later from another thread: free this pool thread meanwhile. Suspended under the
+    // lock, so the responder resumes only a suspended connection.
+    state->suspended = true;
+    MHD_suspend_connection(connection);
+    return MHD_YES;
+  }
+
+  static void completed(void* cls, MHD_Connection*, void** con_cls, MHD_RequestTerminationCode) {
+    if (*con_cls == nullptr) return;
+    delete static_cast<std::shared_ptr<RequestState>*>(*con_cls);
+    *con_cls = nullptr;
+    static_cast<HttpServer*>(cls)->in_progress_.fetch_sub(1);
+  }
+};
+
+HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
+    : options_(options), handler_(std::move(handler)) {
+  const int listener = bind_listener(options.address, &port_);
+  const unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
+                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  daemon_ = MHD_start_daemon(
+      flags, 0, nullptr, nullptr, &Dispatch::access, this,
+      MHD_OPTION_LISTEN_SOCKET, listener,
+      MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(options.threads),
+      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(options.max_connections),
+      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(options.idle_timeout.count()),
+      MHD_OPTION_NOTIFY_COMPLETED, &Dispatch::completed, this,
+      MHD_OPTION_END);
+  if (daemon_ == nullptr) {
+    ::close(listener);
+    throw std::runtime_error("cannot start the HTTP server on " + options.address);
+  }
+}
+
+HttpServer::~HttpServer() {
+  // Stop accepting, then give the requests in progress their answers before closing.
+  const MHD_socket listener = MHD_quiesce_daemon(daemon_);
+  if (listener != MHD_INVALID_SOCKET) ::close(listener);
+  const auto give_up = std::chrono::steady_clock::now() + kDrainTimeout;
+  while (in_progress_.load() > 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  MHD_stop_daemon(daemon_);
+}
+
+}  // namespace rpt::server

@@ -1,0 +1,122 @@
+#include "server/json_request.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <google/protobuf/util/json_util.h>
+#include <nlohmann/json.hpp>
+
+namespace rpt::server {
+namespace {
+
+using nlohmann::json;
+
+RequestStatus invalid(std::string message) {
+  return {StatusCode::kInvalidArgument, std::move(message)};
+}
+
+// Reads the optional string `name` of `body` into `*out`; null counts as absent.
+RequestStatus read_string(const json& body, const char* name, std::string* out) {
+  const auto found = body.find(name);
+  if (found == body.end() || found->is_null()) return RequestStatus::Ok();
+  if (!found->is_string()) {
+    return invalid(std::string(name) + " must be a string, not " + found->type_name());
+  }
+  *out = found->get<std::string>();
+  return RequestStatus::Ok();
+}
+
+RequestStatus read_texts(const json& body, v1::TranslateRequest* request) {
+  const auto found = body.find("texts");
+  if (found == body.end() || found->is_null()) return RequestStatus::Ok();  // "texts is empty"
+  if (!found->is_array()) {
+    return invalid(std::string("texts must be an array of strings, not ") + found->type_name());
+  }
+  for (std::size_t i = 0; i < found->size(); ++i) {
+    const json& text = (*found)[i];
+    if (!text.is_string()) {
+      return invalid("texts[" + std::to_string(i) + "] must be a string, not " + text.type_name());
+    }
+    request->add_texts(text.get<std::string>());
+  }
+  return RequestStatus::Ok();
+}
+
+// `options` through protobuf's own JSON parser: the proto3 mapping of DecodingOptions, unknown
+// fields refused.
+RequestStatus read_options(const json& body, v1::DecodingOptions* options) {
+  const auto found = body.find("options");
+  if (found == body.end() || found->is_null()) return RequestStatus::Ok();
+  if (!found->is_object()) {
+    return invalid(std::string("options must be an object, not ") + found->type_name());
+  }
+  const auto parsed = google::protobuf::util::JsonStringToMessage(found->dump(), options);
+  if (!parsed.ok()) return invalid("options: " + std::string(parsed.message()));
+  return RequestStatus::Ok();
+}
+
+RequestStatus read_timeout(const json& body, std::optional<double>* timeout) {
+  const auto found = body.find("timeout");
+  if (found == body.end() || found->is_null()) return RequestStatus::Ok();
+  if (!found->is_number()) {
+    return invalid(std::string("timeout must be a number of seconds, not ") + found->type_name());
+  }
+  const double seconds = found->get<double>();
+  if (!std::isfinite(seconds) || seconds <= 0) {
+    return invalid("timeout must be a positive number of seconds");
+  }
+  *timeout = seconds;
+  return RequestStatus::Ok();
+}
+
+}  // namespace
+
+RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequest* parsed) {
+  // JSON text is UTF-8 (RFC 8259): invalid UTF-8 in any string, names included, fails here with
+  // the parser's position; no field can hold it.
+  json body;
+  try {
+    body = json::parse(body_text);
+  } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e999
+    return invalid(std::string("the body is not valid JSON: ") + error.what());
+  }
+  if (!body.is_object()) {
+    return invalid(std::string("the body must be a JSON object, not ") + body.type_name());
+  }
+  static constexpr const char* kFields[] = {"model", "source_language", "target_language",
+                                            "texts", "options", "timeout"};
+  for (const auto& [name, value] : body.items()) {
+    if (std::find(std::begin(kFields), std::end(kFields), name) == std::end(kFields)) {
+      return invalid("unknown field \"" + name + "\"; the fields are model, source_language, "
+                     "target_language, texts, options and timeout");
+    }
+  }
+  v1::TranslateRequest& request = parsed->request;
+  v1::ModelSelector* selector = request.mutable_model();
+  for (RequestStatus status :
+       {read_string(body, "model", selector->mutable_model()),
+        read_string(body, "source_language", selector->mutable_source_language()),
+        read_string(body, "target_language", selector->mutable_target_language()),
+        read_texts(body, &request), read_options(body, request.mutable_options()),
+        read_timeout(body, &parsed->timeout_seconds)}) {
+    if (!status.ok()) return status;
+  }
+  return RequestStatus::Ok();
+}
+
+std::string json_error(const RequestStatus& status) {
+  const json error = {{"error", {{"code", code_name(status.code)}, {"message", status.message}}}};
+  return error.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::optional<std::string> to_json(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = true;
+  std::string out;
+  const auto printed = google::protobuf::util::MessageToJsonString(message, &out, options);
+  if (!printed.ok()) return std::nullopt;
+  return out + "\n";
+}
+
+}  // namespace rpt::server

@@ -1,0 +1,37 @@
+// The JSON body of POST /v1/translate decoded into the gRPC request it mirrors
+// (proto/translate.proto), so both protocols share one validation path afterwards:
+//
+//   {"model": "en-de", "source_language": "en", "target_language": "de",
+//    "texts": ["Save the file."], "options": {"beam_size": 4, "return_scores": true},
+//    "timeout": 2.5}
+//
+// `options` follows the proto3 JSON mapping of DecodingOptions (snake_case or lowerCamelCase
+// names, enum names or numbers); `timeout` is the call's deadline in seconds. Unknown fields and
+// wrong types are refused, naming the field.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "proto/translate.pb.h"
+#include "server/status.h"
+
+namespace rpt::server {
+
+struct JsonTranslateRequest {
+  v1::TranslateRequest request;
+  std::optional<double> timeout_seconds;  // > 0 when set
+};
+
+// INVALID_ARGUMENT with the reason (invalid JSON, a field of the wrong type, an unknown field).
+RequestStatus parse_translate_json(std::string_view body, JsonTranslateRequest* parsed);
+
+// {"error": {"code": "NOT_FOUND", "message": "..."}}
+std::string json_error(const RequestStatus& status);
+
+// The proto3 JSON mapping of `message` with the .proto's field names (source_tokens, ...);
+// every field printed, unset ones with their default. nullopt when protobuf cannot print it.
+std::optional<std::string> to_json(const google::protobuf::Message& message);
+
+}  // namespace rpt::server

@@ -1,0 +1,45 @@
+// The one path from a TranslateRequest to a queued TranslationJob, shared by every protocol
+// (gRPC in server/translator_service.cc, HTTP/JSON in server/http_api.cc): the drain check,
+// routing, validation, the job and its submission, and how finished sentences fill the response.
+// Also ListModels' answer. A front end only decodes its request and encodes the outcome.
+#pragma once
+
+#include <memory>
+
+#include "proto/translate.pb.h"
+#include "server/call_record.h"
+#include "server/request_validation.h"
+#include "server/translation_job.h"
+
+namespace rpt::server {
+
+// A translation on its way: filled by prepare_translation, submitted by submit_translation.
+struct PendingTranslation {
+  ServedModel* model = nullptr;
+  PreparedRequest prepared;
+  std::shared_ptr<TranslationJob> job;
+
+  int texts() const { return static_cast<int>(prepared.source_ids.size()); }
+  // Marks the job cancelled and wakes its scheduler (any thread; no-op before prepare).
+  void cancel() const;
+};
+
+// Routes (so the record learns the model even of a call refused while draining), refuses while
+// draining, validates `request`, and builds its job (not yet queued)
+// with `deadline` and `observer`. The record learns the model and the sentences.
+RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRequest& request,
+                                  Clock::time_point deadline, JobObserver* observer,
+                                  CallRecord& record, PendingTranslation* pending);
+
+// Queues a prepared job; RESOURCE_EXHAUSTED/INVALID_ARGUMENT from the admission queue. From
+// here on the observer may be called (from the scheduler's thread) before this returns.
+RequestStatus submit_translation(const PendingTranslation& pending);
+
+// Fills `out` with one finished sentence and counts its target tokens on `record`.
+void collect_sentence(const TranslationResult& result, const PendingTranslation& pending,
+                      CallRecord& record, v1::Translation* out);
+
+// ListModels: the loaded models, or UNAVAILABLE while draining.
+RequestStatus list_models(ServiceContext& service, v1::ListModelsResponse* response);
+
+}  // namespace rpt::server

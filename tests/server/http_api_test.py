@@ -1,0 +1,262 @@
+"""The JSON API of rpt-server (POST /v1/translate, GET /v1/models) through Python's http.client
+against the real binary on loopback: answers equal to gRPC's, every status and error body, the
+metrics' protocol label, and a drain with HTTP calls in flight.
+
+    RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/http_api_test.py
+"""
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import unittest
+
+from rpt_server import FIXTURE_MODEL, REPO, GrpcTranslator, ServerProcess
+
+TEXTS = ["Save the file.", "Open a new window.", "The file could not be opened."]
+
+
+def long_work(texts, length):
+    """A body that decodes exactly `length` tokens per text: still running while a test acts."""
+    return {"model": "en-de", "texts": ["Save the file."] * texts,
+            "options": {"beam_size": 4, "max_length": length, "min_length": length}}
+
+
+class HttpApiTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(["--model", f"en-de={FIXTURE_MODEL}", "--max-input-length",
+                                    "32", "--max-texts-per-request", "8",
+                                    "--max-decoding-length", "2000",
+                                    "--http-max-body-bytes", "4096"])
+        cls.grpc = GrpcTranslator(cls.server.grpc_port)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.grpc.close()
+        cls.server.close()
+
+    def assert_error(self, answer, http_status, code, message_part):
+        status, _, body = answer
+        self.assertEqual(status, http_status, body)
+        self.assertEqual(set(body), {"error"})
+        self.assertEqual(body["error"]["code"], code)
+        self.assertIn(message_part, body["error"]["message"])
+
+    def test_translation_equals_the_grpc_answer(self):
+        options = {"beam_size": 4, "n_best": 2, "return_scores": True, "return_tokens": True}
+        status, headers, body = self.server.translate(
+            {"model": "en-de", "texts": TEXTS, "options": options})
+        self.assertEqual(status, 200, body)
+        self.assertEqual(headers["Content-Type"], "application/json")
+        expected = self.grpc.translate("en-de", TEXTS, **options)
+        self.assertEqual(body["model"], expected.model)
+        self.assertEqual(len(body["translations"]), len(TEXTS))
+        for got, want in zip(body["translations"], expected.translations):
+            self.assertEqual(got["source_tokens"], want.source_tokens)
+            self.assertEqual(got["target_tokens"], want.target_tokens)
+            self.assertEqual([h["text"] for h in got["hypotheses"]],
+                             [h.text for h in want.hypotheses])
+            self.assertEqual([h["tokens"] for h in got["hypotheses"]],
+                             [list(h.tokens) for h in want.hypotheses])
+            for h, w in zip(got["hypotheses"], want.hypotheses):
+                self.assertTrue(math.isclose(h["score"], w.score, rel_tol=1e-6), (h, w))
+        self.assertTrue(all(t["hypotheses"][0]["text"] for t in body["translations"]))
+
+    def test_routes_by_language_pair_and_lists_models(self):
+        status, _, body = self.server.translate(
+            {"source_language": "en", "target_language": "de", "texts": ["Cancel"]})
+        self.assertEqual((status, body["model"]), (200, "en-de"))
+        status, headers, data = self.server.request("GET", "/v1/models")
+        self.assertEqual(status, 200)
+        models = json.loads(data)["models"]
+        self.assertEqual([m["name"] for m in models], ["en-de"])
+        self.assertEqual(models[0]["source_language"], "en")
+        self.assertEqual(models[0]["max_input_length"], 32)
+
+    def test_invalid_arguments_are_400_naming_the_problem(self):
+        translate = self.server.translate
+        self.assert_error(translate({"model": "en-de", "texts": []}), 400, "INVALID_ARGUMENT",
+                          "texts is empty")
+        self.assert_error(translate({"model": "en-de", "texts": ["Cancel"],
+                                     "options": {"beam_size": 1000}}),
+                          400, "INVALID_ARGUMENT", "options.beam_size is 1000")
+        self.assert_error(translate({"model": "en-de", "texts": ["a"] * 9}), 400,
+                          "INVALID_ARGUMENT", "over the limit of 8")
+
+    def test_blank_texts_are_400_naming_their_index(self):
+        for blank in ["", "\n", "\t\r\n", "\u00a0", "\u2000\u200b", "\u3000", "\ufeff",
+                      " \u00a0\t\u3000\n", "\x01\x7f"]:
+            with self.subTest(blank=blank):
+                self.assert_error(self.server.translate({"texts": ["ok", blank]}), 400,
+                                  "INVALID_ARGUMENT", "texts[1] is empty or blank")
+
+    def test_the_python_client_keeps_blank_lines_in_place(self):
+        """client/python does not send blank lines (Unicode's blanks included), like rpt-client."""
+        def run(stdin):
+            return subprocess.run(
+                [sys.executable, os.path.join(REPO, "client", "python", "translate_client.py"),
+                 "--server", f"127.0.0.1:{self.server.grpc_port}", "--model", "en-de"],
+                input=stdin.encode(), capture_output=True, check=True).stdout.decode()
+
+        first, last = run("Save the file.\n"), run("Cancel\n")
+        self.assertTrue(first.strip() and last.strip())
+        self.assertEqual(run("Save the file.\n\n \u00a0\t\u3000\nCancel\n"),
+                         first + "\n\n" + last)
+
+    def test_wrong_types_and_unknown_fields_are_400(self):
+        translate = self.server.translate
+        cases = [
+            ({"texts": "Save the file."}, "texts must be an array of strings"),
+            ({"texts": ["ok", 7]}, "texts[1] must be a string"),
+            ({"model": 5, "texts": ["ok"]}, "model must be a string"),
+            ({"texts": ["ok"], "options": {"beam_size": "four"}}, "options:"),
+            ({"texts": ["ok"], "options": {"beam_size": -1}}, "options:"),
+            ({"texts": ["ok"], "options": {"beam_sise": 2}}, "options:"),
+            ({"texts": ["ok"], "options": []}, "options must be an object"),
+            ({"texts": ["ok"], "timeout": "soon"}, "timeout must be a number"),
+            ({"texts": ["ok"], "timeout": -1}, "timeout must be a positive number"),
+            ({"texts": ["ok"], "text": ["typo"]}, 'unknown field "text"'),
+            (["Save the file."], "must be a JSON object"),
+        ]
+        for body, message in cases:
+            with self.subTest(body=body):
+                self.assert_error(translate(body), 400, "INVALID_ARGUMENT", message)
+
+    def test_invalid_json_is_400(self):
+        # 1e999: a number out of range, once a 500 (the fuzzer's first find).
+        for raw in [b"{", b"", b"not json", b'{"texts": ["\xff"]}', b'{"texts": ["a"]} extra',
+                    b'{"texts": ["ok"], "timeout": 1e999}']:
+            with self.subTest(raw=raw):
+                status, _, data = self.server.request("POST", "/v1/translate", raw)
+                self.assertEqual(status, 400, data)
+                error = json.loads(data)["error"]
+                self.assertEqual(error["code"], "INVALID_ARGUMENT")
+                self.assertIn("the body is not valid JSON", error["message"])
+
+    def test_unknown_model_is_404(self):
+        self.assert_error(self.server.translate({"model": "xx-yy", "texts": ["Cancel"]}), 404,
+                          "NOT_FOUND", "xx-yy")
+
+    def test_a_body_over_the_limit_is_413(self):
+        big = {"model": "en-de", "texts": ["Save the file. " * 400]}  # ~6 KB > 4096
+        self.assert_error(self.server.translate(big), 413, "INVALID_ARGUMENT",
+                          "over the limit of 4096 bytes")
+        # A huge declared body is refused at once, unread (no client waits to send 10 GB).
+        with socket.create_connection(("127.0.0.1", self.server.http_port), timeout=5) as s:
+            s.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Content-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n")
+            self.assertTrue(s.recv(4096).startswith(b"HTTP/1.1 413 "))
+        # Also without a Content-Length (chunked): the body is cut off as it arrives.
+        status, _, data = self.server.request(
+            "POST", "/v1/translate", body=iter([json.dumps(big).encode()]))
+        self.assertEqual(status, 413, data)
+
+    def test_deadlines_are_504(self):
+        self.assert_error(self.server.translate(dict(long_work(2, 1900), timeout=0.3)), 504,
+                          "DEADLINE_EXCEEDED", "")
+        self.assert_error(self.server.translate(long_work(2, 1900),
+                                                headers={"X-Request-Timeout": "0.3"}),
+                          504, "DEADLINE_EXCEEDED", "")
+        self.assert_error(self.server.translate(long_work(1, 10),
+                                                headers={"X-Request-Timeout": "later"}),
+                          400, "INVALID_ARGUMENT", "X-Request-Timeout")
+
+    def test_wrong_method_and_path(self):
+        status, headers, _ = self.server.request("GET", "/v1/translate")
+        self.assertEqual((status, headers.get("Allow")), (405, "POST"))
+        status, _, data = self.server.request("GET", "/v2/nothing")
+        self.assertEqual(status, 404)
+        self.assertTrue(data.startswith(b"not found"))
+
+    def test_http_calls_are_counted_with_their_protocol(self):
+        ok = 'rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="http"}'
+        before = self.server.metric(ok) or 0
+        status, _, _ = self.server.translate({"model": "en-de", "texts": ["Cancel"]},
+                                             headers={"X-Request-Id": "http-call-7"})
+        self.assertEqual(status, 200)
+        self.assertEqual(self.server.metric(ok), before + 1)
+        self.assertIn("request id=http-call-7 protocol=http method=Translate", self.server.log())
+        # A refused call is counted too (whatever its model label: it routed to none).
+        self.server.translate({"model": "nope", "texts": ["Cancel"]})
+        _, _, exposition = self.server.request("GET", "/metrics")
+        refused = [line for line in exposition.decode().splitlines()
+                   if line.startswith('rpt_requests_total{code="NOT_FOUND",method="Translate",')
+                   and 'protocol="http"' in line]
+        self.assertEqual(len(refused), 1, exposition)
+        self.assertGreaterEqual(float(refused[0].split(" ")[1]), 1)
+
+
+class HttpOverloadTest(unittest.TestCase):
+    """A full admission queue is 429 with Retry-After."""
+
+    def test_a_full_queue_is_429_with_retry_after(self):
+        server = ServerProcess(["--model", f"en-de={FIXTURE_MODEL}", "--max-decoding-length",
+                                "2000", "--max-active-sentences", "1",
+                                "--max-queued-sentences", "3"])
+        try:
+            def occupy():
+                try:
+                    server.translate(long_work(3, 1900), timeout=120)
+                except OSError:
+                    pass  # the server is killed below, once the test has its answer
+
+            busy = threading.Thread(target=occupy)
+            busy.start()
+            self.assertTrue(server.wait_for_metric('rpt_active_rows{model="en-de"}',
+                                                   lambda v: v > 0))
+            status, headers, body = server.translate(long_work(2, 5))
+            self.assertEqual(status, 429, body)
+            self.assertEqual(headers.get("Retry-After"), "1")
+            self.assertEqual(body["error"]["code"], "RESOURCE_EXHAUSTED")
+            server.signal(signal.SIGKILL)
+            busy.join()
+        finally:
+            server.close()
+
+
+class HttpDrainTest(unittest.TestCase):
+    """SIGTERM: every HTTP call in flight is answered, new ones get 503, /readyz turns 503."""
+
+    def test_a_drain_answers_every_http_call_in_flight(self):
+        server = ServerProcess(["--model", f"en-de={FIXTURE_MODEL}", "--max-decoding-length",
+                                "2000", "--grace-period", "60"])
+        try:
+            results = []
+            lock = threading.Lock()
+
+            def call():
+                answer = server.translate(long_work(2, 600), timeout=120)
+                with lock:
+                    results.append(answer)
+
+            calls = [threading.Thread(target=call) for _ in range(3)]
+            for t in calls:
+                t.start()
+            self.assertTrue(server.wait_for_metric('rpt_active_rows{model="en-de"}',
+                                                   lambda v: v >= 16))
+            server.signal(signal.SIGTERM)
+            give_up = 0
+            while server.request("GET", "/readyz")[0] != 503 and give_up < 500:
+                give_up += 1
+            self.assertEqual(server.request("GET", "/readyz")[0], 503)
+            self.assertEqual(server.request("GET", "/healthz")[0], 200)
+            status, _, body = server.translate({"model": "en-de", "texts": ["Cancel"]})
+            self.assertEqual((status, body["error"]["code"]), (503, "UNAVAILABLE"))
+            for t in calls:
+                t.join()
+            self.assertEqual(len(results), 3)
+            for status, _, body in results:
+                self.assertEqual(status, 200, body)
+                self.assertEqual(len(body["translations"]), 2)
+                self.assertEqual(body["translations"][0]["target_tokens"], 600)
+            self.assertEqual(server.wait_exit(30), 0, server.log())
+        finally:
+            server.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
