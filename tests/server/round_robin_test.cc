@@ -37,9 +37,9 @@ class RoundRobinTest : public ::testing::Test {
   }
 
   static double translate_calls(const ServerProcess& server) {
-    return metric_value(http_get(server.metrics_port(), "/metrics"),
-                        R"(rpt_requests_total{code="OK",method="Translate",model="en-de"})")
-        .value_or(0);
+    constexpr const char* kOkCalls =
+        R"(rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="grpc"})";
+    return metric_value(http_get(server.metrics_port(), "/metrics"), kOkCalls).value_or(0);
   }
 
   // Calls answered by each server while rpt-loadgen runs kCalls calls with policy `lb`.
