@@ -176,7 +176,7 @@ TEST_F(ServerTlsTest, TrustingClientTranslatesAsOverPlaintext) {
     }
   }
 
-  // /metrics is plain HTTP by design, also under TLS (server/metrics_http.h), and counts the
+  // /metrics is plain HTTP by design, also under TLS (server/http_server.h), and counts the
   // calls that came over TLS.
   const std::string ok =
       R"(rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="grpc"})";
