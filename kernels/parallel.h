@@ -22,4 +22,11 @@ int cpu_threads();
 // chunks still run to their end and the first exception is rethrown to the caller.
 void parallel_for(long count, long min_chunk, const std::function<void(long, long)>& fn);
 
+// Runs block(m0, m1, n0, n1) over the blocks of an [m, n] matrix product with k-long sums (the
+// GEMMs): on the caller alone below 2^18 multiply-adds, else split over the threads along the
+// larger of m (chunks of at least 16 rows) and n (64 columns). Never along k: each element's sum
+// stays one sequence, whatever else the call holds.
+void parallel_gemm_blocks(long m, long n, long k,
+                          const std::function<void(long, long, long, long)>& block);
+
 }  // namespace rpt::kernels

@@ -25,36 +25,21 @@ void sgemm(const GemmArgs& args) {
               args.a, args.lda, args.b, args.ldb, args.beta, args.c, args.ldc);
 }
 
-// Below this many multiply-adds a GEMM is not worth splitting.
-constexpr long kSplitWork = 1L << 18;
-
 }  // namespace
 
-// The CPU threads split the larger of m and n; every chunk is one single-threaded sgemm over the
-// whole k (never split k: a row's sums would then depend on what else is in the batch).
+// Split over rpt's CPU threads (parallel_gemm_blocks, never along k); every block is one
+// single-threaded sgemm.
 void gemm_cpu(const GemmArgs& args) {
   if (args.m == 0 || args.n == 0) return;
-  if (static_cast<long>(args.m) * args.n * args.k < kSplitWork) {
-    sgemm(args);
-    return;
-  }
-  if (args.m >= args.n) {
-    parallel_for(args.m, 16, [&](long first, long last) {
-      GemmArgs chunk = args;
-      chunk.m = static_cast<int>(last - first);
-      chunk.a = args.transpose_a ? args.a + first : args.a + first * args.lda;
-      chunk.c = args.c + first * args.ldc;
-      sgemm(chunk);
-    });
-  } else {
-    parallel_for(args.n, 64, [&](long first, long last) {
-      GemmArgs chunk = args;
-      chunk.n = static_cast<int>(last - first);
-      chunk.b = args.transpose_b ? args.b + first * args.ldb : args.b + first;
-      chunk.c = args.c + first;
-      sgemm(chunk);
-    });
-  }
+  parallel_gemm_blocks(args.m, args.n, args.k, [&](long m0, long m1, long n0, long n1) {
+    GemmArgs block = args;
+    block.m = static_cast<int>(m1 - m0);
+    block.n = static_cast<int>(n1 - n0);
+    block.a = args.transpose_a ? args.a + m0 : args.a + m0 * args.lda;
+    block.b = args.transpose_b ? args.b + n0 * args.ldb : args.b + n0;
+    block.c = args.c + m0 * args.ldc + n0;
+    sgemm(block);
+  });
 }
 
 void gemv_cpu(const GemvArgs& args) {

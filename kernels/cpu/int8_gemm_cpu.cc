@@ -53,9 +53,6 @@ BlockBuffers& thread_buffers(int rows, int cols, int k) {
   return buffers;
 }
 
-// Below this many multiply-adds a call is not worth splitting (as gemm_cpu).
-constexpr long kSplitWork = 1L << 18;
-
 // The bits of a float's magnitude order like the magnitudes, and every NaN or infinity has bits
 // of at least kNonFiniteBits: one integer max (which vectorises) gives both.
 constexpr std::uint32_t kNonFiniteBits = 0x7f800000u;
@@ -219,14 +216,7 @@ void int8_linear_cpu(const Int8LinearArgs& args) {
       }
     }
   };
-  // Split the larger side, as gemm_cpu does; never k (sums stay exact anyway).
-  if (static_cast<long>(m) * n * k < kSplitWork) {
-    block(0, m, 0, n);
-  } else if (m >= n) {
-    parallel_for(m, 16, [&](long first, long last) { block(first, last, 0, n); });
-  } else {
-    parallel_for(n, 64, [&](long first, long last) { block(0, m, first, last); });
-  }
+  parallel_gemm_blocks(m, n, k, block);
 }
 
 }  // namespace rpt::kernels

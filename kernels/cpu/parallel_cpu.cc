@@ -174,4 +174,16 @@ void parallel_for(long count, long min_chunk, const std::function<void(long, lon
   fn(0, count);
 }
 
+void parallel_gemm_blocks(long m, long n, long k,
+                          const std::function<void(long, long, long, long)> &block) {
+  constexpr long kSplitWork = 1L << 18;  // below this, splitting costs more than it saves
+  if (m * n * k < kSplitWork) {
+    block(0, m, 0, n);
+  } else if (m >= n) {
+    parallel_for(m, 16, [&](long first, long last) { block(first, last, 0, n); });
+  } else {
+    parallel_for(n, 64, [&](long first, long last) { block(0, m, first, last); });
+  }
+}
+
 }  // namespace rpt::kernels
