@@ -1,0 +1,52 @@
+// Recognition of protected spans in source text: the parts of a UI string that a program
+// substitutes or renders (placeholders, markup, escapes) and that a translation must carry over
+// verbatim, exactly as many times as the source has them. One definition shared by the engine's
+// span protection (engine/span_protection.h), the server, rpt-translate and rpt-spans.
+//
+// Never fails: any bytes in, spans out (text that is not valid UTF-8 is scanned bytewise).
+// Spans never overlap and come in text order. docs/protected-spans.md lists what is and is not a
+// span, with the behaviour on malformed input (lone %, unbalanced tags, code braces).
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+namespace rpt {
+
+enum class SpanKind {
+  kPrintf,         // %s %d %.2f %1$s %lu %qs %q+D %zu %.*s
+  kPercent,        // %% (a literal percent sign in a format string)
+  kPositional,     // Qt / KDE / Windows: %1 %2 %n
+  kBrace,          // ICU / .NET / Python: {0} {} {name} {name:fmt}
+  kIcuMessage,     // {count, plural, one {# file} other {# files}}: the whole message
+  kVariable,       // $(VAR) ${var} $VAR $var_name
+  kTag,            // <b> </b> <br/> <span foreground="red">: markup (paired or known)
+  kEntity,         // &amp; &#160; &#x2026;
+  kEscape,         // \n \t \r \\ \" written as two characters
+  kAccelerator,    // the marker of a keyboard accelerator: & in "&File", _ in "_Open"
+};
+
+struct ProtectedSpan {
+  std::size_t begin = 0;  // byte offset in the text
+  std::size_t end = 0;    // one past the span's last byte
+  SpanKind kind = SpanKind::kPrintf;
+  // For a kTag: the index (in the returned vector) of its matching opening/closing tag, or -1
+  // (a self-closing tag, or one whose partner the text does not have). -1 for other kinds.
+  int partner = -1;
+};
+
+struct SpanRecognitionOptions {
+  // Keyboard accelerator markers (kAccelerator). They are not copied verbatim: span protection
+  // removes the marker before translation and puts it back on a letter of the translation.
+  bool accelerators = true;
+};
+
+std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
+                                                const SpanRecognitionOptions& options = {});
+
+// "printf", "percent", "positional", "brace", "icu_message", "variable", "tag", "entity",
+// "escape", "accelerator": the names rpt-spans prints and the metrics use.
+const char* span_kind_name(SpanKind kind);
+
+}  // namespace rpt
