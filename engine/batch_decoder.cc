@@ -43,7 +43,8 @@ void BatchDecoder::add(const std::vector<SentenceRequest>& requests) {
   for (std::size_t i = 0; i < requests.size(); ++i) {
     sentences_.push_back(
         {.id = requests[i].id,
-         .search = BeamSearch(requests[i].options, model().decoder_start_id(), model().eos_id()),
+         .search = BeamSearch(requests[i].options, model().decoder_start_id(), model().eos_id(),
+                              requests[i].constraints),
          .memory = std::move(encoded[i]),
          .parents = {-1}});
   }
@@ -73,7 +74,7 @@ std::vector<FinishedSentence> BatchDecoder::step() {
                             .first_row = static_cast<int>(input.tokens.size()),
                             .rows = alive});
     // One fused scan of the vocabulary per row: its best `width` candidates.
-    input.width = std::max(input.width, sentence.search.options().beam_size);
+    input.width = std::max(input.width, sentence.search.candidates_per_beam());
     const int blocked = sentence.search.eos_blocked() ? model().eos_id() : -1;
     for (int beam = 0; beam < alive; ++beam) {
       input.tokens.push_back(sentence.search.last_token(beam));
@@ -82,6 +83,7 @@ std::vector<FinishedSentence> BatchDecoder::step() {
       input.blocked_tokens.push_back(blocked);
     }
   }
+  input.width = std::min(input.width, model().target_vocabulary().size());
   backend_->step(input, candidates_);
   const int width = input.width;
 

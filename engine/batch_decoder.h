@@ -21,6 +21,8 @@ struct SentenceRequest {
   std::uint64_t id = 0;          // chosen by the caller, unique among active sentences
   std::vector<int> source_ids;   // non-empty
   DecodingOptions options;
+  // What the translation must contain (protected spans); nullptr: nothing.
+  std::shared_ptr<const DecodingConstraints> constraints;
 };
 
 struct FinishedSentence {

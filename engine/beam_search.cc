@@ -8,13 +8,8 @@
 namespace rpt {
 namespace {
 
-struct Candidate {
-  float score;
-  int beam;
-  int token;
-};
-
 // Higher score first; ties go to the lower (beam, token), as a flat top-k would.
+template <typename Candidate>
 bool better(const Candidate& a, const Candidate& b) {
   if (a.score != b.score) return a.score > b.score;
   if (a.beam != b.beam) return a.beam < b.beam;
@@ -38,10 +33,20 @@ void validate(const DecodingOptions& options) {
             InvalidArgument, "length_penalty must be in [0, 10], got ", options.length_penalty);
 }
 
-BeamSearch::BeamSearch(const DecodingOptions& options, int start_id, int eos_id)
-    : options_(options), start_id_(start_id), eos_id_(eos_id) {
+BeamSearch::BeamSearch(const DecodingOptions& options, int start_id, int eos_id,
+                       std::shared_ptr<const DecodingConstraints> constraints)
+    : options_(options),
+      start_id_(start_id),
+      eos_id_(eos_id),
+      constraints_(constraints && constraints->size() > 0 ? std::move(constraints) : nullptr),
+      candidates_per_beam_(options.beam_size) {
   validate(options_);
-  beams_.push_back(Beam{});  // one start row; the beam fills up after the first step
+  Beam start;  // one start row; the beam fills up after the first step
+  if (constraints_) {
+    candidates_per_beam_ = std::min(kMaxBeamSize, options_.beam_size + constraints_->required());
+    start.constraint = constraints_->initial_state();
+  }
+  beams_.push_back(std::move(start));
 }
 
 int BeamSearch::last_token(int beam) const {
@@ -73,15 +78,19 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
   // Each beam's best `width` candidates are enough: the step keeps `width` overall.
   std::vector<Candidate> candidates;
   candidates.reserve(static_cast<std::size_t>(alive() * width));
-  for (int b = 0; b < alive(); ++b) {
-    const float cumulative = beams_[static_cast<std::size_t>(b)].cumulative;
-    for (int i = 0; i < width; ++i) {
-      const long at = static_cast<long>(b) * stride + i;
-      candidates.push_back({(log_probs[at] + cumulative) / length_penalty, b, ids[at]});
+  if (constraints_) {
+    constrained_candidates(log_probs, ids, stride, length_penalty, candidates);
+  } else {
+    for (int b = 0; b < alive(); ++b) {
+      const float cumulative = beams_[static_cast<std::size_t>(b)].cumulative;
+      for (int i = 0; i < width; ++i) {
+        const long at = static_cast<long>(b) * stride + i;
+        candidates.push_back({(log_probs[at] + cumulative) / length_penalty, b, ids[at]});
+      }
     }
   }
-  std::sort(candidates.begin(), candidates.end(), better);
-  candidates.resize(static_cast<std::size_t>(width));
+  std::sort(candidates.begin(), candidates.end(), better<Candidate>);
+  candidates.resize(std::min(candidates.size(), static_cast<std::size_t>(width)));
 
   ++generated_;
   const bool at_max_length = generated_ >= options_.max_length;
@@ -90,13 +99,16 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
   for (const Candidate& c : candidates) {
     const Beam& parent = beams_[static_cast<std::size_t>(c.beam)];
     const bool ends = c.token == eos_id_;
+    ConstraintState state = parent.constraint;
+    if (constraints_ && !ends) constraints_->advance(state, c.token, c.insertion);
     if (ends || at_max_length) {
       Hypothesis hypothesis{parent.ids, c.score};
       if (!ends) hypothesis.ids.push_back(c.token);
+      if (constraints_) hypothesis.constraints_met = constraints_->satisfied(state);
       finished_.push_back(std::move(hypothesis));
       continue;
     }
-    Beam beam{parent.ids, c.score * length_penalty};
+    Beam beam{parent.ids, c.score * length_penalty, std::move(state)};
     beam.ids.push_back(c.token);
     next.push_back(std::move(beam));
     parents.push_back(c.beam);
@@ -114,6 +126,53 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
   }
   beams_ = std::move(next);
   return parents;
+}
+
+void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, int stride,
+                                        float length_penalty,
+                                        std::vector<Candidate>& out) const {
+  const int width = options_.beam_size;
+  const int scanned = std::min(stride, candidates_per_beam_);
+  const int steps_left = options_.max_length - generated_;  // this one included
+  std::vector<int> taken;
+  for (int b = 0; b < alive(); ++b) {
+    const Beam& beam = beams_[static_cast<std::size_t>(b)];
+    const ConstraintState& state = beam.constraint;
+    const float* row_log_probs = log_probs + static_cast<long>(b) * stride;
+    const int* row_ids = ids + static_cast<long>(b) * stride;
+    const auto score = [&](float log_prob) {
+      return (log_prob + beam.cumulative) / length_penalty;
+    };
+    // An insertion under way, or as many steps left as tokens missing: the beam's one candidate
+    // is the next missing token, scored with its own log-prob when the scan has it, else with
+    // the scan's lowest (a bound it cannot exceed).
+    const int insertion = constraints_->next_insertion(state);
+    if (insertion >= 0 && (state.forcing >= 0 || constraints_->missing_tokens(state) >= steps_left)) {
+      const int token = constraints_->next_token(state, insertion);
+      float log_prob = row_log_probs[scanned - 1];
+      for (int i = 0; i < scanned; ++i) {
+        if (row_ids[i] == token) log_prob = row_log_probs[i];
+      }
+      out.push_back({score(log_prob), b, token, insertion});
+      continue;
+    }
+    // Otherwise the scan's candidates in order, those the constraints rule out dropped, and EOS
+    // replaced by the first token of a missing phrase while one is missing.
+    taken.clear();
+    for (int i = 0; i < scanned && static_cast<int>(taken.size()) < width; ++i) {
+      int token = row_ids[i];
+      int starts = -1;
+      if (token == eos_id_ && insertion >= 0) {
+        token = constraints_->next_token(state, insertion);
+        starts = insertion;
+      } else if (token != eos_id_ && !constraints_->allows(state, token)) {
+        continue;
+      }
+      if (std::find(taken.begin(), taken.end(), token) != taken.end()) continue;
+      taken.push_back(token);
+      out.push_back({score(row_log_probs[i]), b, token, starts});
+    }
+  }
 }
 
 }  // namespace rpt

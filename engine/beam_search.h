@@ -2,10 +2,15 @@
 // candidates are ranked by (cumulative log-prob) / length_penalty(generated + 1); a beam that
 // picks EOS becomes a finished hypothesis; the sentence is done when this step's best pick is
 // finished and at least n_best hypotheses exist; at max_length every pick is finished.
-// Greedy decoding is beam_size 1. Not thread-safe; one instance per sentence.
+// Greedy decoding is beam_size 1. With DecodingConstraints (protected spans), candidates are
+// filtered and completed as engine/decoding_constraints.h describes. Not thread-safe; one
+// instance per sentence.
 #pragma once
 
+#include <memory>
 #include <vector>
+
+#include "engine/decoding_constraints.h"
 
 namespace rpt {
 
@@ -32,11 +37,14 @@ void validate(const DecodingOptions& options);
 struct Hypothesis {
   std::vector<int> ids;  // target ids, without the final EOS
   float score = 0.0f;    // normalised by the length penalty
+  bool constraints_met = true;  // every constraint holds (only false at max_length)
 };
 
 class BeamSearch {
  public:
-  BeamSearch(const DecodingOptions& options, int start_id, int eos_id);
+  // `constraints`: nullptr or empty for an unconstrained search.
+  BeamSearch(const DecodingOptions& options, int start_id, int eos_id,
+             std::shared_ptr<const DecodingConstraints> constraints = nullptr);
 
   int alive() const { return static_cast<int>(beams_.size()); }
   // Tokens generated so far: the decoder position of the next input token.
@@ -48,10 +56,15 @@ class BeamSearch {
   // True while EOS must not be picked (min_length not reached yet).
   bool eos_blocked() const { return generated_ + 1 <= options_.min_length; }
 
+  // Candidates each beam needs from the step's scan: beam_size, plus one per required phrase
+  // (each can rule out one token), at most kMaxBeamSize. Fewer when the vocabulary is smaller.
+  // Banned phrases (count 0) add none: they rarely reach a beam's best candidates.
+  int candidates_per_beam() const { return candidates_per_beam_; }
+
   // Consumes the step's candidates: for every alive beam its best (log-prob, token) pairs, best
-  // first, at least beam_size of them (log_probs and ids are [alive(), stride]; EOS already
-  // forced down while eos_blocked()). Returns, for every beam alive after the step, the index of
-  // its parent among the beams alive before it.
+  // first, at least min(candidates_per_beam(), vocabulary) of them (log_probs and ids are
+  // [alive(), stride]; EOS already forced down while eos_blocked()). Returns, for every beam
+  // alive after the step, the index of its parent among the beams alive before it.
   std::vector<int> advance(const float* log_probs, const int* ids, int stride);
 
   // The n_best hypotheses, best first. Valid once done().
@@ -61,12 +74,24 @@ class BeamSearch {
   struct Beam {
     std::vector<int> ids;
     float cumulative = 0.0f;  // sum of log-probs
+    ConstraintState constraint;  // empty without constraints
+  };
+  struct Candidate {
+    float score;
+    int beam;
+    int token;
+    int insertion = -1;  // the constraint this token starts inserting, -1: none
   };
   float penalty(int length) const;
+  // The constrained counterpart of reading each beam's first beam_size candidates.
+  void constrained_candidates(const float* log_probs, const int* ids, int stride,
+                              float length_penalty, std::vector<Candidate>& out) const;
 
   DecodingOptions options_;
   int start_id_;
   int eos_id_;
+  std::shared_ptr<const DecodingConstraints> constraints_;  // nullptr: unconstrained
+  int candidates_per_beam_;
   int generated_ = 0;
   bool done_ = false;
   std::vector<Beam> beams_;

@@ -44,4 +44,31 @@ std::string Tokenizer::decode(const std::vector<std::string>& pieces) const {
   return text;
 }
 
+std::string Tokenizer::decode(const std::vector<std::string>& pieces,
+                              std::vector<std::pair<std::size_t, std::size_t>>* ranges) const {
+  ranges->clear();
+  if (processor_) {
+    const auto decoded = processor_->DecodePiecesAsImmutableProto(pieces);
+    for (const auto& piece : decoded.pieces()) ranges->emplace_back(piece.begin(), piece.end());
+    RPT_CHECK(ranges->size() == pieces.size(), RuntimeFailure, "detokenizing ", pieces.size(),
+              " pieces gave ", ranges->size());
+    return decoded.text();
+  }
+  std::string text;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    if (i) text += ' ';
+    ranges->emplace_back(text.size(), text.size() + pieces[i].size());
+    text += pieces[i];
+  }
+  return text;
+}
+
+bool Tokenizer::is_single_piece(const std::string& text) const {
+  if (text.empty()) return false;
+  std::vector<std::string> pieces = encode(text);
+  // SentencePiece puts a lone word-boundary piece before a user-defined symbol.
+  if (processor_ && pieces.size() == 2 && pieces[0] == "\xe2\x96\x81") pieces.erase(pieces.begin());
+  return pieces.size() == 1 && pieces[0] == text;
+}
+
 }  // namespace rpt

@@ -3,8 +3,10 @@
 // are safe for concurrent Encode/Decode).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sentencepiece {
@@ -23,6 +25,13 @@ class Tokenizer {
 
   std::vector<std::string> encode(const std::string& text) const;
   std::string decode(const std::vector<std::string>& pieces) const;
+  // The same, with each piece's surface in the text as a byte range [first, second) (empty for
+  // a piece that adds no text).
+  std::string decode(const std::vector<std::string>& pieces,
+                     std::vector<std::pair<std::size_t, std::size_t>>* ranges) const;
+  // True when `text` is always one piece of its own (a SentencePiece user-defined symbol, or a
+  // whitespace-free word for whitespace tokenisation).
+  bool is_single_piece(const std::string& text) const;
 
  private:
   std::unique_ptr<sentencepiece::SentencePieceProcessor> processor_;

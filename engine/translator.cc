@@ -1,7 +1,6 @@
 #include "engine/translator.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "engine/batch_decoder.h"
 #include "kernels/errors.h"
@@ -15,6 +14,7 @@ Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions o
     : engine_(std::move(engine)), options_(options) {
   RPT_CHECK(engine_ != nullptr, InvalidArgument, "Translator needs an engine");
   model_ = engine_->shared_model();
+  span_protector_ = std::make_shared<const SpanProtector>(model_);
   RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
   RPT_CHECK(options_.max_input_length >= 1 &&
                 options_.max_input_length <= model_->max_sequence_length(),
@@ -36,50 +36,76 @@ void Translator::check_source(const std::vector<int>& ids, std::size_t index) co
             options_.max_input_length);
 }
 
-std::vector<int> Translator::source_ids(const std::string& source, std::size_t index) const {
-  std::vector<int> ids;
-  for (const std::string& piece : model_->source_tokenizer().encode(source)) {
-    ids.push_back(model_->source_vocabulary().to_id(piece));
+PreparedSource Translator::prepare(const std::string& source, std::size_t index,
+                                  const SpanProtectionOptions& spans) const {
+  PreparedSource prepared;
+  ProtectedSource protected_source = span_protector_->protect(source, spans);
+  for (const std::string& piece : model_->source_tokenizer().encode(protected_source.text)) {
+    prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
   }
-  check_source(ids, index);
-  return ids;
+  check_source(prepared.ids, index);
+  if (protected_source.spans > 0) {
+    prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
+  }
+  return prepared;
 }
 
-TranslationResult Translator::to_result(const std::vector<Hypothesis>& hypotheses,
-                                        int source_tokens) const {
-  const Vocabulary& target_vocabulary = model_->target_vocabulary();
+TranslationResult make_result(const Model& model, const SpanProtector* protector,
+                              const ProtectedSource* spans, std::vector<Hypothesis> hypotheses,
+                              int source_tokens) {
+  const Vocabulary& target_vocabulary = model.target_vocabulary();
   TranslationResult result;
   result.source_tokens = source_tokens;
-  for (const Hypothesis& h : hypotheses) {
+  if (!protector) spans = nullptr;
+  result.protected_spans = spans ? spans->spans : 0;
+  for (Hypothesis& h : hypotheses) {
     TranslationHypothesis out;
-    out.ids = h.ids;
-    out.score = h.score;
     for (int id : h.ids) out.tokens.push_back(target_vocabulary.to_token(id));
-    out.text = model_->target_tokenizer().decode(out.tokens);
+    if (spans) {
+      RestoredTranslation restored = protector->restore(*spans, h.ids);
+      out.text = std::move(restored.text);
+      out.spans_kept = restored.spans_kept;
+    } else {
+      out.text = model.target_tokenizer().decode(out.tokens);
+    }
+    out.ids = std::move(h.ids);
+    out.score = h.score;
     result.hypotheses.push_back(std::move(out));
   }
   return result;
 }
 
+TranslationResult Translator::to_result(std::vector<Hypothesis> hypotheses,
+                                        const PreparedSource& source) const {
+  return make_result(*model_, span_protector_.get(), source.spans.get(), std::move(hypotheses),
+                     static_cast<int>(source.ids.size()));
+}
+
 std::vector<std::vector<Hypothesis>> Translator::translate_ids(
     const std::vector<std::vector<int>>& sources, const DecodingOptions& options) const {
   check_options(options);
-  for (std::size_t i = 0; i < sources.size(); ++i) check_source(sources[i], i);
-  // Longest first: encoder batches of similar lengths waste less padding.
-  std::vector<std::size_t> order(sources.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return sources[a].size() > sources[b].size();
-  });
+  std::vector<SentenceRequest> requests;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    check_source(sources[i], i);
+    requests.push_back({.id = i, .source_ids = sources[i], .options = options, .constraints = nullptr});
+  }
+  return decode(std::move(requests));
+}
 
-  std::vector<std::vector<Hypothesis>> results(sources.size());
+std::vector<std::vector<Hypothesis>> Translator::decode(
+    std::vector<SentenceRequest> requests) const {
+  // Longest first: encoder batches of similar lengths waste less padding.
+  std::stable_sort(requests.begin(), requests.end(), [](const auto& a, const auto& b) {
+    return a.source_ids.size() > b.source_ids.size();
+  });
+  std::vector<std::vector<Hypothesis>> results(requests.size());
   BatchDecoder decoder(engine_);
   std::size_t next = 0;
-  while (next < order.size() || !decoder.empty()) {
+  while (next < requests.size() || !decoder.empty()) {
     const auto room = static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences());
     std::vector<SentenceRequest> admitted;
-    for (; next < order.size() && admitted.size() < room; ++next) {
-      admitted.push_back({.id = order[next], .source_ids = sources[order[next]], .options = options});
+    for (; next < requests.size() && admitted.size() < room; ++next) {
+      admitted.push_back(std::move(requests[next]));
     }
     decoder.add(admitted);
     for (FinishedSentence& done : decoder.step()) {
@@ -100,19 +126,32 @@ std::vector<TranslationResult> Translator::translate_tokens(
 
   std::vector<TranslationResult> results;
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    results.push_back(to_result(hypotheses[i], static_cast<int>(sources[i].size())));
+    results.push_back(make_result(*model_, nullptr, nullptr, hypotheses[i],
+                                  static_cast<int>(sources[i].size())));
   }
   return results;
 }
 
 std::vector<TranslationResult> Translator::translate(const std::vector<std::string>& sources,
-                                                     const DecodingOptions& options) const {
-  std::vector<std::vector<std::string>> pieces(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    pieces[i] = model_->source_tokenizer().encode(sources[i]);
-    RPT_CHECK(!pieces[i].empty(), InvalidArgument, "sentence ", i, " is empty");
+                                                     const DecodingOptions& options,
+                                                     const SpanProtectionOptions& spans) const {
+  check_options(options);
+  std::vector<PreparedSource> prepared;
+  prepared.reserve(sources.size());
+  for (std::size_t i = 0; i < sources.size(); ++i) prepared.push_back(prepare(sources[i], i, spans));
+  std::vector<SentenceRequest> requests;
+  for (std::size_t i = 0; i < prepared.size(); ++i) {
+    requests.push_back({.id = i,
+                        .source_ids = prepared[i].ids,
+                        .options = options,
+                        .constraints = prepared[i].spans ? prepared[i].spans->constraints : nullptr});
   }
-  return translate_tokens(pieces, options);
+  auto hypotheses = decode(std::move(requests));
+  std::vector<TranslationResult> results;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    results.push_back(to_result(std::move(hypotheses[i]), prepared[i]));
+  }
+  return results;
 }
 
 }  // namespace rpt

@@ -8,9 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/batch_decoder.h"
 #include "engine/beam_search.h"
 #include "engine/engine.h"
 #include "engine/model.h"
+#include "engine/span_protection.h"
 
 namespace rpt {
 
@@ -26,12 +28,28 @@ struct TranslationHypothesis {
   std::vector<std::string> tokens;  // target pieces
   std::vector<int> ids;             // target ids, EOS excluded
   float score = 0.0f;               // cumulative log-prob / length penalty
+  // Every protected span of the source is in `text`, exactly as often (span_protection.h);
+  // true when protection was off or the source has none.
+  bool spans_kept = true;
 };
 
 struct TranslationResult {
   std::vector<TranslationHypothesis> hypotheses;  // n_best, best first
   int source_tokens = 0;
+  int protected_spans = 0;  // spans protected in the source (0 with protection off)
 };
+
+// One raw sentence made ready for a BatchDecoder: source ids of the text the model reads, and
+// what span protection did to it (nullptr: off, or no span).
+struct PreparedSource {
+  std::vector<int> ids;
+  std::shared_ptr<const ProtectedSource> spans;
+};
+
+// Finished hypotheses as text: detokenized, with protected spans restored when `spans` is set.
+TranslationResult make_result(const Model& model, const SpanProtector* protector,
+                              const ProtectedSource* spans, std::vector<Hypothesis> hypotheses,
+                              int source_tokens);
 
 class Translator {
  public:
@@ -40,10 +58,12 @@ class Translator {
   // Computes where `engine` does (Engine::create); translators may share one engine.
   explicit Translator(std::shared_ptr<const Engine> engine, TranslatorOptions options = {});
 
-  // Translates raw sentences (tokenized with the model's source tokenizer). Throws
-  // InvalidArgument for an empty or over-long sentence or bad options, before any work.
+  // Translates raw sentences (tokenized with the model's source tokenizer), their protected
+  // spans kept unless `spans` turns protection off. Throws InvalidArgument for an empty or
+  // over-long sentence or bad options, before any work.
   std::vector<TranslationResult> translate(const std::vector<std::string>& sources,
-                                           const DecodingOptions& options) const;
+                                           const DecodingOptions& options,
+                                           const SpanProtectionOptions& spans = {}) const;
   // The same from source pieces (already tokenized).
   std::vector<TranslationResult> translate_tokens(
       const std::vector<std::vector<std::string>>& sources, const DecodingOptions& options) const;
@@ -52,22 +72,28 @@ class Translator {
                                                      const DecodingOptions& options) const;
 
   // For callers that run their own BatchDecoder (rpt-translate streams its input): the checks
-  // translate() makes of the options and of one raw sentence (whose source ids it returns;
-  // InvalidArgument naming sentence `index`), and finished hypotheses as text.
+  // translate() makes of the options and of one raw sentence (made ready with its spans
+  // protected; InvalidArgument naming sentence `index`), and finished hypotheses as text.
   void check_options(const DecodingOptions& options) const;
-  std::vector<int> source_ids(const std::string& source, std::size_t index) const;
-  TranslationResult to_result(const std::vector<Hypothesis>& hypotheses, int source_tokens) const;
+  PreparedSource prepare(const std::string& source, std::size_t index,
+                         const SpanProtectionOptions& spans) const;
+  TranslationResult to_result(std::vector<Hypothesis> hypotheses,
+                              const PreparedSource& source) const;
 
   const Model& model() const { return *model_; }
   const Engine& engine() const { return *engine_; }
   const std::shared_ptr<const Engine>& shared_engine() const { return engine_; }
   const TranslatorOptions& options() const { return options_; }
+  const SpanProtector& span_protector() const { return *span_protector_; }
 
  private:
   void check_source(const std::vector<int>& ids, std::size_t index) const;
+  // Decodes every request (ids 0..n-1, checked), max_batch_size at a time; results by id.
+  std::vector<std::vector<Hypothesis>> decode(std::vector<SentenceRequest> requests) const;
 
   std::shared_ptr<const Engine> engine_;
   std::shared_ptr<const Model> model_;
+  std::shared_ptr<const SpanProtector> span_protector_;
   TranslatorOptions options_;
 };
 

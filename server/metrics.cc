@@ -57,6 +57,16 @@ Metrics::Metrics()
                          .Name("rpt_target_tokens_total")
                          .Help("Target tokens of the best hypotheses returned")
                          .Register(*registry_)),
+      protected_spans_(BuildCounter()
+                           .Name("rpt_protected_spans_total")
+                           .Help("Placeholders, tags, entities and escapes protected in sources "
+                                 "(docs/protected-spans.md)")
+                           .Register(*registry_)),
+      spans_lost_(BuildCounter()
+                      .Name("rpt_spans_lost_total")
+                      .Help("Translations returned without every protected span of their "
+                            "source (max_length too short for them)")
+                      .Register(*registry_)),
       retried_sentences_(BuildCounter()
                              .Name("rpt_retried_sentences_total")
                              .Help("Sentences requeued after a failed encoding or decoder step "
@@ -112,6 +122,8 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
   m.active_rows_per_step = &active_rows_per_step_.Add(labels, row_buckets());
   m.source_tokens = &source_tokens_.Add(labels);
   m.target_tokens = &target_tokens_.Add(labels);
+  m.protected_spans = &protected_spans_.Add(labels);
+  m.spans_lost = &spans_lost_.Add(labels);
   m.retried_sentences = &retried_sentences_.Add(labels);
   m.queued_sentences = &queued_sentences_.Add(labels);
   m.queued_tokens = &queued_tokens_.Add(labels);

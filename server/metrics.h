@@ -25,6 +25,10 @@ struct ModelMetrics {
   prometheus::Histogram* active_rows_per_step = nullptr;
   prometheus::Counter* source_tokens = nullptr;
   prometheus::Counter* target_tokens = nullptr;  // of the best hypotheses
+  // Protected spans of translated sources, and best translations that did not keep all of theirs
+  // (possible only when the span count leaves no room in max_length).
+  prometheus::Counter* protected_spans = nullptr;
+  prometheus::Counter* spans_lost = nullptr;
   // Sentences put back in the queue after a failed encoding or step (e.g. the memory limit).
   prometheus::Counter* retried_sentences = nullptr;
   prometheus::Gauge* queued_sentences = nullptr;
@@ -79,6 +83,8 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>& active_rows_per_step_;
   prometheus::Family<prometheus::Counter>& source_tokens_;
   prometheus::Family<prometheus::Counter>& target_tokens_;
+  prometheus::Family<prometheus::Counter>& protected_spans_;
+  prometheus::Family<prometheus::Counter>& spans_lost_;
   prometheus::Family<prometheus::Counter>& retried_sentences_;
   prometheus::Family<prometheus::Gauge>& queued_sentences_;
   prometheus::Family<prometheus::Gauge>& queued_tokens_;

@@ -67,6 +67,7 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
         .position_type = position_type_name(config.position.type),
         .weights_bytes = static_cast<double>(on_gpu ? served->engine->device_memory_bytes()
                                                     : served->model->weights_bytes())};
+    served->span_protector = std::make_shared<const SpanProtector>(served->model);
     served->max_input_length =
         std::min(options.limits.max_input_length, served->model->max_sequence_length());
     served->scheduler = std::make_unique<Scheduler>(

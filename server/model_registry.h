@@ -10,6 +10,7 @@
 
 #include "engine/engine.h"
 #include "engine/model.h"
+#include "engine/span_protection.h"
 #include "server/metrics.h"
 #include "server/scheduler.h"
 #include "server/server_options.h"
@@ -21,6 +22,7 @@ struct ServedModel {
   std::string name;
   std::shared_ptr<const Model> model;
   std::shared_ptr<const Engine> engine;  // the model bound to the server's device
+  std::shared_ptr<const SpanProtector> span_protector;
   ModelDescription description;
   int max_input_length = 0;  // the server limit, capped by the model's maximum sequence length
   std::unique_ptr<Scheduler> scheduler;

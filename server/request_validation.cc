@@ -101,6 +101,8 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
 
   const Model& m = *model.model;
   prepared->source_ids.assign(static_cast<std::size_t>(count), {});
+  const bool protect = !request.options().has_protect_spans() || request.options().protect_spans();
+  if (protect) prepared->spans.assign(static_cast<std::size_t>(count), nullptr);
   for (int i = 0; i < count; ++i) {
     const std::string& text = request.texts(i);
     const std::string where = "texts[" + std::to_string(i) + "]";
@@ -118,7 +120,15 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
     }
     std::vector<std::string> pieces;
     try {
-      pieces = m.source_tokenizer().encode(text);
+      if (protect) {
+        ProtectedSource spans = model.span_protector->protect(text, {});
+        if (spans.spans > 0) {
+          pieces = m.source_tokenizer().encode(spans.text);
+          prepared->spans[static_cast<std::size_t>(i)] =
+              std::make_shared<const ProtectedSource>(std::move(spans));
+        }
+      }
+      if (pieces.empty()) pieces = m.source_tokenizer().encode(text);
     } catch (const std::exception& e) {
       return invalid(where + " could not be tokenized: " + e.what());
     }

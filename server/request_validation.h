@@ -2,10 +2,12 @@
 // needs. Every refusal is INVALID_ARGUMENT with a message naming the text or option and the limit.
 #pragma once
 
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "engine/beam_search.h"
+#include "engine/span_protection.h"
 #include "proto/translate.pb.h"
 #include "server/model_registry.h"
 #include "server/server_options.h"
@@ -15,6 +17,8 @@ namespace rpt::server {
 
 struct PreparedRequest {
   std::vector<std::vector<int>> source_ids;  // one non-empty id list per text
+  // Per text, what span protection did (nullptr: no span); empty with protection off.
+  std::vector<std::shared_ptr<const ProtectedSource>> spans;
   DecodingOptions options;                   // defaults filled in, validated
   bool return_scores = false;
   bool return_tokens = false;

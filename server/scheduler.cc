@@ -27,21 +27,6 @@ RequestStatus dead_reason(const TranslationJob& job, Clock::time_point now, cons
   return RequestStatus::Ok();
 }
 
-TranslationResult to_result(const Model& model, int source_tokens,
-                            std::vector<Hypothesis> hypotheses) {
-  TranslationResult result;
-  result.source_tokens = source_tokens;
-  for (Hypothesis& h : hypotheses) {
-    TranslationHypothesis out;
-    for (int id : h.ids) out.tokens.push_back(model.target_vocabulary().to_token(id));
-    out.text = model.target_tokenizer().decode(out.tokens);
-    out.ids = std::move(h.ids);
-    out.score = h.score;
-    result.hypotheses.push_back(std::move(out));
-  }
-  return result;
-}
-
 }  // namespace
 
 bool Scheduler::Retries::solo() const {
@@ -256,9 +241,14 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
   for (QueuedSentence& queued : admitted) {
     metrics_.queue_seconds->Observe(std::chrono::duration<double>(start - queued.queued_at).count());
     const std::uint64_t id = next_sentence_id_++;
+    const auto index = static_cast<std::size_t>(queued.index);
+    const auto& spans = queued.job->spans;
     requests.push_back({.id = id,
-                        .source_ids = queued.job->source_ids[static_cast<std::size_t>(queued.index)],
-                        .options = queued.job->options});
+                        .source_ids = queued.job->source_ids[index],
+                        .options = queued.job->options,
+                        .constraints = index < spans.size() && spans[index]
+                                           ? spans[index]->constraints
+                                           : nullptr});
   }
   if (admitted.size() == 1 && admitted.front().retries.solo() && !decoder_.fresh()) {
     decoder_.reset();  // memory kept from finished sentences must not decide its verdict
@@ -328,12 +318,16 @@ void Scheduler::deliver(ActiveSentence sentence, std::vector<Hypothesis> hypothe
   TranslationJob& job = *sentence.job;
   if (job.finished) return;
   try {
-    const auto& source = job.source_ids[static_cast<std::size_t>(sentence.index)];
-    TranslationResult result =
-        to_result(*model_, static_cast<int>(source.size()), std::move(hypotheses));
+    const auto index = static_cast<std::size_t>(sentence.index);
+    const auto& source = job.source_ids[index];
+    const ProtectedSource* spans = index < job.spans.size() ? job.spans[index].get() : nullptr;
+    TranslationResult result = make_result(*model_, job.span_protector, spans,
+                                           std::move(hypotheses), static_cast<int>(source.size()));
     metrics_.source_tokens->Increment(static_cast<double>(source.size()));
+    metrics_.protected_spans->Increment(result.protected_spans);
     if (!result.hypotheses.empty()) {
       metrics_.target_tokens->Increment(static_cast<double>(result.hypotheses[0].ids.size()));
+      if (!result.hypotheses[0].spans_kept) metrics_.spans_lost->Increment();
     }
     job.observer->on_sentence(sentence.index, std::move(result));
   } catch (...) {

@@ -32,6 +32,8 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   auto job = std::make_shared<TranslationJob>();
   job->id = record.number();
   job->source_ids = pending->prepared.source_ids;
+  job->spans = pending->prepared.spans;
+  job->span_protector = pending->model->span_protector.get();
   job->options = pending->prepared.options;
   job->deadline = deadline;
   job->observer = observer;
@@ -47,6 +49,7 @@ RequestStatus submit_translation(const PendingTranslation& pending) {
 void collect_sentence(const TranslationResult& result, const PendingTranslation& pending,
                       CallRecord& record, v1::Translation* out) {
   out->set_source_tokens(static_cast<std::uint32_t>(result.source_tokens));
+  out->set_protected_spans(static_cast<std::uint32_t>(result.protected_spans));
   if (!result.hypotheses.empty()) {
     const auto target_tokens = result.hypotheses[0].ids.size();
     out->set_target_tokens(static_cast<std::uint32_t>(target_tokens));
@@ -55,6 +58,7 @@ void collect_sentence(const TranslationResult& result, const PendingTranslation&
   for (const TranslationHypothesis& h : result.hypotheses) {
     v1::Hypothesis* hypothesis = out->add_hypotheses();
     hypothesis->set_text(h.text);
+    hypothesis->set_spans_kept(h.spans_kept);
     if (pending.prepared.return_scores) hypothesis->set_score(h.score);
     if (pending.prepared.return_tokens) {
       for (const std::string& token : h.tokens) hypothesis->add_tokens(token);

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ class JobObserver {
 struct TranslationJob {
   std::uint64_t id = 0;  // for logs
   std::vector<std::vector<int>> source_ids;  // one non-empty list per text
+  // Per text, what span protection did (nullptr: off or no span); empty: none for any text.
+  std::vector<std::shared_ptr<const ProtectedSource>> spans;
+  const SpanProtector* span_protector = nullptr;  // the served model's; outlives the job
   DecodingOptions options;
   Clock::time_point deadline = Clock::time_point::max();
   JobObserver* observer = nullptr;

@@ -197,5 +197,112 @@ TEST(BeamSearch, RejectsOptionsOutOfRange) {
   EXPECT_NO_THROW(validate(options));
 }
 
+// Constrained search (engine/decoding_constraints.h) on the same hand-made distributions.
+
+std::shared_ptr<const DecodingConstraints> constraints(std::vector<PhraseConstraint> phrases) {
+  return std::make_shared<const DecodingConstraints>(std::move(phrases));
+}
+
+// Runs `search` to the end, step `i` using distribution `steps[min(i, last)]` for every row.
+std::vector<int> run(BeamSearch& search, const std::vector<std::vector<float>>& steps) {
+  for (std::size_t i = 0; !search.done(); ++i) {
+    advance(search, rows_of(search.alive(), steps[std::min(i, steps.size() - 1)]));
+  }
+  return search.results().at(0).ids;
+}
+
+DecodingOptions greedy(int max_length = 20) {
+  DecodingOptions options;
+  options.beam_size = 1;
+  options.max_length = max_length;
+  return options;
+}
+
+TEST(ConstrainedBeamSearch, MissingPhraseTakesEndOfSentencesPlace) {
+  // The model says "3" then wants to stop; token 4 is required: it comes where EOS was.
+  BeamSearch search(greedy(), kStart, kEos, constraints({{{4}, 1, -1}}));
+  EXPECT_EQ(run(search, {prefer(3), prefer(kEos)}), (std::vector<int>{3, 4}));
+  EXPECT_TRUE(search.results()[0].constraints_met);
+  // Unconstrained, the same model drops it.
+  BeamSearch free_search(greedy(), kStart, kEos);
+  EXPECT_EQ(run(free_search, {prefer(3), prefer(kEos)}), (std::vector<int>{3}));
+}
+
+TEST(ConstrainedBeamSearch, MultiTokenPhraseIsForcedToItsEnd) {
+  // Once inserted, the phrase 4 5 continues although the model prefers EOS.
+  BeamSearch search(greedy(), kStart, kEos, constraints({{{4, 5}, 1, -1}}));
+  EXPECT_EQ(run(search, {prefer(2), prefer(kEos)}), (std::vector<int>{2, 4, 5}));
+  EXPECT_TRUE(search.results()[0].constraints_met);
+}
+
+TEST(ConstrainedBeamSearch, NoPhraseBeyondItsCountAndBannedNever) {
+  // The model repeats 3 then 2; 3 is wanted once and 2 is banned (count 0).
+  for (int beam : {1, 3}) {
+    DecodingOptions options = greedy(6);
+    options.beam_size = beam;
+    BeamSearch search(options, kStart, kEos, constraints({{{3}, 1, -1}, {{2}, 0, -1}}));
+    const auto ids = run(search, {prefer(3), prefer(3), prefer(2), prefer(kEos, -0.05f)});
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), 3), 1) << "beam " << beam;
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), 2), 0) << "beam " << beam;
+    EXPECT_TRUE(search.results()[0].constraints_met);
+  }
+}
+
+TEST(ConstrainedBeamSearch, MissingPhrasesAreForcedBeforeMaxLength) {
+  // The model never wants EOS or the required 4 and 5: with max_length 4 they fill the last two
+  // steps, in source order.
+  BeamSearch search(greedy(4), kStart, kEos, constraints({{{4}, 1, -1}, {{5}, 1, -1}}));
+  EXPECT_EQ(run(search, {prefer(2)}), (std::vector<int>{2, 2, 4, 5}));
+  EXPECT_TRUE(search.results()[0].constraints_met);
+}
+
+TEST(ConstrainedBeamSearch, SaysWhenMaxLengthLeavesNoRoom) {
+  BeamSearch search(greedy(1), kStart, kEos, constraints({{{4}, 1, -1}, {{5}, 1, -1}}));
+  EXPECT_EQ(run(search, {prefer(2)}).size(), 1u);
+  EXPECT_FALSE(search.results()[0].constraints_met);
+}
+
+TEST(ConstrainedBeamSearch, ClosingPhraseWaitsForItsOpener) {
+  // 5 closes what 4 opens: the model's early 5 is refused, and the pair comes in order.
+  BeamSearch search(greedy(), kStart, kEos, constraints({{{4}, 1, -1}, {{5}, 1, 0}}));
+  const auto ids = run(search, {prefer(5), prefer(kEos)});
+  ASSERT_EQ(std::count(ids.begin(), ids.end(), 4), 1);
+  ASSERT_EQ(std::count(ids.begin(), ids.end(), 5), 1);
+  EXPECT_LT(std::find(ids.begin(), ids.end(), 4), std::find(ids.begin(), ids.end(), 5));
+}
+
+TEST(ConstrainedBeamSearch, AsksForOneMoreCandidatePerRequiredPhrase) {
+  DecodingOptions options;
+  options.beam_size = 4;
+  EXPECT_EQ(BeamSearch(options, kStart, kEos).candidates_per_beam(), 4);
+  EXPECT_EQ(BeamSearch(options, kStart, kEos, constraints({{{4}, 2, -1}, {{5}, 0, -1}}))
+                .candidates_per_beam(),
+            5);
+  options.beam_size = kMaxBeamSize;
+  EXPECT_EQ(BeamSearch(options, kStart, kEos, constraints({{{4}, 1, -1}})).candidates_per_beam(),
+            kMaxBeamSize);
+}
+
+TEST(DecodingConstraints, CountsOverlappingOccurrences) {
+  const DecodingConstraints c({{{2, 2, 3}, 1, -1}});
+  ConstraintState state = c.initial_state();
+  EXPECT_EQ(c.missing_tokens(state), 3);
+  for (int token : {2, 2, 2}) c.advance(state, token, -1);
+  EXPECT_EQ(c.missing_tokens(state), 1);  // "2 2" matched: one token short
+  EXPECT_TRUE(c.allows(state, 3));
+  c.advance(state, 3, -1);
+  EXPECT_TRUE(c.satisfied(state));
+  EXPECT_EQ(c.next_insertion(state), -1);
+  for (int token : {2, 2}) c.advance(state, token, -1);
+  EXPECT_FALSE(c.allows(state, 3));  // a second occurrence
+}
+
+TEST(DecodingConstraints, RejectsMalformedPhrases) {
+  EXPECT_THROW(DecodingConstraints({{{}, 1, -1}}), InvalidArgument);
+  EXPECT_THROW(DecodingConstraints({{{3}, -1, -1}}), InvalidArgument);
+  EXPECT_THROW(DecodingConstraints({{{3}, 1, 0}}), InvalidArgument);
+  EXPECT_THROW(DecodingConstraints({{{3}, 1, 4}}), InvalidArgument);
+}
+
 }  // namespace
 }  // namespace rpt

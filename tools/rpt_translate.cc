@@ -4,6 +4,8 @@
 //
 // With --n-best N > 1 every source line yields N output lines, best first. --with-scores
 // prefixes each output line with its score and a tab. --verbose prints throughput on stderr.
+// Placeholders, tags and escapes of each line come back verbatim (docs/protected-spans.md;
+// --no-protect-spans: translated as plain text).
 // Output streams: each translation is written (in input order) as soon as it and every earlier
 // one are done, while later input is still being read; on a terminal stderr shows progress
 // (--quiet: none).
@@ -38,6 +40,8 @@ struct CliOptions {
   bool with_scores = false;
   bool verbose = false;
   bool quiet = false;
+  bool protect_spans = true;
+  bool accelerators = true;
   std::string length_penalty_type = "average";
   rpt::DecodingOptions decoding;
 };
@@ -69,7 +73,8 @@ int run(const CliOptions& cli) {
   {
     rpt::tools::ProgressLine progress("rpt-translate", "sentences", !cli.quiet);
     totals = rpt::tools::translate_stream(
-        translator, cli.decoding, input, progress, [&cli](const rpt::TranslationResult& result) {
+        translator, cli.decoding, {.enabled = cli.protect_spans, .accelerators = cli.accelerators},
+        input, progress, [&cli](const rpt::TranslationResult& result) {
           for (const auto& hypothesis : result.hypotheses) {
             if (cli.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score));
             std::printf("%s\n", hypothesis.text.c_str());
@@ -88,6 +93,8 @@ int run(const CliOptions& cli) {
                  static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size,
                  cli.batch_size, translator.engine().device_description().c_str(),
                  cli.compute_type.c_str(), rpt::kernels::cpu_threads());
+    std::fprintf(stderr, "rpt-translate: %ld protected spans, %ld translations missing some\n",
+                 totals.protected_spans, totals.spans_lost);
     const std::size_t peak = translator.engine().peak_device_memory_bytes();
     if (peak > 0) {
       std::fprintf(stderr, "rpt-translate: peak engine memory %.1f MiB\n",
@@ -139,6 +146,12 @@ int main(int argc, char** argv) {
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--verbose", cli.verbose, "Print throughput on stderr");
   app.add_flag("--quiet", cli.quiet, "No progress line on stderr (shown only on a terminal)");
+  app.add_flag("--protect-spans,!--no-protect-spans", cli.protect_spans,
+               "Keep placeholders, tags, entities and escapes verbatim (default: on; "
+               "docs/protected-spans.md)");
+  app.add_flag("--accelerators,!--no-accelerators", cli.accelerators,
+               "Move keyboard accelerator markers (&File, _Open) onto the translation "
+               "(default: on)");
   CLI11_PARSE(app, argc, argv);
   cli.decoding.length_penalty_type = parse_penalty_type(cli.length_penalty_type);
 

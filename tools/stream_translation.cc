@@ -20,13 +20,14 @@ constexpr std::size_t kBlockBatches = 8;
 }  // namespace
 
 StreamTotals translate_stream(const Translator& translator, const DecodingOptions& options,
-                              LineReader& input, ProgressLine& progress,
+                              const SpanProtectionOptions& spans, LineReader& input,
+                              ProgressLine& progress,
                               const std::function<void(const TranslationResult&)>& write) {
   translator.check_options(options);
   const auto batch = static_cast<std::size_t>(translator.options().max_batch_size);
   BatchDecoder decoder(translator.shared_engine());
   std::vector<SentenceRequest> block;  // read, waiting for a decoder slot, shortest last
-  std::map<std::uint64_t, int> source_tokens;          // of the sentences read, not finished
+  std::map<std::uint64_t, PreparedSource> sources;     // of the sentences read, not finished
   std::map<std::uint64_t, TranslationResult> waiting;  // finished before an earlier one
   std::uint64_t next_id = 0;
   std::uint64_t next_to_write = 0;
@@ -35,9 +36,12 @@ StreamTotals translate_stream(const Translator& translator, const DecodingOption
     if (block.empty()) {
       // Wait for input only when there is nothing to decode meanwhile.
       for (auto line = input.next(decoder.empty()); line; line = input.next(false)) {
-        std::vector<int> ids = translator.source_ids(*line, next_id);
-        source_tokens[next_id] = static_cast<int>(ids.size());
-        block.push_back({.id = next_id++, .source_ids = std::move(ids), .options = options});
+        const PreparedSource& source =
+            sources.emplace(next_id, translator.prepare(*line, next_id, spans)).first->second;
+        block.push_back({.id = next_id++,
+                         .source_ids = source.ids,
+                         .options = options,
+                         .constraints = source.spans ? source.spans->constraints : nullptr});
         if (block.size() == batch * kBlockBatches) break;
       }
       std::stable_sort(block.begin(), block.end(), [](const auto& a, const auto& b) {
@@ -53,15 +57,18 @@ StreamTotals translate_stream(const Translator& translator, const DecodingOption
       block.erase(block.begin(), block.begin() + static_cast<long>(admitted));
     }
     for (FinishedSentence& done : decoder.step()) {
-      waiting.emplace(done.id, translator.to_result(done.hypotheses, source_tokens[done.id]));
-      source_tokens.erase(done.id);
+      auto source = sources.find(done.id);
+      waiting.emplace(done.id, translator.to_result(std::move(done.hypotheses), source->second));
+      sources.erase(source);
     }
     for (auto it = waiting.find(next_to_write); it != waiting.end();
          it = waiting.find(++next_to_write)) {
       write(it->second);
       ++totals.sentences;
+      totals.protected_spans += it->second.protected_spans;
       if (!it->second.hypotheses.empty()) {
         totals.target_tokens += static_cast<long>(it->second.hypotheses[0].ids.size());
+        totals.spans_lost += it->second.hypotheses[0].spans_kept ? 0 : 1;
       }
       waiting.erase(it);
     }

@@ -15,13 +15,16 @@ namespace rpt::tools {
 struct StreamTotals {
   long sentences = 0;
   long target_tokens = 0;  // of the best hypotheses
+  long protected_spans = 0;
+  long spans_lost = 0;  // best hypotheses that did not keep every span of their source
 };
 
 // Translates every line of `input` with `translator`'s batch size, telling `progress` of each
 // written sentence. Throws InvalidArgument for bad options or a line that cannot be translated
 // (blank, too long): the lines before it have been written.
 StreamTotals translate_stream(const Translator& translator, const DecodingOptions& options,
-                              LineReader& input, ProgressLine& progress,
+                              const SpanProtectionOptions& spans, LineReader& input,
+                              ProgressLine& progress,
                               const std::function<void(const TranslationResult&)>& write);
 
 }  // namespace rpt::tools

@@ -1,0 +1,67 @@
+// Constraints on what a translation must contain: phrases of target ids that must occur an exact
+// number of times (a protected span: a placeholder, a tag, an escape). The beam search
+// (engine/beam_search.h) consults them for each candidate:
+//   - a candidate that would complete a phrase more often than required is dropped, as is a
+//     closing phrase (a closing tag) not preceded by an unmatched opening one;
+//   - where the model would end a hypothesis (EOS) while a phrase is missing, the missing
+//     phrase is inserted instead, first token in EOS's place, the rest forced step by step;
+//   - when only as many steps are left before max_length as tokens are missing, the missing
+//     phrases are forced, so a hypothesis ending at max_length keeps them too when it can.
+// A sentence without constraints runs the unconstrained search (no cost).
+#pragma once
+
+#include <vector>
+
+namespace rpt {
+
+struct PhraseConstraint {
+  std::vector<int> ids;  // target ids, non-empty
+  int count = 1;         // occurrences required, exactly (0: the phrase is banned)
+  // Index of the constraint whose occurrences must stay ahead of this one's (a closing tag's
+  // opening tag), or -1.
+  int opener = -1;
+};
+
+// One hypothesis's progress; copied with its beam.
+struct ConstraintState {
+  std::vector<int> emitted;  // [constraints]: completed occurrences
+  std::vector<int> matched;  // [constraints]: longest phrase prefix that ends the output
+  int forcing = -1;          // the constraint being inserted, -1: none
+};
+
+class DecodingConstraints {
+ public:
+  // Throws InvalidArgument for an empty phrase, a negative count or a bad opener.
+  explicit DecodingConstraints(std::vector<PhraseConstraint> phrases);
+
+  int size() const { return static_cast<int>(phrases_.size()); }
+  // Constraints with a count above 0 (the others only ban).
+  int required() const { return required_; }
+  const std::vector<PhraseConstraint>& phrases() const { return phrases_; }
+
+  ConstraintState initial_state() const;
+  // Tokens still to emit, each missing phrase counted from its current progress.
+  int missing_tokens(const ConstraintState& state) const;
+  bool satisfied(const ConstraintState& state) const;
+  // False when appending `token` would complete a phrase beyond its count or a closing phrase
+  // ahead of its opening one.
+  bool allows(const ConstraintState& state, int token) const;
+  // The constraint to insert next (the one being forced, else the first missing one whose
+  // opener is ahead), or -1 when nothing is missing (or nothing can be inserted).
+  int next_insertion(const ConstraintState& state) const;
+  // That constraint's next token.
+  int next_token(const ConstraintState& state, int constraint) const;
+  // Appends `token`; `insertion` >= 0 marks the token as inserted for that constraint, which is
+  // then forced until its phrase completes.
+  void advance(ConstraintState& state, int token, int insertion) const;
+
+ private:
+  // The phrase-prefix length after `token` follows a prefix of length `matched` (KMP).
+  int step(int constraint, int matched, int token) const;
+
+  std::vector<PhraseConstraint> phrases_;
+  int required_ = 0;
+  std::vector<std::vector<int>> failure_;  // [constraints][phrase length]: KMP failure links
+};
+
+}  // namespace rpt

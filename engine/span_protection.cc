@@ -1,0 +1,332 @@
+#include "engine/span_protection.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "kernels/errors.h"
+
+namespace rpt {
+namespace {
+
+constexpr const char* kWordBoundary = "\xe2\x96\x81";  // SentencePiece's "▁"
+
+bool is_tag_closing(std::string_view tag) { return tag.size() > 1 && tag[1] == '/'; }
+
+std::string tag_name(std::string_view tag) {
+  std::size_t i = is_tag_closing(tag) ? 2 : 1;
+  std::size_t end = i;
+  while (end < tag.size() && (std::isalnum(static_cast<unsigned char>(tag[end])) ||
+                              tag[end] == '-' || tag[end] == '_' || tag[end] == ':')) {
+    ++end;
+  }
+  return std::string(tag.substr(i, end - i));
+}
+
+// Sentinels tried for a span of `kind`, best first: its own family, then the numbered
+// placeholders a model copies most neutrally.
+int preference(SpanKind sentinel, SpanKind span) {
+  if (sentinel == span) return 0;
+  switch (sentinel) {
+    case SpanKind::kPositional: return 1;
+    case SpanKind::kBrace: return 2;
+    case SpanKind::kPrintf: return 3;
+    case SpanKind::kVariable: return 4;
+    default: return 9;
+  }
+}
+
+std::multiset<std::string> span_texts(std::string_view text, bool accelerators) {
+  std::multiset<std::string> texts;
+  for (const ProtectedSpan& span : find_protected_spans(text, {.accelerators = accelerators})) {
+    if (span.kind == SpanKind::kAccelerator) continue;
+    texts.emplace(text.substr(span.begin, span.end - span.begin));
+  }
+  return texts;
+}
+
+}  // namespace
+
+// One protect() call: decides each span's representation and collects the constraints.
+class SpanMasking {
+ public:
+  SpanMasking(const SpanProtector& protector, std::string_view source)
+      : protector_(protector), model_(*protector.model_), source_(source) {}
+
+  // The constraint for one occurrence of span text `text` of `kind`; `pair_sentinel` is set for
+  // an opening tag whose closing tag must take the matching sentinel.
+  struct Choice {
+    std::string replacement;  // what the model reads in its place
+    std::vector<int> phrase;  // target ids the translation must contain; empty: unprotectable
+  };
+
+  Choice single(const std::string& text, SpanKind kind) {
+    const auto known = singles_.find(text);
+    if (known != singles_.end()) return known->second;
+    Choice choice;
+    if (const int id = own_piece(text); id >= 0) {
+      choice = {text, {id}};
+    } else if (const auto* sentinel = take_sentinel(kind, [](const auto&) { return true; })) {
+      choice = mask(*sentinel, text);
+    } else {
+      choice = {text, target_phrase(text)};
+    }
+    singles_.emplace(text, choice);
+    return choice;
+  }
+
+  // An opening and its closing tag: both pieces of their own, or masked by a sentinel pair.
+  std::pair<Choice, Choice> pair(const std::string& open, const std::string& close) {
+    const auto key = std::make_pair(open, close);
+    const auto known = pairs_.find(key);
+    if (known != pairs_.end()) return known->second;
+    std::pair<Choice, Choice> choice;
+    const int open_id = own_piece(open);
+    const int close_id = own_piece(close);
+    const auto sentinel = open_id >= 0 && close_id >= 0
+                              ? std::make_pair<const SpanProtector::Sentinel*,
+                                               const SpanProtector::Sentinel*>(nullptr, nullptr)
+                              : take_sentinel_pair();
+    if (sentinel.first) {
+      choice = {mask(*sentinel.first, open), mask(*sentinel.second, close)};
+    } else {
+      choice = {single(open, SpanKind::kTag), single(close, SpanKind::kTag)};
+    }
+    pairs_.emplace(key, choice);
+    return choice;
+  }
+
+  std::vector<ProtectedSource::Mask> masks;
+
+ private:
+  // The target id of `text` when it is one piece of its own on both sides, else -1.
+  int own_piece(const std::string& text) const {
+    if (!model_.source_tokenizer().is_single_piece(text)) return -1;
+    if (!model_.target_tokenizer().is_single_piece(text)) return -1;
+    if (!model_.target_vocabulary().contains(text)) return -1;
+    return model_.target_vocabulary().to_id(text);
+  }
+
+  std::vector<int> target_phrase(const std::string& text) const {
+    std::vector<std::string> pieces = model_.target_tokenizer().encode(text);
+    if (!pieces.empty() && pieces.front() == kWordBoundary) pieces.erase(pieces.begin());
+    std::vector<int> ids;
+    for (const std::string& piece : pieces) {
+      if (!model_.target_vocabulary().contains(piece)) return {};  // cannot be written exactly
+      ids.push_back(model_.target_vocabulary().to_id(piece));
+    }
+    return ids;
+  }
+
+  bool free(const SpanProtector::Sentinel& s) const {
+    return !used_.count(s.target_id) && source_.find(s.text) == std::string_view::npos;
+  }
+
+  template <typename Filter>
+  const SpanProtector::Sentinel* take_sentinel(SpanKind kind, Filter filter) {
+    const SpanProtector::Sentinel* best = nullptr;
+    for (const auto& s : protector_.sentinels_) {
+      if (s.kind == SpanKind::kTag && kind != SpanKind::kTag) continue;  // tags wrap, not stand
+      if (!free(s) || !filter(s)) continue;
+      if (!best || preference(s.kind, kind) < preference(best->kind, kind)) best = &s;
+    }
+    if (best) used_.insert(best->target_id);
+    return best;
+  }
+
+  // The first free opening tag of the pool whose closing tag is free too, or nullptr.
+  std::pair<const SpanProtector::Sentinel*, const SpanProtector::Sentinel*> take_sentinel_pair() {
+    const auto& pool = protector_.sentinels_;
+    for (const auto& open : pool) {
+      if (open.kind != SpanKind::kTag || open.closing || !free(open)) continue;
+      for (const auto& close : pool) {
+        if (!close.closing || close.tag_name != open.tag_name || !free(close)) continue;
+        used_.insert(open.target_id);
+        used_.insert(close.target_id);
+        return {&open, &close};
+      }
+    }
+    return {nullptr, nullptr};
+  }
+
+  Choice mask(const SpanProtector::Sentinel& sentinel, const std::string& original) {
+    masks.push_back({sentinel.target_id, original});
+    return {sentinel.text, {sentinel.target_id}};
+  }
+
+  const SpanProtector& protector_;
+  const Model& model_;
+  std::string_view source_;
+  std::set<int> used_;
+  std::map<std::string, Choice> singles_;
+  std::map<std::pair<std::string, std::string>, std::pair<Choice, Choice>> pairs_;
+};
+
+SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::move(model)) {
+  RPT_CHECK(model_ != nullptr, InvalidArgument, "SpanProtector needs a model");
+  const Vocabulary& source = model_->source_vocabulary();
+  for (int id = 0; id < source.size(); ++id) {
+    const std::string& piece = source.to_token(id);
+    const auto spans = find_protected_spans(piece, {.accelerators = false});
+    if (spans.size() != 1 || spans[0].begin != 0 || spans[0].end != piece.size()) continue;
+    if (!model_->target_vocabulary().contains(piece)) continue;
+    if (!model_->source_tokenizer().is_single_piece(piece) ||
+        !model_->target_tokenizer().is_single_piece(piece)) {
+      continue;
+    }
+    Sentinel sentinel{piece, model_->target_vocabulary().to_id(piece), spans[0].kind, {}, false};
+    if (sentinel.kind == SpanKind::kTag) {
+      sentinel.tag_name = tag_name(piece);
+      sentinel.closing = is_tag_closing(piece);
+    }
+    sentinels_.push_back(std::move(sentinel));
+  }
+  // In vocabulary order: a SentencePiece model lists its placeholder symbols first, most
+  // frequent first (training/placeholders.py), so the first free sentinel is one the model
+  // has seen most.
+}
+
+ProtectedSource SpanProtector::protect(std::string_view source,
+                                       const SpanProtectionOptions& options) const {
+  ProtectedSource out;
+  if (!options.enabled) {
+    out.text = std::string(source);
+    return out;
+  }
+  const auto spans = find_protected_spans(source, {.accelerators = options.accelerators});
+  out.spans = static_cast<int>(spans.size());
+  SpanMasking masking(*this, source);
+  // Phrases in the order of their first span; a closing tag's phrase notes its opening one.
+  std::vector<PhraseConstraint> phrases;
+  std::map<std::vector<int>, int> phrase_index;
+  std::map<int, int> opener_of;  // closing phrase -> opening phrase; -1 once inconsistent
+  const auto add = [&](const std::vector<int>& phrase) {
+    if (phrase.empty()) return -1;
+    const auto [it, inserted] = phrase_index.emplace(phrase, static_cast<int>(phrases.size()));
+    if (inserted) phrases.push_back({phrase, 0, -1});
+    ++phrases[static_cast<std::size_t>(it->second)].count;
+    return it->second;
+  };
+  std::vector<std::string> replacements(spans.size());
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const ProtectedSpan& span = spans[i];
+    const std::string text(source.substr(span.begin, span.end - span.begin));
+    if (span.kind == SpanKind::kAccelerator) {
+      if (out.accelerator_marker.empty() && span.end < source.size()) {
+        out.accelerator_marker = text;
+        std::size_t next = span.end + 1;
+        while (next < source.size() && (static_cast<unsigned char>(source[next]) & 0xC0) == 0x80) {
+          ++next;
+        }
+        out.accelerator_letter = std::string(source.substr(span.end, next - span.end));
+        continue;  // replacement "": the marker is taken out
+      }
+      replacements[i] = text;  // a second marker stays as text
+      continue;
+    }
+    out.expected.push_back(text);
+    if (span.kind == SpanKind::kTag && span.partner > static_cast<int>(i)) {
+      const ProtectedSpan& closing = spans[static_cast<std::size_t>(span.partner)];
+      const std::string close(source.substr(closing.begin, closing.end - closing.begin));
+      const auto [open_choice, close_choice] = masking.pair(text, close);
+      replacements[i] = open_choice.replacement;
+      replacements[static_cast<std::size_t>(span.partner)] = close_choice.replacement;
+      const int open_phrase = add(open_choice.phrase);
+      const int close_phrase = add(close_choice.phrase);
+      if (close_phrase >= 0) {
+        const auto [it, inserted] = opener_of.emplace(close_phrase, open_phrase);
+        if (!inserted && it->second != open_phrase) it->second = -1;
+      }
+      continue;
+    }
+    if (span.kind == SpanKind::kTag && span.partner >= 0) continue;  // closed with its pair
+    const auto choice = masking.single(text, span.kind);
+    replacements[i] = choice.replacement;
+    const int phrase = add(choice.phrase);
+    if (phrase >= 0) opener_of[phrase] = -1;  // also stands alone: no order to keep
+  }
+  for (const auto& [closing, opening] : opener_of) {
+    auto& phrase = phrases[static_cast<std::size_t>(closing)];
+    if (opening >= 0 && phrases[static_cast<std::size_t>(opening)].count == phrase.count) {
+      phrase.opener = opening;
+    }
+  }
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    out.text.append(source.substr(at, spans[i].begin - at));
+    out.text += replacements[i];
+    at = spans[i].end;
+  }
+  out.text.append(source.substr(at));
+  out.masks = std::move(masking.masks);
+  if (!phrases.empty()) {
+    for (const Sentinel& sentinel : sentinels_) {
+      if (phrase_index.emplace(std::vector<int>{sentinel.target_id}, 0).second) {
+        phrases.push_back({{sentinel.target_id}, 0, -1});  // banned
+      }
+    }
+  }
+  if (!phrases.empty()) out.constraints = std::make_shared<DecodingConstraints>(std::move(phrases));
+  return out;
+}
+
+RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
+                                           const std::vector<int>& target_ids) const {
+  const Vocabulary& vocabulary = model_->target_vocabulary();
+  std::vector<std::string> pieces;
+  pieces.reserve(target_ids.size());
+  for (int id : target_ids) pieces.push_back(vocabulary.to_token(id));
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  const std::string decoded = model_->target_tokenizer().decode(pieces, &ranges);
+
+  RestoredTranslation out;
+  std::vector<std::pair<std::size_t, std::size_t>> restored;  // byte ranges of put-back spans
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < target_ids.size(); ++i) {
+    const auto mask = std::find_if(source.masks.begin(), source.masks.end(),
+                                   [&](const auto& m) { return m.target_id == target_ids[i]; });
+    if (mask == source.masks.end() || ranges[i].first < at) continue;
+    out.text.append(decoded, at, ranges[i].first - at);
+    restored.emplace_back(out.text.size(), out.text.size() + mask->original.size());
+    out.text += mask->original;
+    at = ranges[i].second;
+  }
+  out.text.append(decoded, at);
+
+  if (!source.accelerator_marker.empty()) {
+    const auto inside_span = [&](std::size_t i) {
+      for (const auto& [begin, end] : restored) {
+        if (i >= begin && i < end) return true;
+      }
+      return false;
+    };
+    const auto same_letter = [&](std::size_t i) {
+      const std::string& letter = source.accelerator_letter;
+      if (letter.size() == 1) {
+        return std::tolower(static_cast<unsigned char>(out.text[i])) ==
+               std::tolower(static_cast<unsigned char>(letter[0]));
+      }
+      return out.text.compare(i, letter.size(), letter) == 0;
+    };
+    const auto is_letter = [&](std::size_t i) {
+      const auto c = static_cast<unsigned char>(out.text[i]);
+      return std::isalpha(c) || c >= 0xC0;  // ASCII letters, or the first byte of a non-ASCII one
+    };
+    std::size_t position = std::string::npos;
+    for (std::size_t i = 0; i < out.text.size() && position == std::string::npos; ++i) {
+      if (!inside_span(i) && same_letter(i)) position = i;
+    }
+    for (std::size_t i = 0; i < out.text.size() && position == std::string::npos; ++i) {
+      if (!inside_span(i) && is_letter(i)) position = i;
+    }
+    if (position != std::string::npos) out.text.insert(position, source.accelerator_marker);
+    out.spans_kept = position != std::string::npos;
+  }
+  std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
+  out.spans_kept = out.spans_kept && span_texts(out.text, false) == expected;
+  return out;
+}
+
+}  // namespace rpt

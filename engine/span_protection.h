@@ -1,0 +1,87 @@
+// Protected spans through translation (docs/protected-spans.md): each placeholder, tag, entity
+// or escape of a source text (engine/protected_spans.h) appears in the translation exactly as
+// often as in the source, verbatim.
+//
+// Before decoding, protect() rewrites the source and states the decoder's constraints:
+//   - a span that is one piece of its own in both vocabularies (the demo models' placeholder
+//     symbols: %s, %1, {0}, <b>, $(ARG1), ...) stays as it is and must be copied;
+//   - another span is masked: replaced by an unused placeholder piece the model knows (a
+//     sentinel, of the span's own family where one is free: tags by a tag pair), copied by the
+//     model like any placeholder and swapped back after decoding;
+//   - with no sentinel left (a model whose vocabulary has none), the span's own target pieces
+//     become the constraint (a phrase);
+//   - the other placeholder pieces the model knows are banned: a translation holds no
+//     placeholder its source does not have;
+//   - a keyboard accelerator's marker (& in "&File") is taken out, and put back before the same
+//     letter of the translation (else before its first letter).
+// After decoding, restore() gives the translation's text and says whether every span was kept.
+//
+// Thread-safe: share one SpanProtector per model.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/decoding_constraints.h"
+#include "engine/model.h"
+#include "engine/protected_spans.h"
+
+namespace rpt {
+
+struct SpanProtectionOptions {
+  bool enabled = true;       // false: the text is translated as it is, nothing constrained
+  bool accelerators = true;  // treat & and _ accelerator markers (SpanRecognitionOptions)
+};
+
+// What protect() did to one source text.
+struct ProtectedSource {
+  std::string text;  // what the model reads
+  // What the translation must contain; nullptr when there is no span.
+  std::shared_ptr<const DecodingConstraints> constraints;
+  int spans = 0;  // spans found (accelerator markers included)
+  // Masked spans: where the translation has `target_id`, `original` goes back.
+  struct Mask {
+    int target_id = 0;
+    std::string original;
+  };
+  std::vector<Mask> masks;
+  std::vector<std::string> expected;  // the source's span texts (multiset), markers excluded
+  std::string accelerator_marker;     // "&" or "_"; empty: none
+  std::string accelerator_letter;     // the character the marker stood before
+};
+
+struct RestoredTranslation {
+  std::string text;
+  // The translation's spans are exactly the source's (and its accelerator marker is back).
+  bool spans_kept = true;
+};
+
+class SpanProtector {
+ public:
+  explicit SpanProtector(std::shared_ptr<const Model> model);
+
+  ProtectedSource protect(std::string_view source, const SpanProtectionOptions& options) const;
+  // The text of target ids decoded for `source`.
+  RestoredTranslation restore(const ProtectedSource& source,
+                              const std::vector<int>& target_ids) const;
+
+  // Placeholder pieces available as sentinels (in both vocabularies, one piece each).
+  int sentinels() const { return static_cast<int>(sentinels_.size()); }
+
+ private:
+  struct Sentinel {
+    std::string text;
+    int target_id = 0;
+    SpanKind kind = SpanKind::kPrintf;
+    std::string tag_name;  // for tags: the element name; empty otherwise
+    bool closing = false;  // </name>
+  };
+  friend class SpanMasking;
+
+  std::shared_ptr<const Model> model_;
+  std::vector<Sentinel> sentinels_;
+};
+
+}  // namespace rpt
