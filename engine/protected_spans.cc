@@ -97,9 +97,12 @@ bool underscore_marks(std::string_view word, std::size_t underscore) {
   return std::all_of(word.begin() + 1, word.end(), [](char c) { return c == '_' || is_lower(c); });
 }
 
+// What covers each byte of the text, for the accelerator search.
+enum Cover : unsigned char { kFree, kByTag, kByOther };
+
 // The position of the one accelerator marker outside `covered`, or npos when there is none or
 // more than one (a conservative reading: "Tom & Jerry & Co" or two mnemonics are not markers).
-std::size_t accelerator_marker(std::string_view text, const std::vector<bool>& covered) {
+std::size_t accelerator_marker(std::string_view text, const std::vector<Cover>& covered) {
   std::size_t found = std::string_view::npos;
   int count = 0;
   for (std::size_t i = 0; i < text.size() && count < 2; ++i) {
@@ -112,19 +115,22 @@ std::size_t accelerator_marker(std::string_view text, const std::vector<bool>& c
       std::size_t word_end = i + 1;
       while (word_end < text.size() && is_word(text[word_end])) ++word_end;
       const bool query = word_end < text.size() && text[word_end] == '=';  // "?a=1&b=2"
-      if (i + 1 < text.size() && is_alpha(text[i + 1]) && !covered[i + 1] && !query &&
+      if (i + 1 < text.size() && is_alpha(text[i + 1]) && covered[i + 1] == kFree && !query &&
           !inside_url(text, i)) {
         found = i;
         ++count;
       }
     } else if (is_word(text[i])) {  // one word at a time: linear however long the word is
       std::size_t end = i;
-      while (end < text.size() && is_word(text[end]) && !covered[end]) ++end;
+      while (end < text.size() && is_word(text[end]) && covered[end] == kFree) ++end;
       const std::string_view word = text.substr(i, end - i);
       const std::size_t underscore = word.find('_');
-      const bool call = end < text.size() && text[end] == '(';  // _open()
-      const bool after_sigil = i > 0 && std::strchr("$%@-.", text[i - 1]) != nullptr;
-      if (underscore != std::string_view::npos && !call && !after_sigil &&
+      // Code rather than a label: _open(), $x_y, a context "Filtering_on|all", %1_signed,
+      // %<_Atomic%>. A tag before the word is fine: <b>_Accounts</b>.
+      const bool code = (end < text.size() && std::strchr("(|", text[end]) != nullptr) ||
+                        (i > 0 && (covered[i - 1] == kByOther ||
+                                   std::strchr("$%@-.|", text[i - 1]) != nullptr));
+      if (underscore != std::string_view::npos && !code &&
           underscore_marks(word, underscore) && !inside_url(text, i)) {
         found = i + underscore;
         ++count;
@@ -168,9 +174,10 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   }
 
   if (options.accelerators && text.find_first_of("&_") != std::string_view::npos) {
-    std::vector<bool> covered(text.size(), false);
+    std::vector<Cover> covered(text.size(), kFree);
     for (const ProtectedSpan& span : result) {
-      std::fill(covered.begin() + span.begin, covered.begin() + span.end, true);
+      std::fill(covered.begin() + span.begin, covered.begin() + span.end,
+                span.kind == SpanKind::kTag ? kByTag : kByOther);
     }
     const std::size_t marker = accelerator_marker(text, covered);
     if (marker != std::string_view::npos) {

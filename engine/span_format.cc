@@ -230,6 +230,10 @@ TextFacts::TextFacts(std::string_view t) : text(t) {
     if (c == '%' && i + 1 < text.size()) {
       if (text[i + 1] == '%') {
         ++i;
+      } else if (text[i + 1] == '<' && first_gcc_open == kNoBrace) {
+        first_gcc_open = i;
+      } else if (text[i + 1] == '>') {
+        last_gcc_close = i;
       } else if (!qt_positional && positional_length(text, i) > 0 && text[i + 1] != 'n' &&
                  parse_printf(text, i).length == 0) {
         qt_positional = true;
@@ -259,11 +263,18 @@ Match match_percent(const TextFacts& facts, std::size_t at) {
   if (const std::size_t v = percent_variable_length(text, at); v > best.length) {
     best = {v, SpanKind::kVariable};
   }
-  // GCC diagnostics: %< %> quote, %' apostrophe, %{ %} a URL.
-  if (best.length == 0 && std::string_view("<>'{}").find(at_or_nul(text, at + 1)) !=
-                              std::string_view::npos && at + 1 < text.size()) {
-    best = {2, SpanKind::kPrintf};
+  if (best.length > 0 || at + 1 >= text.size()) return best;
+  const char next = text[at + 1];
+  if (next == '{') {  // %{name}: KDE and LibreOffice named arguments
+    std::size_t i = at + 2;
+    while (i < text.size() && is_ident(text[i])) ++i;
+    if (i > at + 2 && at_or_nul(text, i) == '}') return {i + 1 - at, SpanKind::kVariable};
   }
+  // GCC diagnostics: %< %> quote (as a pair), %' apostrophe, %{ %} a URL.
+  const bool quote = (next == '<' && facts.last_gcc_close != TextFacts::kNoBrace &&
+                      facts.last_gcc_close > at) ||
+                     (next == '>' && facts.first_gcc_open < at);
+  if (quote || next == '\'' || next == '{' || next == '}') return {2, SpanKind::kPrintf};
   return best;
 }
 

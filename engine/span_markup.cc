@@ -22,15 +22,15 @@ char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + '
 char at_or_nul(std::string_view text, std::size_t i) { return i < text.size() ? text[i] : '\0'; }
 
 // Sorted, lower case. training/placeholders.py's MARKUP_TAGS plus DocBook/KDE and HTML names
-// that are never used as metavariables.
+// that are never used as metavariables. Matched in any case (<BR>, <I>), except kLowerCaseOnly.
 constexpr std::string_view kKnownTags[] = {
     "a",          "abbr",        "application", "b",           "big",         "blockquote",
     "body",       "bold",        "br",          "caption",     "center",      "cite",
-    "code",       "command",     "dd",          "del",         "div",         "dl",
+    "code",       "command",     "dd",          "div",         "dl",
     "dt",         "em",          "emphasis",    "envar",       "filename",    "font",
     "guibutton",  "guiicon",     "guilabel",    "guimenu",     "guimenuitem", "guisubmenu",
     "h1",         "h2",          "h3",          "h4",          "h5",          "h6",
-    "head",       "hr",          "html",        "i",           "img",         "ins",
+    "head",       "hr",          "html",        "i",           "img",
     "italic",     "kbd",         "keycap",      "keycombo",    "li",          "link",
     "literal",    "menuchoice",  "nl",          "nobr",        "ol",          "p",
     "para",       "pre",         "qt",          "replaceable", "s",           "shortcut",
@@ -38,6 +38,11 @@ constexpr std::string_view kKnownTags[] = {
     "systemitem", "table",       "tbody",       "td",          "th",          "thead",
     "tr",         "tt",          "u",           "ul",          "ulink",       "userinput",
     "varname",    "xref"};
+
+// DocBook and KDE names that, upper-cased, are metavariables: "<FILENAME>", "<COMMAND>".
+constexpr std::string_view kLowerCaseOnly[] = {
+    "application", "command", "emphasis", "envar", "filename", "link", "literal", "replaceable",
+    "systemitem", "userinput", "varname"};
 
 // Identifier characters of $(VAR) and ${VAR} (make, CMake, shell): also '.' and '-'.
 bool is_braced_name_char(char c) { return is_ident(c) || c == '.' || c == '-'; }
@@ -57,7 +62,10 @@ bool is_known_tag(std::string_view name) {
   std::array<char, 16> buffer{};
   for (std::size_t i = 0; i < name.size(); ++i) buffer[i] = lower(name[i]);
   const std::string_view lowered(buffer.data(), name.size());
-  return std::binary_search(std::begin(kKnownTags), std::end(kKnownTags), lowered);
+  if (!std::binary_search(std::begin(kKnownTags), std::end(kKnownTags), lowered)) return false;
+  return lowered == name ||
+         std::find(std::begin(kLowerCaseOnly), std::end(kLowerCaseOnly), lowered) ==
+             std::end(kLowerCaseOnly);
 }
 
 Match match_variable(std::string_view text, std::size_t at) {
@@ -77,7 +85,11 @@ Match match_variable(std::string_view text, std::size_t at) {
     i += 1;
     while (i < text.size() && is_ident(text[i])) ++i;
   }
-  if (at_or_nul(text, i) == '|') ++i;
+  // Wesnoth's "$name|" ends the name; LibreOffice writes "$filename$".
+  if (at_or_nul(text, i) == '|' || (at_or_nul(text, i) == '$' && !is_ident(at_or_nul(text, i + 1)) &&
+                                    at_or_nul(text, i + 1) != '(' && at_or_nul(text, i + 1) != '{')) {
+    ++i;
+  }
   return {i - at, SpanKind::kVariable};
 }
 
@@ -140,6 +152,8 @@ TagShape match_tag(std::string_view text, std::size_t at) {
     while (k < inside.size() && (is_ident(inside[k]) || inside[k] == '-' || inside[k] == ':')) ++k;
     while (k < inside.size() && is_space(inside[k])) ++k;
     tag.has_attributes = k > j && k < inside.size() && inside[k] == '=';
+    // "<Sequence [%1]>", "<unnamed %s>": prose in angle brackets, whose inside gets scanned.
+    if (!tag.has_attributes && !is_known_tag(tag.name)) return {};
   }
   tag.length = i + 1 - at;
   return tag;

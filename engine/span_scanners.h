@@ -31,9 +31,13 @@ struct TextFacts {
   // has no '{'. One stack pass, so nested ICU messages cost nothing to delimit.
   std::vector<std::size_t> closing_brace;
   static constexpr std::size_t kNoBrace = static_cast<std::size_t>(-1);
+  // GCC's quotes %< and %> count only as a pair: the first "%<" and the last "%>" (kNoBrace when
+  // absent), so that "$n|%</span>" keeps its closing tag.
+  std::size_t first_gcc_open = kNoBrace;
+  std::size_t last_gcc_close = kNoBrace;
 };
 
-// text[at] == '%': printf / GCC diagnostics / strftime, %%, %1 %n, %NAME%.
+// text[at] == '%': printf / GCC diagnostics / strftime, %%, %1 %n, %NAME% %{name}.
 Match match_percent(const TextFacts& facts, std::size_t at);
 // text[at] == '{': {0} {} {name} {0:N2}, or a whole ICU message.
 Match match_brace(const TextFacts& facts, std::size_t at);
