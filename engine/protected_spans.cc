@@ -13,10 +13,10 @@
 namespace rpt {
 namespace {
 
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool is_word(char c) { return is_alpha(c) || (c >= '0' && c <= '9') || c == '_'; }
+using spans::is_alpha;
+using spans::is_lower;
+using spans::is_upper;
+using spans::is_ident;
 
 // A span found by the scan, with what tag pairing needs to know.
 struct Candidate {
@@ -113,16 +113,16 @@ std::size_t accelerator_marker(std::string_view text, const std::vector<Cover>& 
         continue;
       }
       std::size_t word_end = i + 1;
-      while (word_end < text.size() && is_word(text[word_end])) ++word_end;
+      while (word_end < text.size() && is_ident(text[word_end])) ++word_end;
       const bool query = word_end < text.size() && text[word_end] == '=';  // "?a=1&b=2"
       if (i + 1 < text.size() && is_alpha(text[i + 1]) && covered[i + 1] == kFree && !query &&
           !inside_url(text, i)) {
         found = i;
         ++count;
       }
-    } else if (is_word(text[i])) {  // one word at a time: linear however long the word is
+    } else if (is_ident(text[i])) {  // one word at a time: linear however long the word is
       std::size_t end = i;
-      while (end < text.size() && is_word(text[end]) && covered[end] == kFree) ++end;
+      while (end < text.size() && is_ident(text[end]) && covered[end] == kFree) ++end;
       const std::string_view word = text.substr(i, end - i);
       const std::size_t underscore = word.find('_');
       // Code rather than a label: _open(), $x_y, a context "Filtering_on|all", %1_signed,

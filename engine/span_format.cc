@@ -13,13 +13,7 @@ constexpr std::size_t kMaxMappingKey = 64;   // %(name)s
 constexpr std::size_t kMaxFormatSpec = 40;   // {0:yyyy-MM-dd}
 constexpr std::size_t kMaxPriMacro = 16;     // %<PRIuMAX>
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool is_ident(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
 bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-char at_or_nul(std::string_view text, std::size_t i) { return i < text.size() ? text[i] : '\0'; }
 
 std::size_t skip_digits(std::string_view text, std::size_t i) {
   while (i < text.size() && is_digit(text[i])) ++i;
@@ -95,7 +89,8 @@ PrintfSpec parse_printf(std::string_view text, std::size_t at) {
       i = skip_digits(text, i);
     }
   }
-  if (text.substr(i).starts_with("<PRI")) {  // %<PRId64>: C's inttypes.h macros, as gettext keeps them
+  // %<PRId64>: C's inttypes.h macros, as gettext keeps them.
+  if (text.substr(i).starts_with("<PRI")) {
     std::size_t close = i + 4;
     while (close < text.size() && close - i < kMaxPriMacro && is_ident(text[close])) ++close;
     if (at_or_nul(text, close) != '>') return spec;
@@ -204,10 +199,7 @@ std::size_t format_field_length(std::string_view text, std::size_t at) {
     i = end;
   }
   if (at_or_nul(text, i) == '!') {  // Python conversion {name!r}
-    if (std::string_view("rsa").find(at_or_nul(text, i + 1)) == std::string_view::npos ||
-        at_or_nul(text, i + 1) == '\0') {
-      return 0;
-    }
+    if (std::string_view("rsa").find(at_or_nul(text, i + 1)) == std::string_view::npos) return 0;
     i += 2;
   }
   if (at_or_nul(text, i) == ':') {

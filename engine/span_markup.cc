@@ -12,14 +12,9 @@ namespace {
 constexpr std::size_t kMaxTag = 2048;        // <span foreground="red" font_desc="...">
 constexpr std::size_t kMaxEntityName = 32;  // &kappname;
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_ident(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+char lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+bool is_hex(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-char at_or_nul(std::string_view text, std::size_t i) { return i < text.size() ? text[i] : '\0'; }
 
 // Sorted, lower case. training/placeholders.py's MARKUP_TAGS plus DocBook/KDE and HTML names
 // that are never used as metavariables. Matched in any case (<BR>, <I>), except kLowerCaseOnly.
@@ -81,15 +76,16 @@ Match match_variable(std::string_view text, std::size_t at) {
   if (!is_alpha(open) && open != '_') return {};
   std::size_t i = at + 1;
   while (i < text.size() && is_ident(text[i])) ++i;
-  while (at_or_nul(text, i) == '.' && (is_alpha(at_or_nul(text, i + 1)) || at_or_nul(text, i + 1) == '_')) {
+  while (at_or_nul(text, i) == '.' && is_ident(at_or_nul(text, i + 1)) &&
+         !is_digit(text[i + 1])) {
     i += 1;
     while (i < text.size() && is_ident(text[i])) ++i;
   }
   // Wesnoth's "$name|" ends the name; LibreOffice writes "$filename$".
-  if (at_or_nul(text, i) == '|' || (at_or_nul(text, i) == '$' && !is_ident(at_or_nul(text, i + 1)) &&
-                                    at_or_nul(text, i + 1) != '(' && at_or_nul(text, i + 1) != '{')) {
-    ++i;
-  }
+  const char after = at_or_nul(text, i + 1);
+  const bool dollar_end = at_or_nul(text, i) == '$' && !is_ident(after) && after != '(' &&
+                          after != '{';
+  if (at_or_nul(text, i) == '|' || dollar_end) ++i;
   return {i - at, SpanKind::kVariable};
 }
 
@@ -130,7 +126,10 @@ TagShape match_tag(std::string_view text, std::size_t at) {
   }
   const std::size_t name_begin = i;
   if (!is_alpha(at_or_nul(text, i))) return {};
-  while (i < text.size() && (is_ident(text[i]) || text[i] == ':' || text[i] == '-' || text[i] == '.')) ++i;
+  while (i < text.size() && (is_ident(text[i]) || std::string_view(":-.").find(text[i]) !=
+                                                      std::string_view::npos)) {
+    ++i;
+  }
   tag.name = text.substr(name_begin, i - name_begin);
   const std::size_t rest = i;
   // Up to '>', never past a '<': a stray '<' cannot make the scan of every later '<' quadratic.

@@ -14,6 +14,17 @@
 
 namespace rpt::spans {
 
+// ASCII classes: bytes of UTF-8 sequences (and invalid bytes) are in none of them.
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool is_alpha(char c) { return is_lower(c) || is_upper(c); }
+inline bool is_ident(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+// text[i], or '\0' past the end: lookahead without bounds checks at every step.
+inline char at_or_nul(std::string_view text, std::size_t i) {
+  return i < text.size() ? text[i] : '\0';
+}
+
 struct Match {
   std::size_t length = 0;  // 0: no span starts here
   SpanKind kind = SpanKind::kPrintf;

@@ -19,7 +19,7 @@
 namespace {
 
 void print_spans(const std::string& line, const rpt::SpanRecognitionOptions& options) {
-  nlohmann::json spans = nlohmann::json::array();
+  nlohmann::ordered_json spans = nlohmann::ordered_json::array();
   for (const rpt::ProtectedSpan& span : rpt::find_protected_spans(line, options)) {
     spans.push_back({{"text", line.substr(span.begin, span.end - span.begin)},
                      {"kind", rpt::span_kind_name(span.kind)},
@@ -28,8 +28,8 @@ void print_spans(const std::string& line, const rpt::SpanRecognitionOptions& opt
                      {"partner", span.partner}});
   }
   // Replace, not throw: a line that is not valid UTF-8 still gets its line of output.
-  std::cout << nlohmann::json{{"spans", spans}}.dump(-1, ' ', false,
-                                                     nlohmann::json::error_handler_t::replace)
+  const nlohmann::ordered_json line_json{{"spans", spans}};
+  std::cout << line_json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
             << '\n';
 }
 
