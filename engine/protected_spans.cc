@@ -1,0 +1,213 @@
+// find_protected_spans: one left-to-right pass asking the recognizers of engine/span_scanners.h
+// at each byte that can start a span (leftmost wins, each recognizer returns its longest form),
+// then tag pairing, then the accelerator marker, which needs the whole text to decide.
+#include "engine/protected_spans.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "engine/span_scanners.h"
+
+namespace rpt {
+namespace {
+
+using spans::is_alpha;
+using spans::is_lower;
+using spans::is_upper;
+using spans::is_ident;
+
+// A span found by the scan, with what tag pairing needs to know.
+struct Candidate {
+  ProtectedSpan span;
+  spans::TagShape tag;  // tag.length > 0 for kTag
+  bool known_tag = false;
+  int partner = -1;  // index into the candidate vector
+};
+
+Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
+  const std::string_view text = facts.text;
+  spans::Match match;
+  Candidate candidate;
+  switch (text[at]) {
+    case '%': match = spans::match_percent(facts, at); break;
+    case '{': match = spans::match_brace(facts, at); break;
+    case '$': match = spans::match_variable(text, at); break;
+    case '&': match = spans::match_entity(text, at); break;
+    case '\\': match = spans::match_escape(text, at); break;
+    case '<':
+      candidate.tag = spans::match_tag(text, at);
+      match = {candidate.tag.length, SpanKind::kTag};
+      candidate.known_tag = candidate.tag.length > 0 && spans::is_known_tag(candidate.tag.name);
+      break;
+    default: break;
+  }
+  candidate.span = {at, at + match.length, match.kind, -1};
+  return candidate;
+}
+
+// Pairs each closing tag with the nearest unclosed opening tag of the same name; opening tags
+// above that one on the stack stay unpaired (<p>a<br>b</p>: the <br> has no partner).
+void pair_tags(std::vector<Candidate>& candidates) {
+  std::vector<int> open;
+  for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
+    const spans::TagShape& tag = candidates[i].tag;
+    if (candidates[i].span.kind != SpanKind::kTag || tag.self_closing) continue;
+    if (!tag.closing) {
+      open.push_back(i);
+      continue;
+    }
+    for (auto it = open.rbegin(); it != open.rend(); ++it) {
+      if (spans::same_name(candidates[*it].tag.name, tag.name)) {
+        candidates[*it].partner = i;
+        candidates[i].partner = *it;
+        open.erase(std::next(it).base(), open.end());
+        break;
+      }
+    }
+  }
+}
+
+// An unknown name in angle brackets is markup only when paired, self-closing or with attributes;
+// alone it is a metavariable ("<file>") that translators translate.
+bool keep(const Candidate& c) {
+  if (c.span.kind != SpanKind::kTag || c.known_tag) return true;
+  return c.partner >= 0 || c.tag.self_closing || c.tag.has_attributes;
+}
+
+bool inside_url(std::string_view text, std::size_t at) {
+  std::size_t begin = at;
+  while (begin > 0 && text[begin - 1] != ' ') --begin;
+  std::size_t end = at;
+  while (end < text.size() && text[end] != ' ') ++end;
+  const std::string_view token = text.substr(begin, end - begin);
+  return token.find("://") != std::string_view::npos || token.starts_with("www.");
+}
+
+// '_' marks an accelerator at the start of a word of letters (_Open, Save _As, _OK) or inside a
+// capitalized word (O_pen, Sa_ve); identifiers (max_length, snake_case, _float128) are not.
+bool underscore_marks(std::string_view word, std::size_t underscore) {
+  if (std::count(word.begin(), word.end(), '_') != 1) return false;
+  for (const char c : word) {
+    if (c != '_' && !is_alpha(c)) return false;
+  }
+  if (underscore == 0) return word.size() > 1;
+  if (!is_upper(word[0]) || underscore + 1 >= word.size()) return false;
+  return std::all_of(word.begin() + 1, word.end(), [](char c) { return c == '_' || is_lower(c); });
+}
+
+// What covers each byte of the text, for the accelerator search.
+enum Cover : unsigned char { kFree, kByTag, kByOther };
+
+// The position of the one accelerator marker outside `covered`, or npos when there is none or
+// more than one (a conservative reading: "Tom & Jerry & Co" or two mnemonics are not markers).
+std::size_t accelerator_marker(std::string_view text, const std::vector<Cover>& covered) {
+  std::size_t found = std::string_view::npos;
+  int count = 0;
+  for (std::size_t i = 0; i < text.size() && count < 2; ++i) {
+    if (covered[i]) continue;
+    if (text[i] == '&') {
+      if (i + 1 < text.size() && text[i + 1] == '&') {  // "&&": a literal ampersand
+        ++i;
+        continue;
+      }
+      std::size_t word_end = i + 1;
+      while (word_end < text.size() && is_ident(text[word_end])) ++word_end;
+      const bool query = word_end < text.size() && text[word_end] == '=';  // "?a=1&b=2"
+      if (i + 1 < text.size() && is_alpha(text[i + 1]) && covered[i + 1] == kFree && !query &&
+          !inside_url(text, i)) {
+        found = i;
+        ++count;
+      }
+    } else if (is_ident(text[i])) {  // one word at a time: linear however long the word is
+      std::size_t end = i;
+      while (end < text.size() && is_ident(text[end]) && covered[end] == kFree) ++end;
+      const std::string_view word = text.substr(i, end - i);
+      const std::size_t underscore = word.find('_');
+      // Code rather than a label: _open(), $x_y, a context "Filtering_on|all", %1_signed,
+      // %<_Atomic%>. A tag before the word is fine: <b>_Accounts</b>.
+      const bool code = (end < text.size() && std::strchr("(|", text[end]) != nullptr) ||
+                        (i > 0 && (covered[i - 1] == kByOther ||
+                                   std::strchr("$%@-.|", text[i - 1]) != nullptr));
+      if (underscore != std::string_view::npos && !code &&
+          underscore_marks(word, underscore) && !inside_url(text, i)) {
+        found = i + underscore;
+        ++count;
+      }
+      i = end - 1;
+    }
+  }
+  return count == 1 ? found : std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
+                                                const SpanRecognitionOptions& options) {
+  const spans::TextFacts facts(text);
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t next = text.find_first_of("%{$&\\<", i);
+    if (next == std::string_view::npos) break;
+    Candidate candidate = scan_at(facts, next);
+    if (candidate.span.end > next) {
+      i = candidate.span.end;
+      candidates.push_back(candidate);
+    } else {
+      i = next + 1;
+    }
+  }
+  pair_tags(candidates);
+
+  std::vector<int> new_index(candidates.size(), -1);
+  std::vector<ProtectedSpan> result;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (!keep(candidates[i])) continue;
+    new_index[i] = static_cast<int>(result.size());
+    result.push_back(candidates[i].span);
+  }
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (new_index[i] >= 0 && candidates[i].partner >= 0) {
+      result[new_index[i]].partner = new_index[candidates[i].partner];
+    }
+  }
+
+  if (options.accelerators && text.find_first_of("&_") != std::string_view::npos) {
+    std::vector<Cover> covered(text.size(), kFree);
+    for (const ProtectedSpan& span : result) {
+      std::fill(covered.begin() + span.begin, covered.begin() + span.end,
+                span.kind == SpanKind::kTag ? kByTag : kByOther);
+    }
+    const std::size_t marker = accelerator_marker(text, covered);
+    if (marker != std::string_view::npos) {
+      const auto at = std::lower_bound(
+          result.begin(), result.end(), marker,
+          [](const ProtectedSpan& span, std::size_t offset) { return span.begin < offset; });
+      const int inserted = static_cast<int>(at - result.begin());
+      result.insert(at, {marker, marker + 1, SpanKind::kAccelerator, -1});
+      for (ProtectedSpan& span : result) {
+        if (span.partner >= inserted) ++span.partner;
+      }
+    }
+  }
+  return result;
+}
+
+const char* span_kind_name(SpanKind kind) {
+  switch (kind) {
+    case SpanKind::kPrintf: return "printf";
+    case SpanKind::kPercent: return "percent";
+    case SpanKind::kPositional: return "positional";
+    case SpanKind::kBrace: return "brace";
+    case SpanKind::kIcuMessage: return "icu_message";
+    case SpanKind::kVariable: return "variable";
+    case SpanKind::kTag: return "tag";
+    case SpanKind::kEntity: return "entity";
+    case SpanKind::kEscape: return "escape";
+    case SpanKind::kAccelerator: return "accelerator";
+  }
+  return "unknown";
+}
+
+}  // namespace rpt

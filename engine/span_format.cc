@@ -1,0 +1,280 @@
+// The format-string recognizers of engine/span_scanners.h: everything that starts with '%'
+// (printf, GCC diagnostics, strftime, Qt/KDE positional arguments) and with '{' (format fields,
+// ICU messages).
+#include <array>
+#include <string_view>
+
+#include "engine/span_scanners.h"
+
+namespace rpt::spans {
+namespace {
+
+constexpr std::size_t kMaxMappingKey = 64;   // %(name)s
+constexpr std::size_t kMaxFormatSpec = 40;   // {0:yyyy-MM-dd}
+constexpr std::size_t kMaxPriMacro = 16;     // %<PRIuMAX>
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+std::size_t skip_digits(std::string_view text, std::size_t i) {
+  while (i < text.size() && is_digit(text[i])) ++i;
+  return i;
+}
+
+// A Qt/KDE positional argument at text[at] == '%': %1..%99 (not followed by a third digit),
+// Qt's localized %L1, KDE's plural %n. Returns its length or 0.
+std::size_t positional_length(std::string_view text, std::size_t at) {
+  std::size_t i = at + 1;
+  if (at_or_nul(text, i) == 'n') return 2;
+  if (at_or_nul(text, i) == 'L') ++i;
+  if (at_or_nul(text, i) < '1' || at_or_nul(text, i) > '9') return 0;
+  const std::size_t end = skip_digits(text, i);
+  return end - i <= 2 ? end - at : 0;
+}
+
+struct PrintfSpec {
+  std::size_t length = 0;  // 0: not a conversion
+  // Only a width between '%' and the conversion letter (%2d, %1x): in a Qt string, or with the
+  // pointless width 1, that is a positional argument followed by a letter.
+  bool width_only = false;
+  bool width_is_one = false;
+};
+
+// Length modifiers, longest first; the conversion letter must follow for them to count.
+constexpr std::array<std::string_view, 13> kLengthModifiers = {
+    "hh", "ll", "I64", "I32", "h", "l", "L", "q", "j", "z", "Z", "t", "w"};
+
+// printf with the GNU and GCC-diagnostic extensions and Python's %(name)s, at text[at] == '%':
+//   %[(key) | N$][flags -+#0'][width | * | *N$][.precision][length][conversion letter | <PRIxNN>]
+// Any ASCII letter converts: GCC (%qD %L %C %wu), strftime (%Y %H) and glibc (%m) use most of
+// them. The space flag is left out on purpose: "50% done" is prose.
+PrintfSpec parse_printf(std::string_view text, std::size_t at) {
+  PrintfSpec spec;
+  std::size_t i = at + 1;
+  bool plain = true;  // nothing but an optional width so far
+  if (at_or_nul(text, i) == '(') {
+    std::size_t close = i + 1;
+    while (close < text.size() && close - i <= kMaxMappingKey &&
+           (is_ident(text[close]) || text[close] == '.' || text[close] == '-')) {
+      ++close;
+    }
+    if (close == i + 1 || at_or_nul(text, close) != ')') return spec;
+    i = close + 1;
+    plain = false;
+  } else if (const std::size_t digits = skip_digits(text, i);
+             digits > i && at_or_nul(text, digits) == '$') {
+    i = digits + 1;
+    plain = false;
+  }
+  bool grouping = false;  // the ' flag, only meaningful for numbers
+  while (i < text.size() && std::string_view("-+#0'").find(text[i]) != std::string_view::npos) {
+    grouping = grouping || text[i] == '\'';
+    plain = false;
+    ++i;
+  }
+  const std::size_t width_begin = i;
+  if (at_or_nul(text, i) == '*') {
+    ++i;
+    plain = false;
+    if (const std::size_t d = skip_digits(text, i); d > i && at_or_nul(text, d) == '$') i = d + 1;
+  } else {
+    i = skip_digits(text, i);
+  }
+  const std::string_view width = text.substr(width_begin, i - width_begin);
+  if (at_or_nul(text, i) == '.') {
+    plain = false;
+    ++i;
+    if (at_or_nul(text, i) == '*') {
+      ++i;
+    } else {
+      i = skip_digits(text, i);
+    }
+  }
+  // %<PRId64>: C's inttypes.h macros, as gettext keeps them.
+  if (text.substr(i).starts_with("<PRI")) {
+    std::size_t close = i + 4;
+    while (close < text.size() && close - i < kMaxPriMacro && is_ident(text[close])) ++close;
+    if (at_or_nul(text, close) != '>') return spec;
+    spec.length = close + 1 - at;
+    return spec;
+  }
+  for (const std::string_view modifier : kLengthModifiers) {
+    if (!text.substr(i).starts_with(modifier)) continue;
+    std::size_t after = i + modifier.size();
+    if (modifier == "q") {  // GCC: %q+D %q#T
+      while (at_or_nul(text, after) == '+' || at_or_nul(text, after) == '#') ++after;
+    }
+    if (is_alpha(at_or_nul(text, after))) {
+      i = after;
+      plain = false;
+      break;
+    }
+  }
+  const char conversion = at_or_nul(text, i);
+  if (!is_alpha(conversion)) return spec;
+  if (grouping && std::string_view("diufFgG").find(conversion) == std::string_view::npos) {
+    return spec;  // GCC's %' (a typographic apostrophe) followed by a letter: "don%'t"
+  }
+  spec.length = i + 1 - at;
+  spec.width_only = plain && !width.empty();
+  spec.width_is_one = width == "1";
+  return spec;
+}
+
+// %NAME or %NAME% (LibreOffice, Windows): an upper-case name of three characters or more.
+std::size_t percent_variable_length(std::string_view text, std::size_t at) {
+  std::size_t i = at + 1;
+  if (!is_upper(at_or_nul(text, i))) return 0;
+  while (i < text.size() && (is_upper(text[i]) || is_digit(text[i]) || text[i] == '_')) ++i;
+  if (i - at < 4) return 0;
+  if (at_or_nul(text, i) == '%') ++i;
+  return i - at;
+}
+
+bool is_identifier_at(std::string_view text, std::size_t begin, std::size_t end) {
+  if (begin >= end || is_digit(text[begin])) return false;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!is_ident(text[i])) return false;
+  }
+  return true;
+}
+
+// The argument of an ICU message or a format field: a number or an identifier. Returns its end.
+std::size_t skip_argument(std::string_view text, std::size_t i) {
+  while (i < text.size() && is_ident(text[i])) ++i;
+  return i;
+}
+
+std::size_t skip_spaces(std::string_view text, std::size_t i) {
+  while (i < text.size() && is_space(text[i])) ++i;
+  return i;
+}
+
+constexpr std::array<std::string_view, 10> kIcuTypes = {
+    "plural", "select", "selectordinal", "number", "date", "time", "spellout", "ordinal",
+    "duration", "choice"};
+
+// {arg, type ...}: an ICU MessageFormat argument with a type, whole to its matching brace.
+std::size_t icu_message_length(const TextFacts& facts, std::size_t at) {
+  const std::string_view text = facts.text;
+  const std::size_t arg_begin = skip_spaces(text, at + 1);
+  const std::size_t arg_end = skip_argument(text, arg_begin);
+  if (arg_end == arg_begin) return 0;
+  std::size_t i = skip_spaces(text, arg_end);
+  if (at_or_nul(text, i) != ',') return 0;
+  const std::size_t type_begin = skip_spaces(text, i + 1);
+  std::size_t type_end = type_begin;
+  while (type_end < text.size() && is_alpha(text[type_end])) ++type_end;
+  const std::string_view type = text.substr(type_begin, type_end - type_begin);
+  bool known = false;
+  for (const std::string_view t : kIcuTypes) known = known || t == type;
+  if (!known) return 0;
+  i = skip_spaces(text, type_end);
+  if (at_or_nul(text, i) != ',' && at_or_nul(text, i) != '}') return 0;
+  const std::size_t close = facts.closing_brace[at];
+  return close == TextFacts::kNoBrace ? 0 : close + 1 - at;
+}
+
+// {} {0} {name} {user.name} {items[0]} {0,-10} {0:N2} {name!r:>8}: .NET, Python, ICU fields.
+std::size_t format_field_length(std::string_view text, std::size_t at) {
+  std::size_t i = at + 1;
+  const std::size_t name_begin = i;
+  i = skip_argument(text, i);
+  const bool numeric = i > name_begin && is_digit(text[name_begin]);
+  if (i > name_begin && !numeric && !is_identifier_at(text, name_begin, i)) return 0;
+  if (numeric && skip_digits(text, name_begin) != i) return 0;
+  while (!numeric && i > name_begin) {  // attribute and index access
+    if (at_or_nul(text, i) == '.' && is_alpha(at_or_nul(text, i + 1))) {
+      i = skip_argument(text, i + 1);
+    } else if (at_or_nul(text, i) == '[' && is_digit(at_or_nul(text, i + 1)) &&
+               at_or_nul(text, skip_digits(text, i + 1)) == ']') {
+      i = skip_digits(text, i + 1) + 1;
+    } else {
+      break;
+    }
+  }
+  if (at_or_nul(text, i) == ',' && i > name_begin) {  // .NET alignment {0,-10}
+    std::size_t d = i + 1 + (at_or_nul(text, i + 1) == '-' ? 1 : 0);
+    const std::size_t end = skip_digits(text, d);
+    if (end == d) return 0;
+    i = end;
+  }
+  if (at_or_nul(text, i) == '!') {  // Python conversion {name!r}
+    if (std::string_view("rsa").find(at_or_nul(text, i + 1)) == std::string_view::npos) return 0;
+    i += 2;
+  }
+  if (at_or_nul(text, i) == ':') {
+    const std::size_t spec_begin = ++i;
+    while (i < text.size() && i - spec_begin <= kMaxFormatSpec && text[i] != '}' &&
+           text[i] != '{' && text[i] != '\n') {
+      ++i;
+    }
+    if (i == spec_begin) return 0;
+  }
+  return at_or_nul(text, i) == '}' ? i + 1 - at : 0;
+}
+
+}  // namespace
+
+TextFacts::TextFacts(std::string_view t) : text(t) {
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '%' && i + 1 < text.size()) {
+      if (text[i + 1] == '%') {
+        ++i;
+      } else if (text[i + 1] == '<' && first_gcc_open == kNoBrace) {
+        first_gcc_open = i;
+      } else if (text[i + 1] == '>') {
+        last_gcc_close = i;
+      } else if (!qt_positional && positional_length(text, i) > 0 && text[i + 1] != 'n' &&
+                 parse_printf(text, i).length == 0) {
+        qt_positional = true;
+      }
+    } else if (c == '{') {
+      if (closing_brace.empty()) closing_brace.assign(text.size(), kNoBrace);
+      open.push_back(i);
+    } else if (c == '}' && !open.empty()) {
+      closing_brace[open.back()] = i;
+      open.pop_back();
+    }
+  }
+}
+
+Match match_percent(const TextFacts& facts, std::size_t at) {
+  const std::string_view text = facts.text;
+  if (at_or_nul(text, at + 1) == '%') return {2, SpanKind::kPercent};
+  const PrintfSpec printf_spec = parse_printf(text, at);
+  const std::size_t positional = positional_length(text, at);
+  if (printf_spec.length == 2 && text[at + 1] == 'n') return {2, SpanKind::kPositional};
+  if (printf_spec.length > 0 && positional > 0 && printf_spec.width_only &&
+      (printf_spec.width_is_one || facts.qt_positional)) {
+    return {positional, SpanKind::kPositional};
+  }
+  Match best{printf_spec.length, SpanKind::kPrintf};
+  if (positional > best.length) best = {positional, SpanKind::kPositional};
+  if (const std::size_t v = percent_variable_length(text, at); v > best.length) {
+    best = {v, SpanKind::kVariable};
+  }
+  if (best.length > 0 || at + 1 >= text.size()) return best;
+  const char next = text[at + 1];
+  if (next == '{') {  // %{name}: KDE and LibreOffice named arguments
+    std::size_t i = at + 2;
+    while (i < text.size() && is_ident(text[i])) ++i;
+    if (i > at + 2 && at_or_nul(text, i) == '}') return {i + 1 - at, SpanKind::kVariable};
+  }
+  // GCC diagnostics: %< %> quote (as a pair), %' apostrophe, %{ %} a URL.
+  const bool quote = (next == '<' && facts.last_gcc_close != TextFacts::kNoBrace &&
+                      facts.last_gcc_close > at) ||
+                     (next == '>' && facts.first_gcc_open < at);
+  if (quote || next == '\'' || next == '{' || next == '}') return {2, SpanKind::kPrintf};
+  return best;
+}
+
+Match match_brace(const TextFacts& facts, std::size_t at) {
+  if (const std::size_t icu = icu_message_length(facts, at); icu > 0) {
+    return {icu, SpanKind::kIcuMessage};
+  }
+  return {format_field_length(facts.text, at), SpanKind::kBrace};
+}
+
+}  // namespace rpt::spans

@@ -1,0 +1,80 @@
+// The recognizers behind find_protected_spans (engine/protected_spans.h), one per family, each
+// asked at one byte offset: "does a span of my family start here, and how long is it?". Internal
+// to the engine; engine/protected_spans.cc picks among them and pairs the tags.
+//
+// Every recognizer reads forward only as far as its own syntax allows and stops at the next
+// byte that could start another span of its family, so scanning a whole text stays linear.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <vector>
+
+#include "engine/protected_spans.h"
+
+namespace rpt::spans {
+
+// ASCII classes: bytes of UTF-8 sequences (and invalid bytes) are in none of them.
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool is_alpha(char c) { return is_lower(c) || is_upper(c); }
+inline bool is_ident(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+// text[i], or '\0' past the end: lookahead without bounds checks at every step.
+inline char at_or_nul(std::string_view text, std::size_t i) {
+  return i < text.size() ? text[i] : '\0';
+}
+
+struct Match {
+  std::size_t length = 0;  // 0: no span starts here
+  SpanKind kind = SpanKind::kPrintf;
+};
+
+// What the recognizers of one text share, computed once per text.
+struct TextFacts {
+  explicit TextFacts(std::string_view text);
+
+  std::string_view text;
+  // The text uses Qt/KDE positional arguments (a %1..%99 that no printf conversion follows), so
+  // "%1x" there is %1 followed by "x", not a hexadecimal conversion of width 1.
+  bool qt_positional = false;
+  // For each '{' the offset of its matching '}' (kNoBrace when unbalanced); empty when the text
+  // has no '{'. One stack pass, so nested ICU messages cost nothing to delimit.
+  std::vector<std::size_t> closing_brace;
+  static constexpr std::size_t kNoBrace = static_cast<std::size_t>(-1);
+  // GCC's quotes %< and %> count only as a pair: the first "%<" and the last "%>" (kNoBrace when
+  // absent), so that "$n|%</span>" keeps its closing tag.
+  std::size_t first_gcc_open = kNoBrace;
+  std::size_t last_gcc_close = kNoBrace;
+};
+
+// text[at] == '%': printf / GCC diagnostics / strftime, %%, %1 %n, %NAME% %{name}.
+Match match_percent(const TextFacts& facts, std::size_t at);
+// text[at] == '{': {0} {} {name} {0:N2}, or a whole ICU message.
+Match match_brace(const TextFacts& facts, std::size_t at);
+// text[at] == '$': $(VAR) ${var} $VAR $var_name $unit.name|
+Match match_variable(std::string_view text, std::size_t at);
+// text[at] == '&': &amp; &#160; &#x2026;
+Match match_entity(std::string_view text, std::size_t at);
+// text[at] == '\\': \n \t \r \\ \" written as two characters.
+Match match_escape(std::string_view text, std::size_t at);
+
+// Something shaped like a markup tag at text[at] == '<'. Whether it is a span depends on its
+// name and on the rest of the text (pairing), which the caller decides.
+struct TagShape {
+  std::size_t length = 0;  // 0: not tag-shaped
+  std::string_view name;
+  bool closing = false;         // </name>
+  bool self_closing = false;    // <name/> <name attr="x"/>
+  bool has_attributes = false;  // <name attr=...>
+};
+TagShape match_tag(std::string_view text, std::size_t at);
+
+// HTML, Pango, Qt rich text, DocBook and KDE element names (ASCII case-insensitive). Other names
+// in angle brackets are usually metavariables that translators translate (<number>, <file>).
+bool is_known_tag(std::string_view name);
+
+// ASCII case-insensitive equality (tag names).
+bool same_name(std::string_view a, std::string_view b);
+
+}  // namespace rpt::spans

@@ -1,0 +1,318 @@
+// find_protected_spans: tables of text -> expected spans per family, the readings it must not
+// make (prose percent signs, code braces, metavariables), malformed input, and the invariants
+// on random text.
+#include "engine/protected_spans.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/span_invariants.h"
+
+namespace rpt {
+namespace {
+
+struct Expected {
+  std::string text;
+  SpanKind kind;
+  int partner = -1;
+};
+
+struct Case {
+  std::string input;
+  std::vector<Expected> spans;
+};
+
+std::string describe(const std::string& text, const std::vector<ProtectedSpan>& spans) {
+  std::string out = "in \"" + text + "\":";
+  for (const ProtectedSpan& s : spans) {
+    out.append(" [").append(text, s.begin, s.end - s.begin).append("|");
+    out.append(span_kind_name(s.kind)).append("|").append(std::to_string(s.partner)).append("]");
+  }
+  return out;
+}
+
+void expect_spans(const Case& c, const SpanRecognitionOptions& options = {}) {
+  const std::vector<ProtectedSpan> spans = find_protected_spans(c.input, options);
+  const std::string found = describe(c.input, spans);
+  ASSERT_EQ(spans.size(), c.spans.size()) << found;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    EXPECT_EQ(c.input.substr(spans[i].begin, spans[i].end - spans[i].begin), c.spans[i].text)
+        << found;
+    EXPECT_EQ(spans[i].kind, c.spans[i].kind) << found;
+    EXPECT_EQ(spans[i].partner, c.spans[i].partner) << found;
+  }
+  EXPECT_EQ(check_span_invariants(c.input, spans), "") << found;
+}
+
+void expect_table(const std::vector<Case>& cases) {
+  for (const Case& c : cases) expect_spans(c);
+}
+
+constexpr SpanKind P = SpanKind::kPrintf;
+constexpr SpanKind Pct = SpanKind::kPercent;
+constexpr SpanKind Pos = SpanKind::kPositional;
+constexpr SpanKind Br = SpanKind::kBrace;
+constexpr SpanKind Icu = SpanKind::kIcuMessage;
+constexpr SpanKind V = SpanKind::kVariable;
+constexpr SpanKind T = SpanKind::kTag;
+constexpr SpanKind E = SpanKind::kEntity;
+constexpr SpanKind Esc = SpanKind::kEscape;
+constexpr SpanKind A = SpanKind::kAccelerator;
+
+TEST(ProtectedSpans, Printf) {
+  expect_table({
+      {"Save the file as %s", {{"%s", P}}},
+      {"%d of %u, %i, %c, %E", {{"%d", P}, {"%u", P}, {"%i", P}, {"%c", P}, {"%E", P}}},
+      {"%qs %qT %qD %qE %q+D %q#T", {{"%qs", P}, {"%qT", P}, {"%qD", P}, {"%qE", P},
+                                     {"%q+D", P}, {"%q#T", P}}},
+      {"%.250s %lu %.*s %zu %1$s %2$d", {{"%.250s", P}, {"%lu", P}, {"%.*s", P}, {"%zu", P},
+                                         {"%1$s", P}, {"%2$d", P}}},
+      {"%-25s %+d %#x %5.2f %02d %lld %hhx %*d", {{"%-25s", P}, {"%+d", P}, {"%#x", P},
+                                                  {"%5.2f", P}, {"%02d", P}, {"%lld", P},
+                                                  {"%hhx", P}, {"%*d", P}}},
+      {"%<PRId64>.%06<PRId64> s", {{"%<PRId64>", P}, {"%06<PRId64>", P}}},
+      {"%(name)s was born in %(place)-10s", {{"%(name)s", P}, {"%(place)-10s", P}}},
+      {"%Y-%m-%d %H:%M", {{"%Y", P}, {"%m", P}, {"%d", P}, {"%H", P}, {"%M", P}}},
+      {"%'d files", {{"%'d", P}}},
+      {"#%2d: %9ju", {{"%2d", P}, {"%9ju", P}}},  // no Qt argument here: widths
+  });
+}
+
+TEST(ProtectedSpans, GccDiagnostics) {
+  expect_table({
+      {"%<#pragma %s%> at %L", {{"%<", P}, {"%s", P}, {"%>", P}, {"%L", P}}},
+      {"won%'t warn", {{"%'", P}}},
+      {"changed in %{GCC 11.1%}", {{"%{", P}, {"%}", P}}},
+      // Without a %> the '<' is markup's: the closing tag survives.
+      {"<span>$n|%</span>", {{"<span>", T, 2}, {"$n|", V}, {"</span>", T, 0}}},
+  });
+}
+
+TEST(ProtectedSpans, PercentAndPositional) {
+  expect_table({
+      {"100%% done", {{"%%", Pct}}},
+      {"%1 of %2", {{"%1", Pos}, {"%2", Pos}}},
+      {"%99 items", {{"%99", Pos}}},
+      {"%n file(s)", {{"%n", Pos}}},
+      {"%L1 bytes", {{"%L1", Pos}}},
+      // In a Qt string %1x is %1 then "x"; a width of 1 is pointless in printf anyway.
+      {"%1x%2 (%3Mpx)", {{"%1", Pos}, {"%2", Pos}, {"%3", Pos}}},
+      {"Retry in %1s.", {{"%1", Pos}}},
+      {"%1 took %2d", {{"%1", Pos}, {"%2", Pos}}},
+      {"%1$s", {{"%1$s", P}}},
+  });
+}
+
+TEST(ProtectedSpans, NamedPercentVariables) {
+  expect_table({
+      {"%PRODUCTNAME %VERSION", {{"%PRODUCTNAME", V}, {"%VERSION", V}}},
+      {"Last checked: %DATE%", {{"%DATE%", V}}},
+      {"%{key}-click to open %{link}", {{"%{key}", V}, {"%{link}", V}}},
+  });
+}
+
+TEST(ProtectedSpans, Braces) {
+  expect_table({
+      {"{0} of {1}", {{"{0}", Br}, {"{1}", Br}}},
+      {"{} and {name}", {{"{}", Br}, {"{name}", Br}}},
+      {"{quantity} {0:N2} {0,-10} {0:yyyy-MM-dd}", {{"{quantity}", Br}, {"{0:N2}", Br},
+                                                    {"{0,-10}", Br}, {"{0:yyyy-MM-dd}", Br}}},
+      {"{node.label} {items[0]} {0!s} {:d}", {{"{node.label}", Br}, {"{items[0]}", Br},
+                                              {"{0!s}", Br}, {"{:d}", Br}}},
+  });
+}
+
+TEST(ProtectedSpans, IcuMessages) {
+  expect_table({
+      {"You have {count, plural, one {# file} other {# files}}.",
+       {{"{count, plural, one {# file} other {# files}}", Icu}}},
+      {"{g, select, male {He} female {She} other {They}} left",
+       {{"{g, select, male {He} female {She} other {They}}", Icu}}},
+      {"{n,selectordinal,one{#st} other{#th}}", {{"{n,selectordinal,one{#st} other{#th}}", Icu}}},
+      {"{0, number} on {d, date, short} at {t, time}",
+       {{"{0, number}", Icu}, {"{d, date, short}", Icu}, {"{t, time}", Icu}}},
+      {"{a, plural, one {{b, select, x {#} other {y}}} other {z}}",
+       {{"{a, plural, one {{b, select, x {#} other {y}}} other {z}}", Icu}}},
+      // Unbalanced: not a message; its inner fields still are fields.
+      {"{a, plural, one {x} other {y}", {{"{x}", Br}, {"{y}", Br}}},
+  });
+}
+
+TEST(ProtectedSpans, Variables) {
+  expect_table({
+      {"$(ARG1) $(unit) $(DARKTABLE.NAME)", {{"$(ARG1)", V}, {"$(unit)", V},
+                                             {"$(DARKTABLE.NAME)", V}}},
+      {"${var} $OMP_NUM_THREADS", {{"${var}", V}, {"$OMP_NUM_THREADS", V}}},
+      {"$player_name, side $side_number|.", {{"$player_name", V}, {"$side_number|", V}}},
+      {"$unit.name| attacks", {{"$unit.name|", V}}},
+      {"\"$filename$\" exists", {{"$filename$", V}}},
+      // Leftmost wins: the $s of %1$s is part of the printf conversion.
+      {"%1$s and %2$s", {{"%1$s", P}, {"%2$s", P}}},
+      {"costs $5", {}},
+  });
+}
+
+TEST(ProtectedSpans, TagsPairNestingAware) {
+  expect_table({
+      {"<b>bold</b>", {{"<b>", T, 1}, {"</b>", T, 0}}},
+      {"<b><b>x</b></b>", {{"<b>", T, 3}, {"<b>", T, 2}, {"</b>", T, 1}, {"</b>", T, 0}}},
+      {"<p>a<br>b</p>", {{"<p>", T, 2}, {"<br>", T}, {"</p>", T, 0}}},
+      {"<span foreground=\"red\">x</span>", {{"<span foreground=\"red\">", T, 1},
+                                            {"</span>", T, 0}}},
+      {"<br/><nl/><br />", {{"<br/>", T}, {"<nl/>", T}, {"<br />", T}}},
+      {"<B>x</B> <BR>", {{"<B>", T, 1}, {"</B>", T, 0}, {"<BR>", T}}},
+      {"<a href=\"%s\">link</a>", {{"<a href=\"%s\">", T, 1}, {"</a>", T, 0}}},
+      // Unknown names: spans only paired, self-closing or with attributes.
+      {"<header>Terrain</header>", {{"<header>", T, 1}, {"</header>", T, 0}}},
+      {"<x/> <x y=\"1\">", {{"<x/>", T}, {"<x y=\"1\">", T}}},
+      {"Usage: foo <file> <number>", {}},
+      {"<FILENAME> or <filename>", {{"<filename>", T}}},
+      {"<Sequence [%1]>", {{"%1", Pos}}},
+      // Unbalanced known tags are still spans, without a partner.
+      {"<b>bold", {{"<b>", T}}},
+      {"bold</b>", {{"</b>", T}}},
+      {"<b><i>x</b></i>", {{"<b>", T, 2}, {"<i>", T}, {"</b>", T, 0}, {"</i>", T}}},
+  });
+}
+
+TEST(ProtectedSpans, EntitiesAndEscapes) {
+  expect_table({
+      {"&amp; &gt; &#160; &#x2026; &kappname;", {{"&amp;", E}, {"&gt;", E}, {"&#160;", E},
+                                                {"&#x2026;", E}, {"&kappname;", E}}},
+      {"line\\n\\ttab \\r \\\\ \\\"q\\\"", {{"\\n", Esc}, {"\\t", Esc}, {"\\r", Esc},
+                                             {"\\\\", Esc}, {"\\\"", Esc}, {"\\\"", Esc}}},
+      {"C:\\\\new", {{"\\\\", Esc}}},  // \\ then "new": not \n
+      {"\\d \\x", {}},
+  });
+}
+
+TEST(ProtectedSpans, Accelerators) {
+  expect_table({
+      {"&File", {{"&", A}}},
+      {"Save &As", {{"&", A}}},
+      {"_Open", {{"_", A}}},
+      {"O_pen", {{"_", A}}},
+      {"<b>_Accounts</b>", {{"<b>", T, 2}, {"_", A}, {"</b>", T, 0}}},
+      {"&&Save &As", {{"&", A}}},
+      {"&amp; &File", {{"&amp;", E}, {"&", A}}},
+      // Not markers: identifiers, two candidates, && alone, code, URLs, query strings.
+      {"max_length", {}},
+      {"snake_case and _Open", {{"_", A}}},
+      {"$player_name", {{"$player_name", V}}},
+      {"_float128 _gcc_isr _open()", {}},
+      {"&File &Edit", {}},
+      {"_Open &File", {}},
+      {"Tom && Jerry", {}},
+      {"Tom & Jerry", {}},
+      {"%1_signed.%2", {{"%1", Pos}, {"%2", Pos}}},
+      {"%<_Atomic%>", {{"%<", P}, {"%>", P}}},
+      {"Filtering_on|all", {}},
+      {"see https://x.org/Proprietary_software", {}},
+      {"?a=1&b=2", {}},
+  });
+  expect_spans({"&File", {}}, {.accelerators = false});
+  expect_spans({"_Open %s", {{"%s", P}}}, {.accelerators = false});
+}
+
+TEST(ProtectedSpans, NotSpans) {
+  expect_table({
+      {"", {}},
+      {"50% done", {}},
+      {"100%", {}},
+      {"% d", {}},
+      {"50%-60%", {}},
+      {"%02 alone", {}},
+      {"%100 and %0", {}},
+      {"function() { return 0; }", {}},
+      {"{ \"a\": 1 }", {}},
+      {"{ unbalanced", {}},
+      {"} {", {}},
+      {"{...} {!} {K,M,G}", {}},
+      {"<old>=<new>", {}},
+      {"a < b > c", {}},
+      {"1 < 2", {}},
+      {"&", {}},
+      {"&#;", {}},
+      {"$", {}},
+      {"\\", {}},
+      {"%", {}},
+      {"<", {}},
+  });
+}
+
+TEST(ProtectedSpans, Overlaps) {
+  expect_table({
+      {"%%s", {{"%%", Pct}}},          // %% first: a literal percent then "s"
+      {"%%%s", {{"%%", Pct}, {"%s", P}}},
+      {"{%s}", {{"%s", P}}},
+      {"${%s}", {{"%s", P}}},
+      {"<b>%s</b>", {{"<b>", T, 2}, {"%s", P}, {"</b>", T, 0}}},
+      {"{count, plural, one {%d file} other {%d files}}",
+       {{"{count, plural, one {%d file} other {%d files}}", Icu}}},
+      {"&lt;b&gt;", {{"&lt;", E}, {"&gt;", E}}},
+  });
+}
+
+TEST(ProtectedSpans, MalformedInputStaysSane) {
+  std::string many;
+  for (int i = 0; i < 200; ++i) {
+    many += '%';
+    many += std::to_string(i % 9 + 1);
+    many += ' ';
+  }
+  EXPECT_EQ(find_protected_spans(many).size(), 200u);
+
+  const std::string invalid_utf8 = "\xff\xfe%s \xc3(\x80 <b>\xe2\x82</b>";
+  expect_spans({invalid_utf8, {{"%s", P}, {"<b>", T, 2}, {"</b>", T, 1}}});
+  const std::string with_nul("a\0%s", 4);
+  expect_spans({with_nul, {{"%s", P}}});
+
+  // Pathological lengths: bounded work, no recursion.
+  for (const char c : std::string("{<%$&_\\")) {
+    const std::string text(100000, c);
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(seconds, 0.5) << "100 kB of '" << c << "'";
+    EXPECT_EQ(check_span_invariants(text, spans), "");
+  }
+  std::string nested;
+  for (int i = 0; i < 20000; ++i) nested += "{a, plural, one ";
+  nested += std::string(20000, '}');
+  const auto icu = find_protected_spans(nested);
+  ASSERT_EQ(icu.size(), 1u);
+  EXPECT_EQ(icu[0].kind, SpanKind::kIcuMessage);
+  EXPECT_EQ(icu[0].end, nested.size());
+}
+
+TEST(ProtectedSpans, RandomTextKeepsInvariants) {
+  std::mt19937 rng(15);
+  const std::string alphabet = "%{}$<>/&_\\;#ab1 ,.'\"=nsdq*(|)x\xc3\xa9\xff";
+  std::uniform_int_distribution<std::size_t> pick(0, alphabet.size() - 1);
+  std::uniform_int_distribution<int> length(0, 64);
+  int with_spans = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (int n = length(rng); n > 0; --n) text += alphabet[pick(rng)];
+    for (const bool accelerators : {true, false}) {
+      const auto spans = find_protected_spans(text, {.accelerators = accelerators});
+      with_spans += spans.empty() ? 0 : 1;
+      ASSERT_EQ(check_span_invariants(text, spans), "") << text;
+    }
+  }
+  EXPECT_GT(with_spans, 10000);  // the alphabet does produce spans: the test checks something
+}
+
+TEST(ProtectedSpans, KindNames) {
+  EXPECT_STREQ(span_kind_name(SpanKind::kPrintf), "printf");
+  EXPECT_STREQ(span_kind_name(SpanKind::kIcuMessage), "icu_message");
+  EXPECT_STREQ(span_kind_name(SpanKind::kAccelerator), "accelerator");
+}
+
+}  // namespace
+}  // namespace rpt
