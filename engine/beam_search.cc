@@ -38,7 +38,7 @@ BeamSearch::BeamSearch(const DecodingOptions& options, int start_id, int eos_id,
     : options_(options),
       start_id_(start_id),
       eos_id_(eos_id),
-      constraints_(constraints && constraints->size() > 0 ? std::move(constraints) : nullptr),
+      constraints_(constraints && !constraints->empty() ? std::move(constraints) : nullptr),
       candidates_per_beam_(options.beam_size) {
   validate(options_);
   Beam start;  // one start row; the beam fills up after the first step
@@ -157,10 +157,16 @@ void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, 
       continue;
     }
     // Otherwise the scan's candidates in order, those the constraints rule out dropped, and EOS
-    // replaced by the first token of a missing phrase while one is missing.
+    // replaced by the first token of a missing phrase while one is missing. Past the first
+    // beam_size, the scan's tokens of missing phrases still compete with their own log-probs:
+    // a span can then come where the model puts it rather than where it would stop.
     taken.clear();
-    for (int i = 0; i < scanned && static_cast<int>(taken.size()) < width; ++i) {
+    for (int i = 0; i < scanned; ++i) {
       int token = row_ids[i];
+      if (static_cast<int>(taken.size()) >= width &&
+          (token == eos_id_ || !constraints_->advances_missing(state, token))) {
+        continue;
+      }
       int starts = -1;
       if (token == eos_id_ && insertion >= 0) {
         token = constraints_->next_token(state, insertion);

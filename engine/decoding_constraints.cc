@@ -1,11 +1,15 @@
 #include "engine/decoding_constraints.h"
 
+#include <algorithm>
+
 #include "kernels/errors.h"
 
 namespace rpt {
 
-DecodingConstraints::DecodingConstraints(std::vector<PhraseConstraint> phrases)
-    : phrases_(std::move(phrases)) {
+DecodingConstraints::DecodingConstraints(std::vector<PhraseConstraint> phrases,
+                                         std::vector<int> banned_tokens)
+    : phrases_(std::move(phrases)), banned_(std::move(banned_tokens)) {
+  std::sort(banned_.begin(), banned_.end());
   const int n = size();
   for (int c = 0; c < n; ++c) {
     const PhraseConstraint& p = phrases_[static_cast<std::size_t>(c)];
@@ -61,6 +65,7 @@ bool DecodingConstraints::satisfied(const ConstraintState& state) const {
 }
 
 bool DecodingConstraints::allows(const ConstraintState& state, int token) const {
+  if (std::binary_search(banned_.begin(), banned_.end(), token)) return false;
   for (int c = 0; c < size(); ++c) {
     const auto i = static_cast<std::size_t>(c);
     const int length = static_cast<int>(phrases_[i].ids.size());
@@ -72,6 +77,16 @@ bool DecodingConstraints::allows(const ConstraintState& state, int token) const 
     }
   }
   return true;
+}
+
+bool DecodingConstraints::advances_missing(const ConstraintState& state, int token) const {
+  for (int c = 0; c < size(); ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    if (state.emitted[i] < phrases_[i].count && step(c, state.matched[i], token) > state.matched[i]) {
+      return true;
+    }
+  }
+  return false;
 }
 
 int DecodingConstraints::next_insertion(const ConstraintState& state) const {

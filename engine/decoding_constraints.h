@@ -32,11 +32,15 @@ struct ConstraintState {
 class DecodingConstraints {
  public:
   // Throws InvalidArgument for an empty phrase, a negative count or a bad opener.
-  explicit DecodingConstraints(std::vector<PhraseConstraint> phrases);
+  // `banned_tokens`: tokens the translation must not contain at all (checked by one binary
+  // search; a long list costs nothing per step).
+  explicit DecodingConstraints(std::vector<PhraseConstraint> phrases,
+                               std::vector<int> banned_tokens = {});
 
   int size() const { return static_cast<int>(phrases_.size()); }
   // Constraints with a count above 0 (the others only ban).
   int required() const { return required_; }
+  bool empty() const { return phrases_.empty() && banned_.empty(); }
   const std::vector<PhraseConstraint>& phrases() const { return phrases_; }
 
   ConstraintState initial_state() const;
@@ -46,6 +50,8 @@ class DecodingConstraints {
   // False when appending `token` would complete a phrase beyond its count or a closing phrase
   // ahead of its opening one.
   bool allows(const ConstraintState& state, int token) const;
+  // True when `token` continues a phrase still missing.
+  bool advances_missing(const ConstraintState& state, int token) const;
   // The constraint to insert next (the one being forced, else the first missing one whose
   // opener is ahead), or -1 when nothing is missing (or nothing can be inserted).
   int next_insertion(const ConstraintState& state) const;
@@ -60,6 +66,7 @@ class DecodingConstraints {
   int step(int constraint, int matched, int token) const;
 
   std::vector<PhraseConstraint> phrases_;
+  std::vector<int> banned_;  // sorted
   int required_ = 0;
   std::vector<std::vector<int>> failure_;  // [constraints][phrase length]: KMP failure links
 };

@@ -12,6 +12,7 @@ namespace {
 constexpr std::size_t kMaxMappingKey = 64;   // %(name)s
 constexpr std::size_t kMaxFormatSpec = 40;   // {0:yyyy-MM-dd}
 constexpr std::size_t kMaxPriMacro = 16;     // %<PRIuMAX>
+constexpr std::size_t kMaxGccQuote = 120;    // %<...%>: longer is prose, not quoted code
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
@@ -262,7 +263,15 @@ Match match_percent(const TextFacts& facts, std::size_t at) {
     while (i < text.size() && is_ident(text[i])) ++i;
     if (i > at + 2 && at_or_nul(text, i) == '}') return {i + 1 - at, SpanKind::kVariable};
   }
-  // GCC diagnostics: %< %> quote (as a pair), %' apostrophe, %{ %} a URL.
+  // GCC diagnostics quote code between %< and %> (%<typename%>, %<-std=c++11%>): translators
+  // keep it whole, so it is one span, quotes and code together.
+  if (next == '<') {
+    const std::size_t close = text.find("%>", at + 2);
+    if (close != std::string_view::npos && close - at <= kMaxGccQuote) {
+      return {close + 2 - at, SpanKind::kPrintf};
+    }
+  }
+  // Otherwise: %< %> quotes (as a pair), %' apostrophe, %{ %} a URL.
   const bool quote = (next == '<' && facts.last_gcc_close != TextFacts::kNoBrace &&
                       facts.last_gcc_close > at) ||
                      (next == '>' && facts.first_gcc_open < at);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <utility>
@@ -38,22 +39,13 @@ int preference(SpanKind sentinel, SpanKind span) {
   }
 }
 
-std::multiset<std::string> span_texts(std::string_view text, bool accelerators) {
-  std::multiset<std::string> texts;
-  for (const ProtectedSpan& span : find_protected_spans(text, {.accelerators = accelerators})) {
-    if (span.kind == SpanKind::kAccelerator) continue;
-    texts.emplace(text.substr(span.begin, span.end - span.begin));
-  }
-  return texts;
-}
-
 }  // namespace
 
 // One protect() call: decides each span's representation and collects the constraints.
 class SpanMasking {
  public:
-  SpanMasking(const SpanProtector& protector, std::string_view source)
-      : protector_(protector), model_(*protector.model_), source_(source) {}
+  SpanMasking(const SpanProtector& protector, std::string_view source, bool mask)
+      : protector_(protector), model_(*protector.model_), source_(source), mask_(mask) {}
 
   // The constraint for one occurrence of span text `text` of `kind`; `pair_sentinel` is set for
   // an opening tag whose closing tag must take the matching sentinel.
@@ -68,7 +60,8 @@ class SpanMasking {
     Choice choice;
     if (const int id = own_piece(text); id >= 0) {
       choice = {text, {id}};
-    } else if (const auto* sentinel = take_sentinel(kind, [](const auto&) { return true; })) {
+    } else if (const auto* sentinel =
+                   mask_ ? take_sentinel(kind, [](const auto&) { return true; }) : nullptr) {
       choice = mask(*sentinel, text);
     } else {
       choice = {text, target_phrase(text)};
@@ -85,7 +78,7 @@ class SpanMasking {
     std::pair<Choice, Choice> choice;
     const int open_id = own_piece(open);
     const int close_id = own_piece(close);
-    const auto sentinel = open_id >= 0 && close_id >= 0
+    const auto sentinel = (open_id >= 0 && close_id >= 0) || !mask_
                               ? std::make_pair<const SpanProtector::Sentinel*,
                                                const SpanProtector::Sentinel*>(nullptr, nullptr)
                               : take_sentinel_pair();
@@ -159,6 +152,7 @@ class SpanMasking {
   const SpanProtector& protector_;
   const Model& model_;
   std::string_view source_;
+  bool mask_;
   std::set<int> used_;
   std::map<std::string, Choice> singles_;
   std::map<std::pair<std::string, std::string>, std::pair<Choice, Choice>> pairs_;
@@ -186,18 +180,51 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
   // In vocabulary order: a SentencePiece model lists its placeholder symbols first, most
   // frequent first (training/placeholders.py), so the first free sentinel is one the model
   // has seen most.
+
+  const Vocabulary& target = model_->target_vocabulary();
+  for (int id = 0; id < target.size(); ++id) {
+    const std::string& piece = target.to_token(id);
+    std::string text = piece;
+    unsigned byte = 0;  // a byte-fallback piece <0xHH> stands for that byte
+    if (piece.size() == 6 && std::sscanf(piece.c_str(), "<0x%2X>", &byte) == 1) {
+      text = std::string(1, static_cast<char>(byte));
+    }
+    for (std::size_t c = 0; c < kSpanOpeners.size(); ++c) {
+      if (text.find(kSpanOpeners[c]) != std::string::npos) opener_pieces_[c].push_back(id);
+    }
+  }
+}
+
+std::vector<int> SpanProtector::banned_tokens(std::string_view source,
+                                              const std::vector<PhraseConstraint>& phrases) const {
+  std::vector<int> banned;
+  for (const Sentinel& sentinel : sentinels_) banned.push_back(sentinel.target_id);
+  for (std::size_t c = 0; c < kSpanOpeners.size(); ++c) {
+    if (source.find(kSpanOpeners[c]) != std::string_view::npos) continue;
+    banned.insert(banned.end(), opener_pieces_[c].begin(), opener_pieces_[c].end());
+  }
+  std::sort(banned.begin(), banned.end());
+  banned.erase(std::unique(banned.begin(), banned.end()), banned.end());
+  for (const PhraseConstraint& phrase : phrases) {  // what the source asks for stays allowed
+    for (int id : phrase.ids) {
+      const auto found = std::lower_bound(banned.begin(), banned.end(), id);
+      if (found != banned.end() && *found == id) banned.erase(found);
+    }
+  }
+  return banned;
 }
 
 ProtectedSource SpanProtector::protect(std::string_view source,
                                        const SpanProtectionOptions& options) const {
   ProtectedSource out;
+  out.accelerators = options.accelerators;
   if (!options.enabled) {
     out.text = std::string(source);
     return out;
   }
   const auto spans = find_protected_spans(source, {.accelerators = options.accelerators});
   out.spans = static_cast<int>(spans.size());
-  SpanMasking masking(*this, source);
+  SpanMasking masking(*this, source, options.mask);
   // Phrases in the order of their first span; a closing tag's phrase notes its opening one.
   std::vector<PhraseConstraint> phrases;
   std::map<std::vector<int>, int> phrase_index;
@@ -221,6 +248,7 @@ ProtectedSource SpanProtector::protect(std::string_view source,
           ++next;
         }
         out.accelerator_letter = std::string(source.substr(span.end, next - span.end));
+        out.expected.push_back(text);
         continue;  // replacement "": the marker is taken out
       }
       replacements[i] = text;  // a second marker stays as text
@@ -261,71 +289,8 @@ ProtectedSource SpanProtector::protect(std::string_view source,
   }
   out.text.append(source.substr(at));
   out.masks = std::move(masking.masks);
-  if (!phrases.empty()) {
-    for (const Sentinel& sentinel : sentinels_) {
-      if (phrase_index.emplace(std::vector<int>{sentinel.target_id}, 0).second) {
-        phrases.push_back({{sentinel.target_id}, 0, -1});  // banned
-      }
-    }
-  }
-  if (!phrases.empty()) out.constraints = std::make_shared<DecodingConstraints>(std::move(phrases));
-  return out;
-}
-
-RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
-                                           const std::vector<int>& target_ids) const {
-  const Vocabulary& vocabulary = model_->target_vocabulary();
-  std::vector<std::string> pieces;
-  pieces.reserve(target_ids.size());
-  for (int id : target_ids) pieces.push_back(vocabulary.to_token(id));
-  std::vector<std::pair<std::size_t, std::size_t>> ranges;
-  const std::string decoded = model_->target_tokenizer().decode(pieces, &ranges);
-
-  RestoredTranslation out;
-  std::vector<std::pair<std::size_t, std::size_t>> restored;  // byte ranges of put-back spans
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < target_ids.size(); ++i) {
-    const auto mask = std::find_if(source.masks.begin(), source.masks.end(),
-                                   [&](const auto& m) { return m.target_id == target_ids[i]; });
-    if (mask == source.masks.end() || ranges[i].first < at) continue;
-    out.text.append(decoded, at, ranges[i].first - at);
-    restored.emplace_back(out.text.size(), out.text.size() + mask->original.size());
-    out.text += mask->original;
-    at = ranges[i].second;
-  }
-  out.text.append(decoded, at);
-
-  if (!source.accelerator_marker.empty()) {
-    const auto inside_span = [&](std::size_t i) {
-      for (const auto& [begin, end] : restored) {
-        if (i >= begin && i < end) return true;
-      }
-      return false;
-    };
-    const auto same_letter = [&](std::size_t i) {
-      const std::string& letter = source.accelerator_letter;
-      if (letter.size() == 1) {
-        return std::tolower(static_cast<unsigned char>(out.text[i])) ==
-               std::tolower(static_cast<unsigned char>(letter[0]));
-      }
-      return out.text.compare(i, letter.size(), letter) == 0;
-    };
-    const auto is_letter = [&](std::size_t i) {
-      const auto c = static_cast<unsigned char>(out.text[i]);
-      return std::isalpha(c) || c >= 0xC0;  // ASCII letters, or the first byte of a non-ASCII one
-    };
-    std::size_t position = std::string::npos;
-    for (std::size_t i = 0; i < out.text.size() && position == std::string::npos; ++i) {
-      if (!inside_span(i) && same_letter(i)) position = i;
-    }
-    for (std::size_t i = 0; i < out.text.size() && position == std::string::npos; ++i) {
-      if (!inside_span(i) && is_letter(i)) position = i;
-    }
-    if (position != std::string::npos) out.text.insert(position, source.accelerator_marker);
-    out.spans_kept = position != std::string::npos;
-  }
-  std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
-  out.spans_kept = out.spans_kept && span_texts(out.text, false) == expected;
+  std::vector<int> banned = banned_tokens(source, phrases);
+  out.constraints = std::make_shared<DecodingConstraints>(std::move(phrases), std::move(banned));
   return out;
 }
 

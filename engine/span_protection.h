@@ -10,8 +10,10 @@
 //     model like any placeholder and swapped back after decoding;
 //   - with no sentinel left (a model whose vocabulary has none), the span's own target pieces
 //     become the constraint (a phrase);
-//   - the other placeholder pieces the model knows are banned: a translation holds no
-//     placeholder its source does not have;
+//   - the other placeholder pieces the model knows are banned, and so are the pieces holding a
+//     character that opens spans (% $ & { } < > \) when the source has none: a translation
+//     holds no placeholder its source does not have (none of one piece; of several pieces,
+//     rarely: spans_kept says so);
 //   - a keyboard accelerator's marker (& in "&File") is taken out, and put back before the same
 //     letter of the translation (else before its first letter).
 // After decoding, restore() gives the translation's text and says whether every span was kept.
@@ -19,6 +21,7 @@
 // Thread-safe: share one SpanProtector per model.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,12 +36,15 @@ namespace rpt {
 struct SpanProtectionOptions {
   bool enabled = true;       // false: the text is translated as it is, nothing constrained
   bool accelerators = true;  // treat & and _ accelerator markers (SpanRecognitionOptions)
+  // Spans that are not one piece of their own are masked by sentinels; false: the model reads
+  // them as they are and their own target pieces are the constraint.
+  bool mask = true;
 };
 
 // What protect() did to one source text.
 struct ProtectedSource {
   std::string text;  // what the model reads
-  // What the translation must contain; nullptr when there is no span.
+  // What the translation must and must not contain; nullptr with protection off.
   std::shared_ptr<const DecodingConstraints> constraints;
   int spans = 0;  // spans found (accelerator markers included)
   // Masked spans: where the translation has `target_id`, `original` goes back.
@@ -47,7 +53,8 @@ struct ProtectedSource {
     std::string original;
   };
   std::vector<Mask> masks;
-  std::vector<std::string> expected;  // the source's span texts (multiset), markers excluded
+  std::vector<std::string> expected;  // the source's span texts (multiset), the marker included
+  bool accelerators = true;           // SpanProtectionOptions::accelerators
   std::string accelerator_marker;     // "&" or "_"; empty: none
   std::string accelerator_letter;     // the character the marker stood before
 };
@@ -79,9 +86,17 @@ class SpanProtector {
     bool closing = false;  // </name>
   };
   friend class SpanMasking;
+  // Characters that open (or close) spans; a translation may hold them only where its source
+  // does.
+  static constexpr std::array<char, 8> kSpanOpeners = {'%', '$', '&', '{', '}', '<', '>', '\\'};
+
+  // Sentinels, and pieces holding a span opener the source lacks, minus the phrases' ids.
+  std::vector<int> banned_tokens(std::string_view source,
+                                 const std::vector<PhraseConstraint>& phrases) const;
 
   std::shared_ptr<const Model> model_;
   std::vector<Sentinel> sentinels_;
+  std::array<std::vector<int>, kSpanOpeners.size()> opener_pieces_;  // target ids per opener
 };
 
 }  // namespace rpt

@@ -44,7 +44,7 @@ PreparedSource Translator::prepare(const std::string& source, std::size_t index,
     prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
   }
   check_source(prepared.ids, index);
-  if (protected_source.spans > 0) {
+  if (protected_source.constraints) {
     prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
   }
   return prepared;

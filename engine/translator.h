@@ -40,7 +40,7 @@ struct TranslationResult {
 };
 
 // One raw sentence made ready for a BatchDecoder: source ids of the text the model reads, and
-// what span protection did to it (nullptr: off, or no span).
+// what span protection did to it (nullptr: off).
 struct PreparedSource {
   std::vector<int> ids;
   std::shared_ptr<const ProtectedSource> spans;

@@ -122,7 +122,7 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
     try {
       if (protect) {
         ProtectedSource spans = model.span_protector->protect(text, {});
-        if (spans.spans > 0) {
+        if (spans.constraints) {
           pieces = m.source_tokenizer().encode(spans.text);
           prepared->spans[static_cast<std::size_t>(i)] =
               std::make_shared<const ProtectedSource>(std::move(spans));

@@ -84,7 +84,9 @@ TEST(ProtectedSpans, Printf) {
 
 TEST(ProtectedSpans, GccDiagnostics) {
   expect_table({
-      {"%<#pragma %s%> at %L", {{"%<", P}, {"%s", P}, {"%>", P}, {"%L", P}}},
+      // Quoted code is kept whole, spans inside it included.
+      {"%<#pragma %s%> at %L", {{"%<#pragma %s%>", P}, {"%L", P}}},
+      {"need %<typename%> before %<%T::%D%>", {{"%<typename%>", P}, {"%<%T::%D%>", P}}},
       {"won%'t warn", {{"%'", P}}},
       {"changed in %{GCC 11.1%}", {{"%{", P}, {"%}", P}}},
       // Without a %> the '<' is markup's: the closing tag survives.
@@ -209,7 +211,7 @@ TEST(ProtectedSpans, Accelerators) {
       {"Tom && Jerry", {}},
       {"Tom & Jerry", {}},
       {"%1_signed.%2", {{"%1", Pos}, {"%2", Pos}}},
-      {"%<_Atomic%>", {{"%<", P}, {"%>", P}}},
+      {"%<_Atomic%>", {{"%<_Atomic%>", P}}},
       {"Filtering_on|all", {}},
       {"see https://x.org/Proprietary_software", {}},
       {"?a=1&b=2", {}},

@@ -42,6 +42,7 @@ struct CliOptions {
   bool quiet = false;
   bool protect_spans = true;
   bool accelerators = true;
+  bool span_masking = true;
   std::string length_penalty_type = "average";
   rpt::DecodingOptions decoding;
 };
@@ -73,7 +74,7 @@ int run(const CliOptions& cli) {
   {
     rpt::tools::ProgressLine progress("rpt-translate", "sentences", !cli.quiet);
     totals = rpt::tools::translate_stream(
-        translator, cli.decoding, {.enabled = cli.protect_spans, .accelerators = cli.accelerators},
+        translator, cli.decoding, {.enabled = cli.protect_spans, .accelerators = cli.accelerators, .mask = cli.span_masking},
         input, progress, [&cli](const rpt::TranslationResult& result) {
           for (const auto& hypothesis : result.hypotheses) {
             if (cli.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score));
@@ -152,6 +153,9 @@ int main(int argc, char** argv) {
   app.add_flag("--accelerators,!--no-accelerators", cli.accelerators,
                "Move keyboard accelerator markers (&File, _Open) onto the translation "
                "(default: on)");
+  app.add_flag("--span-masking,!--no-span-masking", cli.span_masking,
+               "Mask spans that are not one piece of their own by placeholder pieces the model "
+               "knows (default: on); off: constrain their own pieces");
   CLI11_PARSE(app, argc, argv);
   cli.decoding.length_penalty_type = parse_penalty_type(cli.length_penalty_type);
 

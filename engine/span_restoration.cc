@@ -1,0 +1,91 @@
+// SpanProtector::restore: masked spans swapped back, the accelerator marker put back, and the
+// check that the translation's spans are exactly the source's.
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <utility>
+
+#include "engine/span_protection.h"
+
+namespace rpt {
+namespace {
+
+using ByteRanges = std::vector<std::pair<std::size_t, std::size_t>>;
+
+bool ascii_alnum(unsigned char c) { return std::isalnum(c) != 0; }
+
+// Where the marker goes: before the first word that starts with its letter, else before the
+// first word (words start after a byte that is neither ASCII alphanumeric nor part of a
+// non-ASCII character); never inside a restored span. npos when the text has no word.
+std::size_t accelerator_position(const std::string& text, const std::string& letter,
+                                 const ByteRanges& restored) {
+  const auto inside_span = [&](std::size_t i) {
+    return std::any_of(restored.begin(), restored.end(),
+                       [i](const auto& r) { return i >= r.first && i < r.second; });
+  };
+  const auto word_start = [&](std::size_t i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!(std::isalpha(c) || c >= 0xC0)) return false;  // a letter, ASCII or not
+    if (i == 0) return true;
+    const auto before = static_cast<unsigned char>(text[i - 1]);
+    return !ascii_alnum(before) && before < 0x80 && before != '_' && before != '&';
+  };
+  const auto same_letter = [&](std::size_t i) {
+    if (letter.size() == 1) {
+      return std::tolower(static_cast<unsigned char>(text[i])) ==
+             std::tolower(static_cast<unsigned char>(letter[0]));
+    }
+    return text.compare(i, letter.size(), letter) == 0;
+  };
+  for (bool need_letter : {true, false}) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (word_start(i) && !inside_span(i) && (!need_letter || same_letter(i))) return i;
+    }
+  }
+  return std::string::npos;
+}
+
+std::multiset<std::string> span_texts(std::string_view text, bool accelerators) {
+  std::multiset<std::string> texts;
+  for (const ProtectedSpan& span : find_protected_spans(text, {.accelerators = accelerators})) {
+    texts.emplace(text.substr(span.begin, span.end - span.begin));
+  }
+  return texts;
+}
+
+}  // namespace
+
+RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
+                                           const std::vector<int>& target_ids) const {
+  const Vocabulary& vocabulary = model_->target_vocabulary();
+  std::vector<std::string> pieces;
+  pieces.reserve(target_ids.size());
+  for (int id : target_ids) pieces.push_back(vocabulary.to_token(id));
+  ByteRanges ranges;
+  const std::string decoded = model_->target_tokenizer().decode(pieces, &ranges);
+
+  RestoredTranslation out;
+  ByteRanges restored;  // where put-back spans are in out.text
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < target_ids.size(); ++i) {
+    const auto mask = std::find_if(source.masks.begin(), source.masks.end(),
+                                   [&](const auto& m) { return m.target_id == target_ids[i]; });
+    if (mask == source.masks.end() || ranges[i].first < at) continue;
+    out.text.append(decoded, at, ranges[i].first - at);
+    restored.emplace_back(out.text.size(), out.text.size() + mask->original.size());
+    out.text += mask->original;
+    at = ranges[i].second;
+  }
+  out.text.append(decoded, at);
+
+  if (!source.accelerator_marker.empty()) {
+    const std::size_t position =
+        accelerator_position(out.text, source.accelerator_letter, restored);
+    if (position != std::string::npos) out.text.insert(position, source.accelerator_marker);
+  }
+  const std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
+  out.spans_kept = span_texts(out.text, source.accelerators) == expected;
+  return out;
+}
+
+}  // namespace rpt
