@@ -125,9 +125,14 @@ PrintfSpec parse_printf(std::string_view text, std::size_t at) {
 std::size_t percent_variable_length(std::string_view text, std::size_t at) {
   std::size_t i = at + 1;
   if (!is_upper(at_or_nul(text, i))) return 0;
-  while (i < text.size() && (is_upper(text[i]) || is_digit(text[i]) || text[i] == '_')) ++i;
+  int letters = 0;
+  for (; i < text.size() && (is_upper(text[i]) || is_digit(text[i]) || text[i] == '_'); ++i) {
+    letters += is_upper(text[i]) ? 1 : 0;
+  }
   if (i - at < 4) return 0;
-  if (at_or_nul(text, i) == '%') ++i;
+  // %NAME% closes with a percent sign; a one-letter code with digits (irssi's %C26) does not
+  // take the next span's percent sign: "%C26%C" is %C26 then %C.
+  if (at_or_nul(text, i) == '%' && letters >= 2) ++i;
   return i - at;
 }
 

@@ -15,8 +15,9 @@ using ByteRanges = std::vector<std::pair<std::size_t, std::size_t>>;
 bool ascii_alnum(unsigned char c) { return std::isalnum(c) != 0; }
 
 // Where the marker goes: before the first word that starts with its letter, else before the
-// first word (words start after a byte that is neither ASCII alphanumeric nor part of a
-// non-ASCII character); never inside a restored span. npos when the text has no word.
+// first word, else before the first ASCII letter (toolkits and the recognizer take a marker
+// before an ASCII letter: "_Événements" is read as no marker, "É_vénements" as one); never
+// inside a restored span. npos when the text has no ASCII letter.
 std::size_t accelerator_position(const std::string& text, const std::string& letter,
                                  const ByteRanges& restored) {
   const auto inside_span = [&](std::size_t i) {
@@ -24,8 +25,6 @@ std::size_t accelerator_position(const std::string& text, const std::string& let
                        [i](const auto& r) { return i >= r.first && i < r.second; });
   };
   const auto word_start = [&](std::size_t i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (!(std::isalpha(c) || c >= 0xC0)) return false;  // a letter, ASCII or not
     if (i == 0) return true;
     const auto before = static_cast<unsigned char>(text[i - 1]);
     return !ascii_alnum(before) && before < 0x80 && before != '_' && before != '&';
@@ -37,9 +36,10 @@ std::size_t accelerator_position(const std::string& text, const std::string& let
     }
     return text.compare(i, letter.size(), letter) == 0;
   };
-  for (bool need_letter : {true, false}) {
+  for (int pass = 0; pass < 3; ++pass) {
     for (std::size_t i = 0; i < text.size(); ++i) {
-      if (word_start(i) && !inside_span(i) && (!need_letter || same_letter(i))) return i;
+      if (!std::isalpha(static_cast<unsigned char>(text[i])) || inside_span(i)) continue;
+      if ((pass == 2 || word_start(i)) && (pass > 0 || same_letter(i))) return i;
     }
   }
   return std::string::npos;
@@ -83,8 +83,10 @@ RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
         accelerator_position(out.text, source.accelerator_letter, restored);
     if (position != std::string::npos) out.text.insert(position, source.accelerator_marker);
   }
+  // Markers are compared only when the source has one: an identifier such as target_name
+  // carried into a translation can read as a marker, and is no invented span.
   const std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
-  out.spans_kept = span_texts(out.text, source.accelerators) == expected;
+  out.spans_kept = span_texts(out.text, !source.accelerator_marker.empty()) == expected;
   return out;
 }
 

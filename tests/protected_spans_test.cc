@@ -113,6 +113,8 @@ TEST(ProtectedSpans, NamedPercentVariables) {
   expect_table({
       {"%PRODUCTNAME %VERSION", {{"%PRODUCTNAME", V}, {"%VERSION", V}}},
       {"Last checked: %DATE%", {{"%DATE%", V}}},
+      // irssi colour codes: a one-letter code keeps its digits, not the next code's percent.
+      {"%C26%C sets", {{"%C26", V}, {"%C", P}}},
       {"%{key}-click to open %{link}", {{"%{key}", V}, {"%{link}", V}}},
   });
 }
