@@ -40,7 +40,6 @@ int DecodingConstraints::step(int constraint, int matched, int token) const {
   const auto c = static_cast<std::size_t>(constraint);
   const std::vector<int>& ids = phrases_[c].ids;
   auto k = static_cast<std::size_t>(matched);
-  if (k == ids.size()) k = static_cast<std::size_t>(failure_[c][k - 1]);
   while (k > 0 && ids[k] != token) k = static_cast<std::size_t>(failure_[c][k - 1]);
   if (ids[k] == token) ++k;
   return static_cast<int>(k);
@@ -106,9 +105,7 @@ int DecodingConstraints::next_insertion(const ConstraintState& state) const {
 int DecodingConstraints::next_token(const ConstraintState& state, int constraint) const {
   const auto c = static_cast<std::size_t>(constraint);
   const std::vector<int>& ids = phrases_[c].ids;
-  auto k = static_cast<std::size_t>(state.matched[c]);
-  if (k == ids.size()) k = static_cast<std::size_t>(failure_[c][k - 1]);
-  return ids[k];
+  return ids[static_cast<std::size_t>(state.matched[c])];
 }
 
 void DecodingConstraints::advance(ConstraintState& state, int token, int insertion) const {
@@ -116,9 +113,12 @@ void DecodingConstraints::advance(ConstraintState& state, int token, int inserti
   for (int c = 0; c < size(); ++c) {
     const auto i = static_cast<std::size_t>(c);
     state.matched[i] = step(c, state.matched[i], token);
-    if (state.matched[i] == static_cast<int>(phrases_[i].ids.size())) {
+    const auto length = phrases_[i].ids.size();
+    if (state.matched[i] == static_cast<int>(length)) {
       ++state.emitted[i];
       if (state.forcing == c) state.forcing = -1;
+      // Progress toward a next occurrence: the phrase's longest border (0 for one token).
+      state.matched[i] = failure_[i][length - 1];
     }
   }
 }

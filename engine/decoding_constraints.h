@@ -25,7 +25,9 @@ struct PhraseConstraint {
 // One hypothesis's progress; copied with its beam.
 struct ConstraintState {
   std::vector<int> emitted;  // [constraints]: completed occurrences
-  std::vector<int> matched;  // [constraints]: longest phrase prefix that ends the output
+  // [constraints]: longest proper phrase prefix that ends the output (a completed occurrence
+  // leaves the phrase's longest border).
+  std::vector<int> matched;
   int forcing = -1;          // the constraint being inserted, -1: none
 };
 

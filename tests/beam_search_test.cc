@@ -256,6 +256,13 @@ TEST(ConstrainedBeamSearch, MissingPhrasesAreForcedBeforeMaxLength) {
   EXPECT_TRUE(search.results()[0].constraints_met);
 }
 
+TEST(ConstrainedBeamSearch, RepeatedPhraseCountsEveryMissingOccurrence) {
+  // Three 4s in four steps: after the first one, two are still missing (not one).
+  BeamSearch search(greedy(4), kStart, kEos, constraints({{{4}, 3, -1}}));
+  EXPECT_EQ(run(search, {prefer(4), prefer(2)}), (std::vector<int>{4, 2, 4, 4}));
+  EXPECT_TRUE(search.results()[0].constraints_met);
+}
+
 TEST(ConstrainedBeamSearch, SaysWhenMaxLengthLeavesNoRoom) {
   BeamSearch search(greedy(1), kStart, kEos, constraints({{{4}, 1, -1}, {{5}, 1, -1}}));
   EXPECT_EQ(run(search, {prefer(2)}).size(), 1u);
