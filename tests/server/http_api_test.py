@@ -66,6 +66,20 @@ class HttpApiTest(unittest.TestCase):
                 self.assertTrue(math.isclose(h["score"], w.score, rel_tol=1e-6), (h, w))
         self.assertTrue(all(t["hypotheses"][0]["text"] for t in body["translations"]))
 
+    def test_span_protection_is_reported_and_can_be_turned_off(self):
+        texts = ["Save %s now", "Open"]
+        for protect in (True, False):
+            status, _, body = self.server.translate(
+                {"model": "en-de", "texts": texts, "options": {"protect_spans": protect}})
+            self.assertEqual(status, 200, body)
+            first = body["translations"][0]
+            self.assertEqual(first["protected_spans"], 1 if protect else 0, body)
+            for translation in body["translations"]:
+                self.assertIn("spans_kept", translation["hypotheses"][0])
+        status, _, body = self.server.translate(
+            {"model": "en-de", "texts": texts, "options": {"protect_spans": [1]}})
+        self.assertEqual(status, 400, body)
+
     def test_routes_by_language_pair_and_lists_models(self):
         status, _, body = self.server.translate(
             {"source_language": "en", "target_language": "de", "texts": ["Cancel"]})
