@@ -10,7 +10,8 @@ excluded; rpt-translate's own clock, the same span timed around CTranslate2's to
 translate_batch + detokenize), sentences/s (the headline), target tokens/s with both outputs
 re-encoded by the target SentencePiece model, peak RSS of each process (ru_maxrss, measured the same
 way for both; the CTranslate2 side is a Python process importing ctranslate2 and sentencepiece), BLEU
-(sacrebleu) of each, identical outputs, and the outputs that reached max length. A second
+(sacrebleu) of each, identical outputs, and the outputs that reached max length. rpt runs with
+--no-protect-spans: CTranslate2 has no span protection, so both do the same work. A second
 table re-times both engines on the sentences that neither sent to max length. The CPU model,
 its avx/vnni/amx flags and the ISA each library runs (OpenBLAS core, BLIS arch, oneDNN ISA of
 rpt's int8 path, CTranslate2's selected ISA and GEMM backends) head every result.
@@ -143,7 +144,7 @@ def run_measured(command, stdin_path, env=None, gpu=False):
 
 
 def run_rpt(args, compute_type, batch, threads, input_path):
-    command = [args.rpt_translate, "--model", args.model, "--beam-size", str(args.beam_size),
+    command = [args.rpt_translate, "--model", args.model, "--no-protect-spans", "--beam-size", str(args.beam_size),
                "--batch-size", str(batch), "--threads", str(threads),
                "--max-length", str(args.max_length), "--device", args.device,
                "--compute-type", compute_type, "--max-input-length", "2048", "--verbose"]
@@ -203,7 +204,7 @@ def call_string(library, function, *argument_functions):
 def onednn_isa(args, compute_type, input_path):
     """oneDNN's ISA line from an rpt run with ONEDNN_VERBOSE, None when it never calls oneDNN."""
     env = {**os.environ, "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1"}
-    command = [args.rpt_translate, "--model", args.model, "--compute-type", compute_type,
+    command = [args.rpt_translate, "--model", args.model, "--no-protect-spans", "--compute-type", compute_type,
                "--device", args.device]
     _, out, _, _, _ = run_measured(command, input_path, env=env)
     match = re.search(r"(?:onednn|dnnl)_verbose,info,cpu,isa:([^\n]*)", out)

@@ -9,7 +9,8 @@ recognizer (docs/protected-spans.md). For each system:
   exact     all sentences whose translation's spans are exactly the source's: nothing lost,
             nothing invented (markers compared where the source has one, as the engine does);
   BLEU      sacrebleu (13a) on all sentences and on the sentences with spans.
-The references' rates are the human ceiling. Writes a JSON summary and, with --plot, a PNG.
+The references' rates are the human ceiling. Writes a JSON summary and, with --plot, a PNG
+(matplotlib: Debian python3-matplotlib).
 
   bench/protected_spans_eval.py --model models/en-fr --tsv ../shared/data/ui.en-fr.test.tsv \\
       --json docs/protected_spans_en-fr.json
@@ -116,8 +117,8 @@ def plot(args):
     ax.set_xticklabels([f"{os.path.basename(r['model'])} ({r['sentences_with_spans']} sentences "
                         "with spans)" for r in results])
     ax.set_ylabel("% keeping every span")
-    ax.set_ylim(80, 101.5)
-    ax.legend(loc="lower right", fontsize=8)
+    ax.set_ylim(0, 108)
+    ax.legend(loc="lower center", fontsize=8, ncol=3)
     ax.set_title("Protected spans kept, test splits (bench/protected_spans_eval.py)", fontsize=9)
     fig.tight_layout()
     fig.savefig(args.plot)

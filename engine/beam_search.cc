@@ -43,7 +43,10 @@ BeamSearch::BeamSearch(const DecodingOptions& options, int start_id, int eos_id,
   validate(options_);
   Beam start;  // one start row; the beam fills up after the first step
   if (constraints_) {
-    candidates_per_beam_ = std::min(kMaxBeamSize, options_.beam_size + constraints_->required());
+    // Banned tokens rarely reach a beam's best candidates: a few more cover them.
+    const int ban_slack = constraints_->banned() > 0 ? kBanSlack : 0;
+    candidates_per_beam_ =
+        std::min(kMaxBeamSize, options_.beam_size + constraints_->required() + ban_slack);
     start.constraint = constraints_->initial_state();
   }
   beams_.push_back(std::move(start));
@@ -177,6 +180,16 @@ void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, 
       if (std::find(taken.begin(), taken.end(), token) != taken.end()) continue;
       taken.push_back(token);
       out.push_back({score(row_log_probs[i]), b, token, starts});
+    }
+    if (taken.empty()) {
+      // Every scanned token is ruled out: end the hypothesis (EOS at the scan's lowest
+      // log-prob), or insert what is missing, rather than lose the beam.
+      const float lowest = row_log_probs[scanned - 1];
+      if (insertion >= 0) {
+        out.push_back({score(lowest), b, constraints_->next_token(state, insertion), insertion});
+      } else {
+        out.push_back({score(lowest), b, eos_id_, -1});
+      }
     }
   }
 }

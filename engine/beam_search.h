@@ -21,6 +21,7 @@ enum class LengthPenaltyType {
 };
 
 inline constexpr int kMaxBeamSize = 64;  // the top-k kernels' candidate buffers are sized for it
+inline constexpr int kBanSlack = 4;      // scanned candidates added for banned tokens
 
 struct DecodingOptions {
   int beam_size = 4;         // 1: greedy
@@ -57,8 +58,9 @@ class BeamSearch {
   bool eos_blocked() const { return generated_ + 1 <= options_.min_length; }
 
   // Candidates each beam needs from the step's scan: beam_size, plus one per required phrase
-  // (each can rule out one token), at most kMaxBeamSize. Fewer when the vocabulary is smaller.
-  // Banned phrases (count 0) add none: they rarely reach a beam's best candidates.
+  // (each can rule out one token) and kBanSlack when tokens are banned, at most kMaxBeamSize.
+  // Fewer when the vocabulary is smaller. A beam whose scanned tokens are all ruled out ends
+  // (or gets its missing span), it is never dropped.
   int candidates_per_beam() const { return candidates_per_beam_; }
 
   // Consumes the step's candidates: for every alive beam its best (log-prob, token) pairs, best

@@ -43,6 +43,7 @@ class DecodingConstraints {
   // Constraints with a count above 0 (the others only ban).
   int required() const { return required_; }
   bool empty() const { return phrases_.empty() && banned_.empty(); }
+  int banned() const { return static_cast<int>(banned_.size()); }
   const std::vector<PhraseConstraint>& phrases() const { return phrases_; }
 
   ConstraintState initial_state() const;

@@ -189,6 +189,14 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
     if (piece.size() == 6 && std::sscanf(piece.c_str(), "<0x%2X>", &byte) == 1) {
       text = std::string(1, static_cast<char>(byte));
     }
+    // <word> and </word>: the vocabulary's special tokens (<unk>, </s>) or tags, which are
+    // banned as sentinels when the recognizer takes them for spans.
+    const bool bracketed = text.size() > 2 && text.front() == '<' && text.back() == '>' &&
+                           std::all_of(text.begin() + 1, text.end() - 1, [](char ch) {
+                             return std::isalnum(static_cast<unsigned char>(ch)) || ch == '/' ||
+                                    ch == '_';
+                           });
+    if (bracketed) continue;
     for (std::size_t c = 0; c < kSpanOpeners.size(); ++c) {
       if (text.find(kSpanOpeners[c]) != std::string::npos) opener_pieces_[c].push_back(id);
     }

@@ -101,7 +101,9 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
 
   const Model& m = *model.model;
   prepared->source_ids.assign(static_cast<std::size_t>(count), {});
-  const bool protect = !request.options().has_protect_spans() || request.options().protect_spans();
+  const bool protect =
+      model.span_protector &&
+      (!request.options().has_protect_spans() || request.options().protect_spans());
   if (protect) prepared->spans.assign(static_cast<std::size_t>(count), nullptr);
   for (int i = 0; i < count; ++i) {
     const std::string& text = request.texts(i);

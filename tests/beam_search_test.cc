@@ -263,6 +263,16 @@ TEST(ConstrainedBeamSearch, RepeatedPhraseCountsEveryMissingOccurrence) {
   EXPECT_TRUE(search.results()[0].constraints_met);
 }
 
+TEST(ConstrainedBeamSearch, ABeamWhoseScanIsAllBannedEndsInsteadOfVanishing) {
+  // Scan of 1 + kBanSlack = 5 tokens: 3 0 2 4 5, all banned; EOS ends the hypothesis.
+  BeamSearch search(greedy(), kStart, kEos,
+                    std::make_shared<const DecodingConstraints>(
+                        std::vector<PhraseConstraint>{}, std::vector<int>{0, 2, 3, 4, 5}));
+  EXPECT_EQ(search.candidates_per_beam(), 1 + kBanSlack);
+  EXPECT_TRUE(run(search, {prefer(3)}).empty());
+  ASSERT_EQ(search.results().size(), 1u);
+}
+
 TEST(ConstrainedBeamSearch, SaysWhenMaxLengthLeavesNoRoom) {
   BeamSearch search(greedy(1), kStart, kEos, constraints({{{4}, 1, -1}, {{5}, 1, -1}}));
   EXPECT_EQ(run(search, {prefer(2)}).size(), 1u);

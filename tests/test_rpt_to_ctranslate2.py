@@ -48,7 +48,7 @@ SENTENCES = [
 
 
 def rpt_translate(model_dir, lines):
-    out = subprocess.run([RPT_TRANSLATE, "--model", model_dir, "--beam-size", "1",
+    out = subprocess.run([RPT_TRANSLATE, "--model", model_dir, "--no-protect-spans", "--beam-size", "1",
                           "--max-length", str(MAX_LENGTH)],
                          input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
     return out.stdout.splitlines()

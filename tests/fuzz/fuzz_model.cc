@@ -20,6 +20,7 @@ const server::ServedModel& fuzz_model() {
     auto* served = new server::ServedModel;  // lives for the process, like the server's
     served->name = "fuzz";
     served->model = Model::load(std::string(RPT_SOURCE_DIR) + "/tests/fixtures/shaw_k4/model");
+    served->span_protector = std::make_shared<const SpanProtector>(served->model);
     served->max_input_length =
         std::min(fuzz_options().limits.max_input_length, served->model->max_sequence_length());
     return served;
