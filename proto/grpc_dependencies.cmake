@@ -20,3 +20,17 @@ set(RPT_PROTOBUF_SHARED protobuf::libprotobuf)
 find_library(RPT_PROTOBUF_STATIC NAMES libprotobuf.a REQUIRED)
 find_library(RPT_GRPC_REFLECTION_STATIC NAMES libgrpc++_reflection.a REQUIRED)
 find_program(RPT_GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
+
+# rpt_hide_static_protobuf(target): keeps the static protobuf's symbols (and gRPC reflection's)
+# out of an executable's dynamic symbol table, for executables that also load the engine's
+# sentencepiece (see server/CMakeLists.txt). Every archive's in ordinary builds; only those two
+# in the clang sanitizer build (RPT_BUILD_FUZZERS), which links ASan's runtime as an archive
+# too: hiding its malloc interceptors would let glibc free ASan's blocks.
+function(rpt_hide_static_protobuf target)
+  if(RPT_BUILD_FUZZERS)
+    target_link_options(${target} PRIVATE
+                        "LINKER:--exclude-libs=libprotobuf.a:libgrpc++_reflection.a")
+  else()
+    target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")
+  endif()
+endfunction()

@@ -99,10 +99,20 @@ class HttpTranslateCall final : public JobObserver {
     status = prepare_translation(service_, parsed.request, deadline, this, record_, &pending_);
     if (!status.ok()) return status;
     for (int i = 0; i < pending_.texts(); ++i) response_.add_translations();
+    // A client that hangs up cancels its call as a cancelled gRPC call does. Registered before
+    // submission, and holding the job rather than this call, which may be gone by then.
+    PendingTranslation cancelled;
+    cancelled.model = pending_.model;
+    cancelled.job = pending_.job;
+    respond_.on_client_gone([cancelled] { cancelled.cancel(); });
     return submit_translation(pending_);
   }
 
   void finish(RequestStatus status, int http_status = 0) {
+    // Only a hangup cancels an HTTP call: 499, nginx's "client closed request", in the log.
+    if (status.code == StatusCode::kCancelled) {
+      status.message = "the client closed the connection before the answer (HTTP 499)";
+    }
     HttpResponse answer;
     if (status.ok()) {
       response_.set_model(pending_.model->name);

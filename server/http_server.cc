@@ -3,20 +3,38 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 #include <spdlog/spdlog.h>
 
 namespace rpt::server {
+
+// One request from its headers to its completion. Shared by the connection (through con_cls),
+// the responders and the hangup watcher, any of which may outlive the others.
+struct HttpRequestState {
+  std::mutex mutex;
+  MHD_Connection* connection = nullptr;
+  HttpRequest request;
+  std::optional<HttpResponse> response;  // set by the responder
+  bool dispatched = false;               // the handler has the request
+  bool suspended = false;                // waiting for the responder
+  int fd = -1;                           // the connection's socket, watched while suspended
+  std::function<void()> client_gone;     // HttpResponder::on_client_gone
+};
+
 namespace {
 
 // How long destruction waits for requests in progress to take their answers.
@@ -64,17 +82,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-// One request from its headers to its completion. Shared by the connection (through con_cls)
-// and the responder, which may outlive the call that handed it out.
-struct RequestState {
-  std::mutex mutex;
-  MHD_Connection* connection = nullptr;
-  HttpRequest request;
-  std::optional<HttpResponse> response;  // set by the responder
-  bool dispatched = false;               // the handler has the request
-  bool suspended = false;                // waiting for the responder
-};
-
 MHD_Result queue(MHD_Connection* connection, const HttpResponse& answer) {
   MHD_Response* response = MHD_create_response_from_buffer(
       answer.body.size(), const_cast<char*>(answer.body.data()), MHD_RESPMEM_MUST_COPY);
@@ -99,6 +106,122 @@ MHD_Result collect_header(void* headers, MHD_ValueKind, const char* key, const c
 
 }  // namespace
 
+// Polls the sockets of suspended connections, which libmicrohttpd leaves alone until resumed,
+// for a client's hangup (POLLRDHUP: it closed or shut down its side; POLLHUP/POLLERR: reset).
+// A socket is watched from its suspension until the responder, before resuming it, takes it
+// out: libmicrohttpd may close it once resumed, and its number may then name another socket.
+class HttpServer::HangupWatcher {
+ public:
+  HangupWatcher() : wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (wake_ < 0) throw std::runtime_error("cannot create an eventfd for the HTTP server");
+    thread_ = std::thread([this] { run(); });
+  }
+  ~HangupWatcher() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    signal();
+    thread_.join();
+    ::close(wake_);
+  }
+
+  void watch(std::shared_ptr<HttpRequestState> state) {
+    std::lock_guard lock(mutex_);
+    const int fd = state->fd;
+    watched_[fd] = {next_serial_++, std::move(state)};
+    signal();
+  }
+
+  // Caller holds state.mutex.
+  void unwatch(const HttpRequestState& state) {
+    std::lock_guard lock(mutex_);
+    const auto found = watched_.find(state.fd);
+    if (found != watched_.end() && found->second.state.get() == &state) watched_.erase(found);
+  }
+
+ private:
+  struct Entry {
+    std::uint64_t serial;  // tells a socket number's new watch from its old one
+    std::shared_ptr<HttpRequestState> state;
+  };
+
+  void signal() const {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto written = ::write(wake_, &one, sizeof(one));
+  }
+
+  void run() {
+    std::vector<pollfd> fds;
+    std::vector<std::uint64_t> serials;
+    for (;;) {
+      fds.assign(1, pollfd{.fd = wake_, .events = POLLIN, .revents = 0});
+      serials.assign(1, 0);
+      {
+        std::lock_guard lock(mutex_);
+        if (stop_) return;
+        for (const auto& [fd, entry] : watched_) {
+          fds.push_back({.fd = fd, .events = POLLRDHUP, .revents = 0});
+          serials.push_back(entry.serial);
+        }
+      }
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        spdlog::error("HTTP hangup watcher: poll failed: {}", std::strerror(errno));
+        return;
+      }
+      if (fds[0].revents != 0) {
+        std::uint64_t count = 0;
+        [[maybe_unused]] const auto read = ::read(wake_, &count, sizeof(count));
+      }
+      for (std::size_t i = 1; i < fds.size(); ++i) {
+        if ((fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) == 0) continue;
+        std::shared_ptr<HttpRequestState> gone;
+        {
+          std::lock_guard lock(mutex_);
+          const auto found = watched_.find(fds[i].fd);
+          if (found == watched_.end() || found->second.serial != serials[i]) continue;
+          gone = std::move(found->second.state);
+          watched_.erase(found);
+        }
+        // Closed under us (libmicrohttpd stopping with the request suspended): nothing to tell.
+        if ((fds[i].revents & POLLNVAL) != 0) continue;
+        std::function<void()> client_gone;
+        {
+          std::lock_guard lock(gone->mutex);
+          if (!gone->response.has_value()) client_gone = std::move(gone->client_gone);
+        }
+        // Outside every lock: it may take the scheduler's.
+        if (client_gone) client_gone();
+      }
+    }
+  }
+
+  const int wake_;  // an eventfd: the watched set changed, or stop
+  std::mutex mutex_;
+  std::unordered_map<int, Entry> watched_;  // by socket
+  std::uint64_t next_serial_ = 1;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+void HttpResponder::operator()(HttpResponse answer) const {
+  std::unique_lock lock(state_->mutex);
+  state_->response = std::move(answer);
+  state_->client_gone = nullptr;
+  const bool resume = state_->suspended;
+  state_->suspended = false;
+  if (resume) server_->watcher_->unwatch(*state_);
+  lock.unlock();
+  // Resumed outside our lock: libmicrohttpd takes its own locks in there.
+  if (resume) MHD_resume_connection(state_->connection);
+}
+
+void HttpResponder::on_client_gone(std::function<void()> client_gone) const {
+  std::lock_guard lock(state_->mutex);
+  if (!state_->response.has_value()) state_->client_gone = std::move(client_gone);
+}
+
 struct HttpServer::Dispatch {
   // libmicrohttpd's access handler: called once with the headers, then once per piece of body,
   // then with no data (the body is complete), and again after each resume.
@@ -107,7 +230,7 @@ struct HttpServer::Dispatch {
                            std::size_t* upload_data_size, void** con_cls) {
     auto& server = *static_cast<HttpServer*>(cls);
     if (*con_cls == nullptr) {
-      auto state = std::make_shared<RequestState>();
+      auto state = std::make_shared<HttpRequestState>();
       state->connection = connection;
       state->request.method = method;
       state->request.path = url;
@@ -118,14 +241,15 @@ struct HttpServer::Dispatch {
           std::strtoull(length->second.c_str(), nullptr, 10) > server.options_.max_body_bytes) {
         state->request.body_too_large = true;
       }
-      *con_cls = new std::shared_ptr<RequestState>(state);
+      *con_cls = new std::shared_ptr<HttpRequestState>(state);
       server.in_progress_.fetch_add(1);
       // A declared body over the limit is answered at once (413), unread: libmicrohttpd then
       // closes the connection instead of taking gigabytes it would only discard.
       if (!state->request.body_too_large) return MHD_YES;
       return dispatch(server, connection, std::move(state));
     }
-    std::shared_ptr<RequestState> state = *static_cast<std::shared_ptr<RequestState>*>(*con_cls);
+    std::shared_ptr<HttpRequestState> state =
+        *static_cast<std::shared_ptr<HttpRequestState>*>(*con_cls);
     if (*upload_data_size != 0) {
       HttpRequest& request = state->request;
       if (!request.body_too_large &&
@@ -144,21 +268,13 @@ struct HttpServer::Dispatch {
   // The body is complete (or refused): hands the request to the handler once, and queues the
   // answer when there is one (else suspends until the responder resumes the connection).
   static MHD_Result dispatch(HttpServer& server, MHD_Connection* connection,
-                             std::shared_ptr<RequestState> state) {
+                             std::shared_ptr<HttpRequestState> state) {
     std::unique_lock lock(state->mutex);
     if (state->response.has_value()) return queue(connection, *state->response);
     if (state->dispatched) return MHD_YES;  // a spurious call while the answer is pending
     state->dispatched = true;
     lock.unlock();
-    HttpResponder responder = [state](HttpResponse answer) {
-      std::unique_lock answered(state->mutex);
-      state->response = std::move(answer);
-      const bool resume = state->suspended;
-      state->suspended = false;
-      answered.unlock();
-      // Resumed outside our lock: libmicrohttpd takes its own locks in there.
-      if (resume) MHD_resume_connection(state->connection);
-    };
+    const HttpResponder responder(&server, state);
     try {
       server.handler_(std::move(state->request), responder);
     } catch (const std::exception& error) {  // nothing may unwind into libmicrohttpd's C code
@@ -170,23 +286,30 @@ struct HttpServer::Dispatch {
     }
     lock.lock();
     if (state->response.has_value()) return queue(connection, *state->response);
-    // Answered later from another thread: free this pool thread meanwhile. Suspended under the
-    // lock, so the responder resumes only a suspended connection.
+    // Answered later from another thread: free this pool thread meanwhile, and watch the socket
+    // for a hangup. Suspended under the lock, so the responder resumes only a suspended
+    // connection.
     state->suspended = true;
     MHD_suspend_connection(connection);
+    const MHD_ConnectionInfo* info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info != nullptr) {
+      state->fd = info->connect_fd;
+      server.watcher_->watch(state);
+    }
     return MHD_YES;
   }
 
   static void completed(void* cls, MHD_Connection*, void** con_cls, MHD_RequestTerminationCode) {
     if (*con_cls == nullptr) return;
-    delete static_cast<std::shared_ptr<RequestState>*>(*con_cls);
+    delete static_cast<std::shared_ptr<HttpRequestState>*>(*con_cls);
     *con_cls = nullptr;
     static_cast<HttpServer*>(cls)->in_progress_.fetch_sub(1);
   }
 };
 
 HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
-    : options_(options), handler_(std::move(handler)) {
+    : options_(options), handler_(std::move(handler)), watcher_(std::make_unique<HangupWatcher>()) {
   const int listener = bind_listener(options.address, &port_);
   const unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
                          MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;

@@ -5,7 +5,9 @@
 //
 // A handler answers through its HttpResponder, at once (probes, /metrics) or later from any
 // thread (a translation, from the scheduler's thread): meanwhile the connection is suspended, so
-// no pool thread waits for the translation.
+// no pool thread waits for the translation. libmicrohttpd does not look at a suspended
+// connection's socket, so a watcher thread polls those sockets and tells the handler (through
+// HttpResponder::on_client_gone) when a client hangs up before its answer.
 //
 // Thread safety: construction and destruction from one thread; the handler runs on the pool's
 // threads and must be thread-safe; a responder may be called from any thread, exactly once.
@@ -38,8 +40,29 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers = {};  // extra ones (Retry-After)
 };
 
-// Answers one request; call it exactly once.
-using HttpResponder = std::function<void(HttpResponse)>;
+struct HttpRequestState;  // one request's bookkeeping (http_server.cc)
+class HttpServer;
+
+// Answers one request. Copyable; the copies share the request.
+class HttpResponder {
+ public:
+  // Answers; call exactly once (any thread).
+  void operator()(HttpResponse answer) const;
+  // For an answer that comes after the handler returns: `client_gone` runs at most once, on the
+  // server's watcher thread, if the client closes the connection (or its sending side, as nginx
+  // counts a client that closed the request) before the answer. It should stop the work; the
+  // answer must still be given, and is dropped. Register it before the work can finish; never
+  // called once the answer is given.
+  void on_client_gone(std::function<void()> client_gone) const;
+
+ private:
+  friend class HttpServer;
+  HttpResponder(HttpServer* server, std::shared_ptr<HttpRequestState> state)
+      : server_(server), state_(std::move(state)) {}
+  HttpServer* server_;
+  std::shared_ptr<HttpRequestState> state_;
+};
+
 using HttpHandler = std::function<void(HttpRequest, HttpResponder)>;
 
 struct HttpServerOptions {
@@ -68,12 +91,15 @@ class HttpServer {
   int requests_in_progress() const { return in_progress_.load(); }
 
  private:
+  friend class HttpResponder;
   struct Dispatch;  // the libmicrohttpd callbacks
+  class HangupWatcher;  // polls the sockets of suspended connections
 
   HttpServerOptions options_;
   HttpHandler handler_;
   int port_ = 0;
   std::atomic<int> in_progress_{0};
+  std::unique_ptr<HangupWatcher> watcher_;
   MHD_Daemon* daemon_ = nullptr;
 };
 

@@ -164,7 +164,10 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
 }
 
 std::vector<std::string> finalize_server_options(ServerOptions& options) {
-  for (const auto& [name, type] : options.model_compute_types) {
+  // Not a structured binding: clang 14 (the fuzzing and sanitizer build) cannot capture one.
+  for (const auto& entry : options.model_compute_types) {
+    const std::string& name = entry.first;
+    const std::string& type = entry.second;
     auto model = std::find_if(options.models.begin(), options.models.end(),
                               [&name](const ModelSpec& spec) { return spec.name == name; });
     if (model == options.models.end()) {

@@ -4,6 +4,7 @@ metrics' protocol label, and a drain with HTTP calls in flight.
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/http_api_test.py
 """
+import http.client
 import json
 import math
 import os
@@ -228,6 +229,73 @@ class HttpOverloadTest(unittest.TestCase):
             self.assertEqual(body["error"]["code"], "RESOURCE_EXHAUSTED")
             server.signal(signal.SIGKILL)
             busy.join()
+        finally:
+            server.close()
+
+
+class HttpHangupTest(unittest.TestCase):
+    """A client that closes its connection cancels its translation, queued or running, as a
+    cancelled gRPC call does: counted CANCELLED (499) and its sentences dropped."""
+
+    def open_call(self, server, body):
+        """Sends POST /v1/translate on a raw socket and leaves it waiting for the answer."""
+        data = json.dumps(body).encode()
+        connection = socket.create_connection(("127.0.0.1", server.http_port), timeout=30)
+        connection.sendall(b"POST /v1/translate HTTP/1.1\r\nHost: test\r\n"
+                           b"Content-Type: application/json\r\n"
+                           + f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        return connection
+
+    def test_a_client_that_hangs_up_cancels_its_call(self):
+        server = ServerProcess(["--model", f"en-de={FIXTURE_MODEL}", "--max-decoding-length",
+                                "2000", "--max-active-sentences", "1"])
+        cancelled = ('rpt_requests_total{code="CANCELLED",method="Translate",model="en-de",'
+                     'protocol="http"}')
+        active = 'rpt_active_sentences{model="en-de"}'
+        queued = 'rpt_queue_depth_sentences{model="en-de"}'
+        try:
+            # Thousands of decoding steps each: neither can finish on its own during the test.
+            running = self.open_call(server, long_work(1, 1900))
+            self.assertTrue(server.wait_for_metric(active, lambda v: v == 1))
+            waiting = self.open_call(server, long_work(1, 1900))
+            self.assertTrue(server.wait_for_metric(queued, lambda v: v == 1))
+
+            waiting.close()  # queued: leaves the queue, the running call goes on
+            self.assertTrue(server.wait_for_metric(cancelled, lambda v: v == 1), server.log())
+            self.assertEqual(server.metric(queued), 0)
+            self.assertEqual(server.metric(active), 1)
+
+            running.close()  # running: its rows are freed
+            self.assertTrue(server.wait_for_metric(cancelled, lambda v: v == 2), server.log())
+            self.assertTrue(server.wait_for_metric(active, lambda v: v == 0))
+            self.assertEqual(server.log().count(
+                "code=CANCELLED message=the client closed the connection before the answer "
+                "(HTTP 499)"), 2)
+
+            # The server goes on serving both protocols, and the HTTP port takes new calls.
+            status, _, body = server.translate({"model": "en-de", "texts": ["Cancel"]})
+            self.assertEqual(status, 200, body)
+            grpc = GrpcTranslator(server.grpc_port)
+            try:
+                self.assertEqual(len(grpc.translate("en-de", ["Cancel"]).translations), 1)
+            finally:
+                grpc.close()
+            self.assertEqual(server.request("GET", "/healthz")[0], 200)
+        finally:
+            server.close()
+
+    def test_a_client_that_waits_gets_its_answer(self):
+        """The watch for hangups does not cut a patient client short."""
+        server = ServerProcess(["--model", f"en-de={FIXTURE_MODEL}", "--max-decoding-length",
+                                "2000"])
+        try:
+            connection = self.open_call(server, long_work(2, 200))
+            response = http.client.HTTPResponse(connection)
+            response.begin()
+            body = json.loads(response.read())
+            connection.close()
+            self.assertEqual(response.status, 200, body)
+            self.assertEqual([t["target_tokens"] for t in body["translations"]], [200, 200])
         finally:
             server.close()
 
