@@ -164,5 +164,21 @@ TEST_F(SpanProtectionTest, MalformedInputTranslatesWithoutError) {
   EXPECT_EQ(result[0].protected_spans, 200);
 }
 
+// The OpenNMT-py fixture model (tests/fixtures/shaw_k4, a toy vocabulary with almost no
+// placeholder pieces: {0} and {1} are constrained as phrases of their own pieces).
+TEST(SpanProtectionFixture, KeepsTheFieldTheUnconstrainedModelDrops) {
+  const Translator translator(Model::load(
+      (std::filesystem::path(testing::source_dir()) / "tests/fixtures/shaw_k4/model").string()));
+  const std::string source = "Copy {0} to {1}";
+  const auto free = translator.translate({source}, DecodingOptions{}, {.enabled = false});
+  ASSERT_EQ(free[0].hypotheses[0].text.find("{1}"), std::string::npos)
+      << "the fixture now keeps {1}: pick another example";
+  const auto kept = translator.translate({source}, DecodingOptions{});
+  const std::string& text = kept[0].hypotheses[0].text;
+  EXPECT_NE(text.find("{0}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{1}"), std::string::npos) << text;
+  EXPECT_TRUE(kept[0].hypotheses[0].spans_kept) << text;
+}
+
 }  // namespace
 }  // namespace rpt
