@@ -47,8 +47,7 @@ class SpanMasking {
   SpanMasking(const SpanProtector& protector, std::string_view source, bool mask)
       : protector_(protector), model_(*protector.model_), source_(source), mask_(mask) {}
 
-  // The constraint for one occurrence of span text `text` of `kind`; `pair_sentinel` is set for
-  // an opening tag whose closing tag must take the matching sentinel.
+  // How one span text is represented: what the model reads, and what the translation must hold.
   struct Choice {
     std::string replacement;  // what the model reads in its place
     std::vector<int> phrase;  // target ids the translation must contain; empty: unprotectable
@@ -60,8 +59,7 @@ class SpanMasking {
     Choice choice;
     if (const int id = own_piece(text); id >= 0) {
       choice = {text, {id}};
-    } else if (const auto* sentinel =
-                   mask_ ? take_sentinel(kind, [](const auto&) { return true; }) : nullptr) {
+    } else if (const auto* sentinel = mask_ ? take_sentinel(kind) : nullptr) {
       choice = mask(*sentinel, text);
     } else {
       choice = {text, target_phrase(text)};
@@ -117,12 +115,12 @@ class SpanMasking {
     return !used_.count(s.target_id) && source_.find(s.text) == std::string_view::npos;
   }
 
-  template <typename Filter>
-  const SpanProtector::Sentinel* take_sentinel(SpanKind kind, Filter filter) {
+  // The free sentinel preferred for a span of `kind` (tags only for tags), or nullptr.
+  const SpanProtector::Sentinel* take_sentinel(SpanKind kind) {
     const SpanProtector::Sentinel* best = nullptr;
     for (const auto& s : protector_.sentinels_) {
       if (s.kind == SpanKind::kTag && kind != SpanKind::kTag) continue;  // tags wrap, not stand
-      if (!free(s) || !filter(s)) continue;
+      if (!free(s)) continue;
       if (!best || preference(s.kind, kind) < preference(best->kind, kind)) best = &s;
     }
     if (best) used_.insert(best->target_id);
