@@ -66,7 +66,9 @@ TEST_F(LoadgenTest, OpenLoopLatencyGrowsWithTheQueuePastCapacity) {
     EXPECT_EQ(run["codes"]["OK"], run["calls"]) << run;
   }
   EXPECT_LT(light["latency_p50"].get<double>(), slo) << light << " service " << service;
-  EXPECT_GT(light["goodput"].get<double>(), 0.8 * low) << light;
+  // Nearly every light call meets the objective (compared with the calls made: at a slow
+  // server's low rate, e.g. under sanitizers, one second holds a single call).
+  EXPECT_GT(light["goodput"].get<double>(), 0.8 * light["calls"].get<double>()) << light;
   // Past the capacity: each call waits behind the ones before it.
   EXPECT_GT(heavy["latency_p90"].get<double>(), 10 * service) << heavy << " service " << service;
   EXPECT_LT(heavy["goodput"].get<double>(), 0.5 * high) << heavy;
