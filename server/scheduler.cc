@@ -183,6 +183,7 @@ void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
 
 std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
   std::vector<QueuedSentence> admitted;
+  if (!options_.inflight_batching && !active_.empty()) return admitted;  // static batching
   for (const auto& [id, sentence] : active_) {
     if (sentence.retries.solo()) return admitted;  // it runs on its own
   }

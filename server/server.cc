@@ -112,8 +112,17 @@ void Server::drain_and_stop() {
   serving_.store(false);
   context_.draining.store(true);
   health->SetServingStatus(false);
-  spdlog::info("draining: health NOT_SERVING, new calls UNAVAILABLE, {} call(s) in flight, "
-               "grace period {:.1f} s",
+  // gRPC's Shutdown sends GOAWAY at once: clients stop sending here (round_robin clients pick
+  // the other replicas; pick_first ones reconnect through their resolver) while the calls in
+  // flight finish. Shutdown blocks until they have, so it runs beside the wait below; its own
+  // deadline comes after ours, so that the calls still running at the end of the grace period
+  // are finished by the models (UNAVAILABLE) rather than cut by gRPC.
+  std::thread goaway([this, grace] {
+    server_->Shutdown(system_clock::now() + duration_cast<system_clock::duration>(grace) +
+                      seconds(2));
+  });
+  spdlog::info("draining: GOAWAY sent, health NOT_SERVING, new calls UNAVAILABLE, {} call(s) in "
+               "flight, grace period {:.1f} s",
                context_.in_flight.load(), options_.grace_period_seconds);
   while (context_.in_flight.load() > 0 && steady_clock::now() < give_up) {
     std::this_thread::sleep_for(milliseconds(5));
@@ -123,7 +132,7 @@ void Server::drain_and_stop() {
     spdlog::warn("grace period over: {} call(s) still in flight end with UNAVAILABLE", left);
   }
   registry_.stop();  // finishes what is left
-  server_->Shutdown(system_clock::now() + seconds(1));
+  goaway.join();
   server_->Wait();
   server_.reset();
   http_.reset();  // after every HTTP call has its answer; waits for them to be sent

@@ -107,6 +107,14 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "Per-step budget of source tokens x beam over the active sentences")
       ->check(CLI::Range(1L, 1L << 40))
       ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--batching",
+         [&s](const std::string& mode) { s.inflight_batching = mode == "inflight"; },
+         "inflight: queued sentences join the decoder at every step (default); static: a batch "
+         "is admitted only when the decoder is empty and runs to its last sentence (to measure "
+         "what in-flight batching buys)")
+      ->check(CLI::IsMember({"inflight", "static"}))
+      ->default_str("inflight");
   auto& l = options.limits;
   app.add_option("--max-input-length", l.max_input_length, "Longest text, in source tokens")
       ->check(CLI::Range(1, 1 << 20))

@@ -27,6 +27,10 @@ struct SchedulerOptions {
   // (the size of the cross-attention work and memory). A lone sentence over the budget still runs.
   int max_active_sentences = 64;
   long max_batch_tokens = 16384;
+  // In-flight (step-level) batching admits queued sentences at every step, into rows that
+  // finished sentences freed. Off, a batch is admitted only when the decoder is empty and runs
+  // until its last sentence ends (static batching): for measuring what in-flight batching buys.
+  bool inflight_batching = true;
 };
 
 // Request validation limits and defaults.

@@ -328,6 +328,10 @@ class HttpDrainTest(unittest.TestCase):
             self.assertEqual(server.request("GET", "/healthz")[0], 200)
             status, _, body = server.translate({"model": "en-de", "texts": ["Cancel"]})
             self.assertEqual((status, body["error"]["code"]), (503, "UNAVAILABLE"))
+            # Counted under the model it named (never a model="_none" series).
+            self.assertEqual(server.metric('rpt_requests_total{code="UNAVAILABLE",'
+                                           'method="Translate",model="en-de",protocol="http"}'), 1)
+            self.assertNotIn(b'model="_none"', server.request("GET", "/metrics")[2])
             for t in calls:
                 t.join()
             self.assertEqual(len(results), 3)

@@ -63,19 +63,70 @@ class FaultyBackend final : public DecoderBackend {
   std::set<const void*> poisoned_;
 };
 
-class FaultyEngine final : public Engine {
+// The CPU engine with its backends wrapped in `Backend(inner backend, setting)`.
+template <typename Backend, typename Setting>
+class WrappedEngine final : public Engine {
  public:
-  FaultyEngine(std::shared_ptr<const Engine> inner, Faults faults)
-      : Engine(inner->shared_model(), inner->options()), inner_(std::move(inner)), faults_(faults) {}
+  WrappedEngine(std::shared_ptr<const Engine> inner, Setting setting)
+      : Engine(inner->shared_model(), inner->options()), inner_(std::move(inner)),
+        setting_(setting) {}
   std::unique_ptr<DecoderBackend> make_backend() const override {
-    return std::make_unique<FaultyBackend>(inner_->make_backend(), faults_);
+    return std::make_unique<Backend>(inner_->make_backend(), setting_);
   }
-  std::string device_description() const override { return "cpu with injected faults"; }
+  std::string device_description() const override { return "cpu, wrapped for a test"; }
 
  private:
   std::shared_ptr<const Engine> inner_;
-  Faults faults_;
+  Setting setting_;
 };
+using FaultyEngine = WrappedEngine<FaultyBackend, Faults>;
+
+// Records which encoding call each decoding sentence came from, and counts the steps that decode
+// sentences of two encodings together (sentences that joined a batch in flight). Its first step
+// waits until the test says go on, so a later call arrives while the first one is mid-decoding.
+class BatchObservingBackend final : public DecoderBackend {
+ public:
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool first_step_taken = false;
+    bool go_on = false;
+    int mixed_steps = 0;
+  };
+  BatchObservingBackend(std::unique_ptr<DecoderBackend> inner, Shared* shared)
+      : inner_(std::move(inner)), shared_(*shared) {}
+
+  std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override {
+    std::vector<EncodedSentence> encoded = inner_->encode(sources);
+    for (const EncodedSentence& sentence : encoded) batch_of_[sentence.keys_values] = encodings_;
+    ++encodings_;
+    return encoded;
+  }
+
+  void step(const StepInput& input, StepCandidates& out) override {
+    std::set<int> batches;
+    for (const StepRowGroup& group : input.groups) {
+      batches.insert(batch_of_.at(group.sentence->keys_values));
+    }
+    std::unique_lock lock(shared_.mutex);
+    if (batches.size() > 1) ++shared_.mixed_steps;
+    if (!shared_.first_step_taken) {
+      shared_.first_step_taken = true;
+      shared_.changed.notify_all();
+      shared_.changed.wait_for(lock, std::chrono::seconds(30), [this] { return shared_.go_on; });
+    }
+    lock.unlock();
+    inner_->step(input, out);
+  }
+
+ private:
+  std::unique_ptr<DecoderBackend> inner_;
+  Shared& shared_;
+  std::map<const void*, int> batch_of_;
+  int encodings_ = 0;
+};
+
+using BatchObservingEngine = WrappedEngine<BatchObservingBackend, BatchObservingBackend::Shared*>;
 
 // Collects a call's sentences and waits for its final status.
 class Collector final : public JobObserver {
@@ -258,6 +309,44 @@ TEST_F(SchedulerFaultTest, AFailedDeliveryFailsOnlyItsCall) {
   Collector later;
   ASSERT_TRUE(scheduler.submit(job(0, 2, later)).ok());
   EXPECT_TRUE(later.wait(texts).ok());
+}
+
+// A call arriving while another decodes joins its batch at the next step (in-flight batching), or,
+// with static batching, waits until the decoder is empty; both translate as offline.
+TEST_F(SchedulerFaultTest, StaticBatchingAdmitsOnlyIntoAnEmptyDecoder) {
+  for (const bool inflight : {true, false}) {
+    SCOPED_TRACE(inflight ? "in-flight batching" : "static batching");
+    BatchObservingBackend::Shared shared;
+    auto engine = std::make_shared<BatchObservingEngine>(Engine::create(model_), &shared);
+    ModelMetrics m = metrics_.add_model(description(inflight ? "inflight" : "static"));
+    Scheduler scheduler("batching", engine, {.inflight_batching = inflight}, m);
+    Collector first, second;
+    ASSERT_TRUE(scheduler.submit(job(4, 5, first)).ok());  // the longest text
+    {
+      std::unique_lock lock(shared.mutex);
+      ASSERT_TRUE(shared.changed.wait_for(lock, std::chrono::seconds(30),
+                                          [&] { return shared.first_step_taken; }));
+    }
+    ASSERT_TRUE(scheduler.submit(job(0, 4, second)).ok());
+    {
+      // The scheduler looks at its queue between steps: let the first step go on once the
+      // second call is queued.
+      std::lock_guard lock(shared.mutex);
+      shared.go_on = true;
+    }
+    shared.changed.notify_all();
+    std::map<int, std::string> texts;
+    EXPECT_TRUE(first.wait(texts).ok());
+    EXPECT_EQ(texts[0], expected_[4]);
+    EXPECT_TRUE(second.wait(texts).ok());
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(texts[static_cast<int>(i)], expected_[i]);
+    std::lock_guard lock(shared.mutex);
+    if (inflight) {
+      EXPECT_GT(shared.mixed_steps, 0);
+    } else {
+      EXPECT_EQ(shared.mixed_steps, 0);
+    }
+  }
 }
 
 }  // namespace
