@@ -77,6 +77,15 @@ class ConvertFixturesTest(unittest.TestCase):
         self.assertEqual(status, 0, err)
         return out
 
+    def test_progress_on_stderr_unless_quiet(self):
+        checkpoint = os.path.join(self.fixtures[0], "checkpoint.pt")
+        status, err = convert(checkpoint, os.path.join(self.temp.name, "loud"))
+        self.assertEqual(status, 0, err)
+        self.assertIn("convert_onmt: reading ", err)
+        self.assertRegex(err, r"convert_onmt: writing [0-9]+ tensors as float32 \([0-9.]+ s\)")
+        status, err = convert(checkpoint, os.path.join(self.temp.name, "quiet"), "--quiet")
+        self.assertEqual((status, err), (0, ""))
+
     def test_weights_match_committed_model(self):
         for fixture in self.fixtures:
             with self.subTest(fixture=os.path.basename(fixture)):

@@ -38,6 +38,7 @@ import os
 import pickle
 import shutil
 import sys
+import time
 import zlib
 
 import torch
@@ -544,13 +545,35 @@ def quantize_rows(name, weight):
     return values, scales.to(torch.float32)
 
 
-def write_weights(path, tensors, dtype_name):
+class Progress:
+    """Stage lines on stderr ("reading checkpoint ... 2.1 s"), and a tensor counter rewritten in
+    place when stderr is a terminal: large checkpoints take a while to read and convert."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.live = enabled and sys.stderr.isatty()
+        self.start = time.monotonic()
+
+    def stage(self, text):
+        if self.enabled:
+            print(f"convert_onmt: {text} ({time.monotonic() - self.start:.1f} s)",
+                  file=sys.stderr, flush=True)
+
+    def count(self, done, total):
+        if self.live:
+            end = "\n" if done == total else ""
+            print(f"\rconvert_onmt: tensors {done}/{total}", end=end, file=sys.stderr, flush=True)
+
+
+def write_weights(path, tensors, dtype_name, progress=None):
     """model.bin: RPTW header, JSON tensor table, 64-byte aligned tensor data."""
+    progress = progress or Progress(False)
     if sys.byteorder != "little":
         raise ConversionError("the converter writes little-endian data and must run on a "
                               "little-endian machine")
     blobs = []
-    for name, tensor in tensors:
+    for done, (name, tensor) in enumerate(tensors, 1):
+        progress.count(done, len(tensors))
         tensor = tensor.detach().to("cpu", torch.float32)
         if dtype_name == "int8" and name.endswith(".weight"):
             values, scales = quantize_rows(name, tensor)
@@ -618,7 +641,10 @@ def build_config(args, opt, arch, position, start_token, checkpoint_version):
 
 
 def convert(args):
+    progress = Progress(not args.quiet)
+    progress.stage(f"reading {args.checkpoint}")
     checkpoint = load_checkpoint(args.checkpoint)
+    progress.stage("checkpoint read")
     opt = read_options(checkpoint)
     check_supported(opt)
     src_vocab, tgt_vocab, start_token = read_vocabularies(checkpoint)
@@ -633,7 +659,8 @@ def convert(args):
     check_shapes(arch, position, tensors, (len(src_vocab), len(tgt_vocab)))
 
     os.makedirs(args.out_dir, exist_ok=True)
-    write_weights(os.path.join(args.out_dir, "model.bin"), tensors, args.dtype)
+    progress.stage(f"writing {len(tensors)} tensors as {args.dtype}")
+    write_weights(os.path.join(args.out_dir, "model.bin"), tensors, args.dtype, progress)
     write_vocabulary(os.path.join(args.out_dir, "source_vocab.txt"), src_vocab)
     write_vocabulary(os.path.join(args.out_dir, "target_vocab.txt"), tgt_vocab)
     for given, target in ((args.src_spm, "source.spm.model"), (args.tgt_spm, "target.spm.model")):
@@ -660,6 +687,8 @@ def parse_args(argv):
                         "else 'und')")
     parser.add_argument("--target-language", help="e.g. de (default: the checkpoint's tgt_lang, "
                         "else 'und')")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (stages, and a tensor count on a terminal)")
     return parser.parse_args(argv)
 
 

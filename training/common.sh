@@ -43,3 +43,33 @@ parse_run_args() {
   [ -n "$CKPT" ] || CKPT="$(latest_checkpoint "$RUN")"
   [ -n "$CKPT" ] && [ -f "$CKPT" ] || die "no checkpoint (looked in $RUN/ckpt)"
 }
+
+# Progress of long background steps on stderr (QUIET=1: none). Both return when PID exits.
+# follow_log PID LOG REGEX FROM: the lines of LOG past its first FROM bytes (its size before PID
+# started) matching REGEX, as they are written (onmt_train's "Step N/M; acc ...; ppl ..." lines).
+follow_log() {
+  local pid="$1" log="$2" regex="$3" from="$4"
+  [ "${QUIET:-0}" = 1 ] && return 0
+  tail --pid="$pid" -c +"$((from + 1))" -F "$log" 2>/dev/null \
+    | grep --line-buffered -E "$regex" >&2 || true
+}
+
+# count_lines PID FILE TOTAL LABEL: every 10 s, how many of TOTAL lines FILE holds (onmt_translate
+# writes each batch's translations as it goes), with lines/s and the time left.
+count_lines() {
+  local pid="$1" file="$2" total="$3" label="$4" start now done
+  [ "${QUIET:-0}" = 1 ] && return 0
+  start=$(date +%s)
+  while kill -0 "$pid" 2>/dev/null; do
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      sleep 1
+      kill -0 "$pid" 2>/dev/null || return 0
+    done
+    now=$(date +%s)
+    done=$(wc -l < "$file" 2>/dev/null || echo 0)
+    awk -v d="$done" -v t="$total" -v s="$((now - start))" -v l="$label" 'BEGIN {
+      rate = s > 0 ? d / s : 0
+      left = rate > 0 ? sprintf("%.0f s left", (t - d) / rate) : "time left unknown"
+      printf "%s: %d/%d lines, %.1f lines/s, %s\n", l, d, t, rate, left }' >&2
+  done
+}

@@ -10,7 +10,7 @@
 #   max_length 250 with no source-length ratio cap (OpenNMT-py 3.5 defaults to 1.25 x source
 #   + 5; rpt has no such cap), no coverage penalty, no n-gram blocking, no unk replacement.
 # Environment: SPLIT=test|dev  BEAM=4  LP=avg  ALPHA=1.0  MAXLEN=250  BATCH=32  GPU=1
-#              THREADS=1 NICE=10 RUNS=... VENV=...
+#              THREADS=1 NICE=10 RUNS=... VENV=...  QUIET=1 (no progress line every 10 s)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -29,12 +29,17 @@ GPU_ARGS=()
 
 echo "translating $PREP/$SPLIT.sp.src with $CKPT -> $OUT"
 START=$(date +%s.%N)
+rm -f "$OUT/hyp.sp"
 nice -n "$NICE" "$ONMT_BIN/onmt_translate" -model "$CKPT" -src "$PREP/$SPLIT.sp.src" \
   -output "$OUT/hyp.sp" -beam_size "${BEAM:-4}" -length_penalty "${LP:-avg}" \
   -alpha "${ALPHA:-1.0}" -max_length "${MAXLEN:-250}" -max_length_ratio 0 \
   -batch_size "${BATCH:-32}" \
-  -batch_type sents ${GPU_ARGS[@]+"${GPU_ARGS[@]}"} > "$OUT/translate.log" 2>&1 \
+  -batch_type sents ${GPU_ARGS[@]+"${GPU_ARGS[@]}"} > "$OUT/translate.log" 2>&1 &
+translate_pid=$!
+count_lines "$translate_pid" "$OUT/hyp.sp" "$(wc -l < "$PREP/$SPLIT.sp.src")" "onmt_translate" &
+wait "$translate_pid" \
   || { tail -20 "$OUT/translate.log" >&2; die "onmt_translate failed (log: $OUT/translate.log)"; }
+wait
 END=$(date +%s.%N)
 "$PY" "$TRAINING_DIR/spm_decode.py" "$PREP/spm.model" < "$OUT/hyp.sp" > "$OUT/hyp.txt"
 "$PY" "$TRAINING_DIR/score.py" --src "$PREP/$SPLIT.src" --ref "$PREP/$SPLIT.tgt" \

@@ -104,6 +104,9 @@ def main():
 
     # Joint SentencePiece model on both sides of train.
     prefix = os.path.join(out, "spm")
+    print(f"training SentencePiece ({args.vocab_size} pieces) on "
+          f"{2 * info['splits']['train']['pairs']} lines ({time.time() - t0:.0f} s so far)",
+          flush=True)
     spm.SentencePieceTrainer.train(
         input=[os.path.join(out, "train.src"), os.path.join(out, "train.tgt")],
         model_prefix=prefix,
@@ -136,6 +139,7 @@ def main():
         for side in ("src", "tgt"):
             with open(os.path.join(out, f"{split}.{side}"), encoding="utf-8") as f:
                 lines = [l.rstrip("\n") for l in f]
+            print(f"encoding {split}.{side} ({time.time() - t0:.0f} s so far)", flush=True)
             enc = sp.encode(lines, out_type=str)
             unk += sum(p == "<unk>" for e in enc for p in e)
             write_lines(os.path.join(out, f"{split}.sp.{side}"), (" ".join(e) for e in enc))

@@ -5,7 +5,8 @@
 #
 # Prepares the data first if needed (prepare.py), renders config/PAIR.yaml into
 # $RUNS/PAIR-VARIANT/config.yaml and runs onmt_train in the foreground. Checkpoints go to
-# $RUNS/PAIR-VARIANT/ckpt/, onmt_train's whole output (appended) to $RUNS/PAIR-VARIANT/train.log.
+# $RUNS/PAIR-VARIANT/ckpt/, onmt_train's whole output (appended) to $RUNS/PAIR-VARIANT/train.log;
+# its step reports, validations and checkpoints are also shown on stderr as they come.
 #
 # Environment (all optional):
 #   RUNS=../train_runs DATA=../shared/data VENV=/work/venv
@@ -14,6 +15,7 @@
 #   TRAIN_STEPS BATCH_SIZE WARMUP LR SAVE_STEPS VALID_STEPS KEEP SEED   hyperparameter overrides
 #   EXTRA="key=value ..."   any other onmt option, YAML-parsed (e.g. EXTRA="accum_count=[2]")
 #   RESUME=1           continue from the latest checkpoint of the run
+#   QUIET=1            no progress lines (steps, validations, checkpoints) on stderr
 #   TIME_LIMIT=130m    stop onmt_train after this long (coreutils timeout: 130m, 2h); Noam does
 #                      not depend on train_steps, so a run cut short is just a shorter run
 # Example (background, CPU, one thread):
@@ -75,5 +77,15 @@ LIMIT=()
 # onmt's own log_file stops after model setup in 3.5.1 (training steps go to stderr only), so
 # the log is onmt_train's stdout and stderr.
 cat "$RUN/run_info.txt" >> "$RUN/train.log"
-exec ${LIMIT[@]+"${LIMIT[@]}"} nice -n "$NICE" "$ONMT_BIN/onmt_train" -config "$RUN/config.yaml" \
-  >> "$RUN/train.log" 2>&1
+log_start=$(stat -c %s "$RUN/train.log")
+${LIMIT[@]+"${LIMIT[@]}"} nice -n "$NICE" "$ONMT_BIN/onmt_train" -config "$RUN/config.yaml" \
+  >> "$RUN/train.log" 2>&1 &
+train_pid=$!
+trap 'kill -TERM "$train_pid" 2>/dev/null' TERM INT
+# Progress on stderr: onmt_train's step reports (every report_every steps), validations and
+# checkpoints, as they reach the log (QUIET=1: none).
+follow_log "$train_pid" "$RUN/train.log" 'Step [0-9]+/|Validation|Saving checkpoint|Error|error' "$log_start" &
+status=0
+wait "$train_pid" || status=$?
+wait
+exit "$status"

@@ -1,0 +1,259 @@
+#!/usr/bin/env python3
+"""Capacity of one rpt-server: latency and goodput against offered load, with and without
+in-flight batching.
+
+Starts rpt-server on a model (loopback, --threads as asked) once per batching mode (`inflight`,
+the default, and `static`: a batch is admitted only into an empty decoder), and sweeps open-loop
+load over it with rpt-loadgen: calls of one source sentence each, arriving as a Poisson process
+at each offered rate, latency measured from each call's scheduled start (no coordinated
+omission). Per rate it keeps p50/p90/p99 latency, throughput, goodput (OK calls per second
+answered within --slo-ms) and the status counts. The capacity of a mode is the highest offered
+rate at which at least 95% of the calls are answered OK within the objective (the knee of the
+goodput curve); the sentences per second per core there size replicas (docs/capacity.md).
+
+Writes a JSON file (settings, hardware, one row per mode and rate); --plot draws latency and
+goodput against offered load into a PNG (matplotlib: Debian python3-matplotlib).
+
+  bench/capacity.py --model models/en-fr --tsv ../shared/data/ui.en-fr.test.tsv \\
+      --rates 2,4,6,8,10,12,14,16 --json docs/capacity_en-fr.json
+  bench/capacity.py --plot docs/capacity_en-fr.png docs/capacity_en-fr.json
+"""
+import argparse
+import json
+import os
+import platform
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOOD_SHARE = 0.95  # capacity: this share of the calls answered OK within the objective
+
+
+def cpu_description():
+    """The CPU's model name and the vector extensions that decide kernel choices."""
+    model, flags = platform.processor(), []
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name") and not flags:
+                    model = line.split(":", 1)[1].strip()
+                if line.startswith("flags"):
+                    present = set(line.split(":", 1)[1].split())
+                    flags = [f for f in ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni",
+                                         "avx512_bf16", "amx_int8") if f in present]
+                    break
+    except OSError:
+        pass
+    return {"cpu": model, "flags": flags, "cores": os.cpu_count()}
+
+
+def sources(tsv, limit, seed):
+    """Source sentences of a TSV split, shuffled (calls then mix short and long sentences)."""
+    with open(tsv, encoding="utf-8") as f:
+        lines = [line.split("\t", 1)[0].strip() for line in f]
+    lines = [line for line in lines if line]
+    random.Random(seed).shuffle(lines)
+    return lines[:limit] if limit else lines
+
+
+class Server:
+    """rpt-server on loopback, until the with-block ends (SIGTERM, then the drain)."""
+
+    def __init__(self, build, model, args):
+        self.work = tempfile.mkdtemp(prefix="rpt_capacity_")
+        ready = os.path.join(self.work, "ready.json")
+        self.process = subprocess.Popen(
+            [os.path.join(build, "server", "rpt-server"), "--model", f"bench={model}",
+             "--listen", "127.0.0.1:0", "--metrics-port", "0", "--ready-file", ready,
+             "--log-level", "warn", *args])
+        for _ in range(600):
+            if os.path.exists(ready):
+                with open(ready) as f:
+                    self.port = json.load(f)["grpc_port"]
+                return
+            if self.process.poll() is not None:
+                sys.exit(f"rpt-server exited with {self.process.returncode}")
+            time.sleep(0.1)
+        self.process.kill()
+        sys.exit("rpt-server did not start within 60 s")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def sweep(options, batching, input_path):
+    server_args = ["--threads", str(options.threads), "--compute-type", options.compute_type,
+                   "--batching", batching, "--beam-size", str(options.beam_size),
+                   "--max-queued-sentences", "100000", "--max-queued-tokens", "100000000"]
+    with Server(options.build, options.model, server_args) as server:
+        command = [os.path.join(options.build, "client", "rpt-loadgen"),
+                   "--server", f"127.0.0.1:{server.port}", "--model", "bench",
+                   "--input", input_path, "--rates", options.rates,
+                   "--arrivals", "poisson", "--duration", str(options.duration),
+                   "--warmup", str(options.warmup), "--timeout", str(options.timeout),
+                   "--slo-ms", str(options.slo_ms), "--format", "json"]
+        rows = []
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+        for line in process.stdout:
+            row = json.loads(line)
+            row["batching"] = batching
+            rows.append(row)
+            print(f"{batching:8s} offered {row['offered_rate']:6.2f}/s  "
+                  f"goodput {row['goodput']:6.2f}/s  p50 {row['latency_p50'] * 1e3:7.0f} ms  "
+                  f"p99 {row['latency_p99'] * 1e3:7.0f} ms  {row['codes']}", file=sys.stderr)
+        if process.wait() != 0:
+            sys.exit(f"rpt-loadgen exited with {process.returncode}")
+        return rows
+
+
+def good_share(row):
+    """The share of a run's calls answered OK within the objective."""
+    return row["goodput"] * row["seconds"] / row["calls"] if row["calls"] else 0.0
+
+
+def capacity(rows):
+    """The highest offered rate at which GOOD_SHARE of the calls met the objective (0: none)."""
+    return max((r["offered_rate"] for r in rows if good_share(r) >= GOOD_SHARE), default=0.0)
+
+
+def summarize(result):
+    summary = {}
+    for batching in result["modes"]:
+        rows = [r for r in result["rows"] if r["batching"] == batching]
+        rate = capacity(rows)
+        at_capacity = next((r for r in rows if r["offered_rate"] == rate), None)
+        summary[batching] = {
+            "capacity_calls_per_second": rate,
+            "sentences_per_second_per_core": (at_capacity["sentences_per_second"] /
+                                              result["settings"]["threads"]
+                                              if at_capacity else 0.0),
+            "p99_ms_at_capacity": at_capacity["latency_p99"] * 1e3 if at_capacity else None,
+            "peak_sentences_per_second": max(r["sentences_per_second"] for r in rows),
+        }
+    return summary
+
+
+def plot(png, result_files):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = []
+    for path in result_files:
+        with open(path) as f:
+            results.append(json.load(f))
+    figure, axes = plt.subplots(len(results), 2, figsize=(10, 3.6 * len(results)), squeeze=False)
+    styles = {"inflight": ("tab:blue", "in-flight batching"),
+              "static": ("tab:orange", "static batching")}
+    for (latency, goodput), result in zip(axes, results):
+        settings = result["settings"]
+        slo = settings["slo_ms"]
+        for batching in result["modes"]:
+            rows = sorted((r for r in result["rows"] if r["batching"] == batching),
+                          key=lambda r: r["offered_rate"])
+            color, label = styles[batching]
+            offered = [r["offered_rate"] for r in rows]
+            for key, style in (("latency_p50", ":"), ("latency_p90", "--"), ("latency_p99", "-")):
+                latency.plot(offered, [r[key] * 1e3 for r in rows], style, color=color,
+                             marker=".", label=f"{label} {key[-3:]}")
+            goodput.plot(offered, [r["goodput"] for r in rows], "-", color=color, marker="o",
+                         label=label)
+            rate = result["summary"][batching]["capacity_calls_per_second"]
+            if rate:
+                for axis in (latency, goodput):
+                    axis.axvline(rate, color=color, alpha=0.35, linewidth=3)
+        top = max(r["offered_rate"] for r in result["rows"])
+        goodput.plot([0, top], [0, top], color="grey", linewidth=0.8, label="offered")
+        latency.axhline(slo, color="red", linewidth=0.8, label=f"objective {slo:.0f} ms")
+        latency.set_yscale("log")
+        latency.set_xlabel("offered load (calls/s, 1 sentence each)")
+        latency.set_ylabel("latency from scheduled start (ms)")
+        goodput.set_xlabel("offered load (calls/s)")
+        goodput.set_ylabel(f"goodput (OK within {slo:.0f} ms, calls/s)")
+        title = (f"{os.path.basename(settings['model'])} {settings['compute_type']}, beam "
+                 f"{settings['beam_size']}, {settings['threads']} threads; "
+                 f"{result['hardware']['cpu']}")
+        latency.set_title(title, fontsize=8, loc="left")
+        latency.legend(fontsize=6, ncol=2)
+        goodput.legend(fontsize=7)
+        for axis in (latency, goodput):
+            axis.grid(alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(png, dpi=80)
+    print(f"wrote {png}", file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", help="model directory")
+    parser.add_argument("--tsv", help="test split: source<TAB>reference per line")
+    parser.add_argument("--limit", type=int, default=0, help="sentences used (0: all)")
+    parser.add_argument("--rates", default="2,4,6,8,10,12,14,16",
+                        help="offered loads in calls per second")
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds measured per rate")
+    parser.add_argument("--warmup", type=float, default=5.0, help="seconds of load before that")
+    parser.add_argument("--timeout", type=float, default=30.0, help="deadline per call, seconds")
+    parser.add_argument("--slo-ms", type=float, default=1000.0, help="latency objective")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--compute-type", default="int8")
+    parser.add_argument("--beam-size", type=int, default=4)
+    parser.add_argument("--modes", default="inflight,static", help="batching modes to sweep")
+    parser.add_argument("--build", default=os.path.join(REPO, "build"))
+    parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--plot", help="draw the given JSON results into this PNG")
+    parser.add_argument("results", nargs="*", help="with --plot: JSON files from earlier runs")
+    options = parser.parse_args()
+
+    if options.plot and options.results:
+        plot(options.plot, options.results)
+        return
+    if not options.model or not options.tsv:
+        parser.error("--model and --tsv are needed for a sweep")
+    if options.plot and not options.json:
+        parser.error("a sweep draws its --plot from its --json: give both")
+    lines = sources(options.tsv, options.limit, seed=1)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+        input_path = f.name
+    modes = options.modes.split(",")
+    result = {
+        "settings": {"model": os.path.relpath(os.path.abspath(options.model), REPO),
+                     "tsv": os.path.basename(options.tsv), "sentences": len(lines),
+                     "rates": options.rates, "duration_s": options.duration,
+                     "warmup_s": options.warmup, "timeout_s": options.timeout,
+                     "slo_ms": options.slo_ms, "threads": options.threads,
+                     "compute_type": options.compute_type, "beam_size": options.beam_size,
+                     "texts_per_call": 1, "arrivals": "poisson"},
+        "hardware": cpu_description(),
+        "modes": modes,
+        "rows": [],
+    }
+    try:
+        for batching in modes:
+            result["rows"] += sweep(options, batching, input_path)
+    finally:
+        os.unlink(input_path)
+    result["summary"] = summarize(result)
+    print(json.dumps(result["summary"], indent=1))
+    if options.json:
+        with open(options.json, "w") as f:
+            json.dump(result, f, indent=1)
+            f.write("\n")
+    if options.plot:
+        plot(options.plot, [options.json])
+
+
+if __name__ == "__main__":
+    main()
