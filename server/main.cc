@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/errors.h"
+#include "engine/process_memory.h"
 #include "server/logging.h"
 #include "server/server.h"
 #include "server/server_options.h"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   rpt::server::configure_logging(options.log_level, options.log_json);
+  rpt::keep_freed_memory_for_reuse();
   for (const std::string& warning : warnings) spdlog::warn("{}", warning);
 
   try {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/errors.h"
+#include "engine/process_memory.h"
 #include "engine/translator.h"
 #include "kernels/parallel.h"
 #include "tools/line_reader.h"
@@ -157,6 +158,7 @@ int main(int argc, char** argv) {
                "Mask spans that are not one piece of their own by placeholder pieces the model "
                "knows (default: on); off: constrain their own pieces");
   CLI11_PARSE(app, argc, argv);
+  rpt::keep_freed_memory_for_reuse();
   cli.decoding.length_penalty_type = parse_penalty_type(cli.length_penalty_type);
 
   try {
