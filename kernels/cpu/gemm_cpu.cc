@@ -42,10 +42,4 @@ void gemm_cpu(const GemmArgs& args) {
   });
 }
 
-void gemv_cpu(const GemvArgs& args) {
-  if (args.rows == 0 || args.cols == 0) return;
-  cblas_sgemv(CblasRowMajor, args.transpose_a ? CblasTrans : CblasNoTrans, args.rows, args.cols,
-              args.alpha, args.a, args.lda, args.x, 1, args.beta, args.y, 1);
-}
-
 }  // namespace rpt::kernels
