@@ -6,8 +6,9 @@
 #
 # Defaults: models/en-de, 32 calls in flight, 1,000 lines (the shaw_k4 fixture's golden sentences
 # repeated). Both protocols are driven by the same Python harness (bench/http_load.py), in turns
-# (gRPC, HTTP, gRPC, HTTP) after a warm-up, against the same warm server; rpt-loadgen's gRPC
-# figure (a C++ client) is printed as a reference. BUILD (default build/) holds the binaries.
+# (gRPC, HTTP, gRPC, HTTP) after a warm-up, against the same warm server; rpt-loadgen's figures
+# over both protocols (a C++ client) are printed as a reference. BUILD (default build/) holds the
+# binaries.
 # Prints JSON lines; record results in docs/PERFORMANCE.md.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,10 +36,11 @@ for _ in $(seq 1 600); do [ -f "$work/ready.json" ] && break; sleep 0.1; done
 read -r grpc_port http_port < <("$python" -c "import json,sys; r=json.load(open(sys.argv[1])); \
 print(r['grpc_port'], r['metrics_port'])" "$work/ready.json")
 
+port_of() {  # protocol
+  if [ "$1" = http ]; then echo "$http_port"; else echo "$grpc_port"; fi
+}
 load() {  # protocol input
-  local port=$grpc_port
-  [ "$1" = http ] && port=$http_port
-  "$python" "$repo/bench/http_load.py" --protocol "$1" --port "$port" --model bench \
+  "$python" "$repo/bench/http_load.py" --protocol "$1" --port "$(port_of "$1")" --model bench \
     --input "$2" --concurrency "$concurrency"
 }
 load grpc "$work/warmup.txt" > /dev/null
@@ -47,8 +49,11 @@ for round in 1 2; do
   load grpc "$work/input.txt" | tee -a "$work/grpc.json"
   load http "$work/input.txt" | tee -a "$work/http.json"
 done
-"$build/client/rpt-loadgen" --server "127.0.0.1:$grpc_port" --model bench \
-  --input "$work/input.txt" --concurrency "$concurrency" --beam-size 4 | tee "$work/loadgen.json"
+for protocol in grpc http; do
+  "$build/client/rpt-loadgen" --protocol "$protocol" --server "127.0.0.1:$(port_of "$protocol")" \
+    --model bench --input "$work/input.txt" --concurrency "$concurrency" --beam-size 4 \
+    | tee -a "$work/loadgen.json"
+done
 echo
 kill -TERM "$server_pid"; wait "$server_pid" || true
 

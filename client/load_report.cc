@@ -5,8 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "client/status_names.h"
-
 namespace rpt::client {
 namespace {
 
@@ -22,15 +20,14 @@ double per_second(long count, double seconds) {
 
 }  // namespace
 
-void LoadResult::record(double latency_seconds, const grpc::Status& status,
-                        const v1::TranslateResponse& response) {
+void LoadResult::record(double latency_seconds, const CallOutcome& outcome) {
   ++calls;
   latencies.push_back(latency_seconds);
-  ++codes[std::string(status_name(status.error_code()))];
-  if (!status.ok()) return;
+  ++codes[outcome.code];
+  if (!outcome.ok()) return;
   if (slo_seconds <= 0 || latency_seconds <= slo_seconds) ++within_slo;
-  sentences += response.translations_size();
-  for (const auto& t : response.translations()) target_tokens += t.target_tokens();
+  sentences += outcome.sentences;
+  target_tokens += outcome.target_tokens;
 }
 
 std::string to_json(const LoadResult& r) {

@@ -1,18 +1,21 @@
 // What rpt-loadgen measures in one run (closed loop, or open loop at one offered rate), and its
-// JSON and CSV forms (one object, or one row, per run).
+// JSON and CSV forms (one object, or one row, per run). The same for both protocols.
 #pragma once
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <grpcpp/support/status.h>
-
-#include "proto/translate.pb.h"
+#include "client/call_outcome.h"
 
 namespace rpt::client {
 
 struct LoadResult {
+  // A run in `mode` of calls of `texts_per_call` texts, goodput counted against `slo_seconds`.
+  LoadResult(std::string run_mode, int texts_in_a_call, double slo)
+      : mode(std::move(run_mode)), texts_per_call(texts_in_a_call), slo_seconds(slo) {}
+
   std::string mode;           // "closed" or "open"
   double offered_rate = 0;    // open loop: calls per second asked for
   std::string arrivals;       // open loop: poisson | constant
@@ -28,8 +31,7 @@ struct LoadResult {
   std::map<std::string, long> codes;
 
   // Adds one finished call. `latency_seconds` runs from the call's (scheduled) start.
-  void record(double latency_seconds, const grpc::Status& status,
-              const v1::TranslateResponse& response);
+  void record(double latency_seconds, const CallOutcome& outcome);
   bool all_ok() const { return codes.size() == 1 && codes.count("OK") == 1; }
 };
 

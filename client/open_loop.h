@@ -5,11 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
+#include "client/caller.h"
+#include "client/corpus.h"
 #include "client/load_report.h"
-#include "proto/translate.grpc.pb.h"
 
 namespace rpt::client {
 
@@ -18,17 +18,13 @@ struct OpenLoopOptions {
   std::string arrivals = "poisson";  // poisson (exponential gaps) | constant
   double warmup_seconds = 0.0;       // calls started before this are not measured
   double duration_seconds = 10.0;    // the measured window, after the warm-up
-  double timeout_seconds = 120.0;    // each call's deadline, from its scheduled start
-  double slo_seconds = 0.0;          // latency objective for goodput; 0: none
   std::uint64_t seed = 1;            // of the Poisson arrivals
   bool show_progress = true;         // a progress line on stderr, when it is a terminal
 };
 
-// The request of the i-th call.
-using RequestMaker = std::function<v1::TranslateRequest(long call)>;
-
-// Runs one open-loop load; returns when every call has finished.
-LoadResult run_open_loop(v1::Translator::Stub& stub, const RequestMaker& make_request,
+// Runs one open-loop load, call i translating the corpus's texts_per_call texts from
+// i x texts_per_call on; returns when every call has ended.
+LoadResult run_open_loop(Caller& caller, const Corpus& corpus, const CallOptions& calls,
                          const OpenLoopOptions& options);
 
 }  // namespace rpt::client

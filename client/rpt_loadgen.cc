@@ -1,115 +1,60 @@
-// rpt-loadgen: load on an rpt-server. Prints one JSON object per run (--format csv: a header and
-// one row per run): throughput, latency percentiles, status counts and, with --slo-ms, goodput.
+// rpt-loadgen: load on an rpt-server over gRPC or its HTTP JSON API. Prints one JSON object per
+// run (--format csv: a header and one row per run): throughput, latency percentiles, status
+// counts and, with --slo-ms, goodput.
 //
-// Closed loop (default): `--concurrency` workers each keep one call in flight, sending
-// `--texts-per-call` lines of the input at a time, until every line has been translated
-// `--repeat` times.
+// --protocol grpc (default): Translate on the gRPC port, --server any gRPC target.
+// --protocol http: POST /v1/translate on the HTTP port (--metrics-port), --server HOST:PORT or
+// http://HOST:PORT (client/http_caller.h). Both protocols run the same loops and are counted
+// alike: an HTTP status counts under the gRPC code name the server maps to it (429
+// RESOURCE_EXHAUSTED, 504 DEADLINE_EXCEEDED, ...), so the two can be compared run for run.
+//
+// Closed loop (default): `--concurrency` calls in flight, each of `--texts-per-call` lines of the
+// input, until every line has been translated `--repeat` times; exit status 1 unless every call
+// was OK.
 // Open loop (--rate R, or --rates R1,R2,... for one run per rate): calls start at R per second
 // (--arrivals poisson|constant) whatever the server does, for --warmup then --duration seconds;
 // latency runs from each call's scheduled start (client/open_loop.h), each call has --timeout
 // from then, and goodput counts the OK calls per second answered within --slo-ms; on a terminal
 // a progress line shows each run (--quiet: none). Refusals and deadlines under overload are
-// results, not failures: the exit status is 0 once the runs end.
+// results, not failures: the exit status is 0 once the runs end. Bad options or an empty input:
+// exit status 2.
 //
 //   rpt-loadgen --server localhost:50051 --model en-de --input test.en --concurrency 32
 //   rpt-loadgen --server localhost:50051 --model en-de --input test.en --rates 5,10,20
 //       --duration 30 --warmup 5 --slo-ms 500 --format csv
+//   rpt-loadgen --protocol http --server localhost:9464 --model en-de --input test.en --rate 20
 //   rpt-loadgen --server dns:///rpt-pods.default.svc.cluster.local:50051 --lb round_robin ...
-#include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <mutex>
+#include <memory>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <grpcpp/grpcpp.h>
 
-#include "client/blank_text.h"
 #include "client/channel.h"
+#include "client/closed_loop.h"
+#include "client/corpus.h"
+#include "client/grpc_caller.h"
+#include "client/http_caller.h"
 #include "client/load_report.h"
 #include "client/open_loop.h"
-#include "proto/translate.grpc.pb.h"
 
 namespace {
 
 struct LoadOptions {
-  rpt::client::ChannelOptions channel;
-  std::string model;
+  std::string protocol = "grpc";
+  rpt::client::ChannelOptions channel;  // .server is the HTTP port's HOST:PORT with http
+  rpt::client::TranslateSettings translate;
   std::string input;
-  int concurrency = 16;
-  int texts_per_call = 1;
-  int repeat = 1;
-  int beam_size = 0;
+  rpt::client::CallOptions calls;
+  rpt::client::ClosedLoopOptions closed_loop;
   std::vector<double> rates;  // open loop when set
   rpt::client::OpenLoopOptions open_loop;
   double slo_ms = 0.0;
   std::string format = "json";
 };
-
-// Translate requests of `texts_per_call` consecutive lines, the input read round and round.
-class Requests {
- public:
-  Requests(const LoadOptions& options, std::vector<std::string> lines)
-      : options_(options), lines_(std::move(lines)) {}
-
-  std::size_t lines() const { return lines_.size(); }
-  // Texts [first, first + count) of the endless input.
-  rpt::v1::TranslateRequest make(long first, long count) const {
-    rpt::v1::TranslateRequest request;
-    request.mutable_model()->set_model(options_.model);
-    request.mutable_options()->set_beam_size(static_cast<std::uint32_t>(options_.beam_size));
-    for (long i = first; i < first + count; ++i) {
-      request.add_texts(lines_[static_cast<std::size_t>(i) % lines_.size()]);
-    }
-    return request;
-  }
-
- private:
-  const LoadOptions& options_;
-  std::vector<std::string> lines_;
-};
-
-rpt::client::LoadResult run_closed_loop(rpt::v1::Translator::Stub& stub, const Requests& requests,
-                                        const LoadOptions& o) {
-  const long total = static_cast<long>(requests.lines()) * o.repeat;
-  std::atomic<long> next{0};
-  std::mutex mutex;
-  rpt::client::LoadResult result;
-  result.mode = "closed";
-  result.concurrency = o.concurrency;
-  result.texts_per_call = o.texts_per_call;
-  result.slo_seconds = o.slo_ms / 1e3;
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> workers;
-  for (int w = 0; w < o.concurrency; ++w) {
-    workers.emplace_back([&] {
-      while (true) {
-        const long first = next.fetch_add(o.texts_per_call);
-        if (first >= total) return;
-        const auto request = requests.make(first, std::min<long>(o.texts_per_call, total - first));
-        grpc::ClientContext context;
-        context.set_deadline(std::chrono::system_clock::now() +
-                             std::chrono::milliseconds(
-                                 static_cast<long>(o.open_loop.timeout_seconds * 1e3)));
-        rpt::v1::TranslateResponse response;
-        const auto sent = std::chrono::steady_clock::now();
-        const grpc::Status status = stub.Translate(&context, request, &response);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
-        std::lock_guard lock(mutex);
-        result.record(seconds, status, response);
-      }
-    });
-  }
-  for (auto& worker : workers) worker.join();
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return result;
-}
 
 void print(const rpt::client::LoadResult& result, const std::string& format) {
   std::fputs(format == "csv" ? rpt::client::to_csv(result).c_str()
@@ -118,23 +63,47 @@ void print(const rpt::client::LoadResult& result, const std::string& format) {
   std::fflush(stdout);
 }
 
+// The caller for --protocol; nullptr, after a message, for a --server it cannot use.
+std::unique_ptr<rpt::client::Caller> make_caller(const LoadOptions& o) {
+  if (o.protocol == "grpc") {
+    return std::make_unique<rpt::client::GrpcCaller>(rpt::client::make_channel(o.channel),
+                                                     o.translate);
+  }
+  const std::optional<std::string> url = rpt::client::http_translate_url(o.channel.server);
+  if (!url.has_value()) {
+    std::cerr << "rpt-loadgen: --protocol http needs --server HOST:PORT or http://HOST:PORT, not "
+              << o.channel.server << "\n";
+    return nullptr;
+  }
+  return std::make_unique<rpt::client::HttpCaller>(*url, o.translate);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"rpt-loadgen: closed- or open-loop load on an rpt-server"};
+  CLI::App app{"rpt-loadgen: closed- or open-loop load on an rpt-server, over gRPC or HTTP"};
   LoadOptions o;
+  app.add_option("--protocol", o.protocol,
+                 "grpc (Translate on the gRPC port) or http (POST /v1/translate on the HTTP port)")
+      ->check(CLI::IsMember({"grpc", "http"}))
+      ->capture_default_str();
   rpt::client::add_channel_options(app, o.channel);
-  app.add_option("--model", o.model, "Model name");
+  app.get_option("--server")
+      ->description("grpc: any gRPC target, HOST:PORT, dns:///NAME:PORT (every address NAME "
+                    "resolves to), ...; http: HOST:PORT or http://HOST:PORT of the HTTP port "
+                    "(default localhost:9464)");
+  app.get_option("--lb")->description(app.get_option("--lb")->get_description() + " (grpc only)");
+  app.add_option("--model", o.translate.model, "Model name");
   app.add_option("--input", o.input, "Source sentences, one per line")->required();
-  app.add_option("--concurrency", o.concurrency, "Closed loop: calls in flight")
+  app.add_option("--concurrency", o.closed_loop.concurrency, "Closed loop: calls in flight")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--texts-per-call", o.texts_per_call, "Texts per Translate call")
+  app.add_option("--texts-per-call", o.calls.texts_per_call, "Texts per Translate call")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--repeat", o.repeat, "Closed loop: times every line is sent")
+  app.add_option("--repeat", o.closed_loop.repeat, "Closed loop: times every line is sent")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--beam-size", o.beam_size, "Beam size (0: server default)")
+  app.add_option("--beam-size", o.translate.beam_size, "Beam size (0: server default)")
       ->check(CLI::Range(0, 1024));
-  app.add_option("--timeout", o.open_loop.timeout_seconds,
+  app.add_option("--timeout", o.calls.timeout_seconds,
                  "Deadline per call in seconds (open loop: from its scheduled start)")
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
@@ -167,36 +136,40 @@ int main(int argc, char** argv) {
   app.add_option("--format", o.format, "json (one object per line) or csv")
       ->check(CLI::IsMember({"json", "csv"}))
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
-  o.open_loop.slo_seconds = o.slo_ms / 1e3;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;  // prints the message (or --help); CLI11's codes folded
+  }
+  o.calls.slo_seconds = o.slo_ms / 1e3;
   o.open_loop.show_progress = !quiet;
 
-  std::vector<std::string> lines;
-  std::ifstream in(o.input);
-  for (std::string line; std::getline(in, line);) {
-    if (!rpt::client::is_blank(line)) lines.push_back(line);
-  }
-  if (lines.empty()) {
+  const rpt::client::Corpus corpus = rpt::client::Corpus::read(o.input);
+  if (corpus.lines() == 0) {
     std::cerr << "rpt-loadgen: no input lines in " << o.input << "\n";
     return 2;
   }
-  const Requests requests(o, std::move(lines));
-  auto stub = rpt::v1::Translator::NewStub(rpt::client::make_channel(o.channel));
+  if (o.protocol == "http") {
+    if (app.count("--lb") > 0) {
+      std::cerr << "rpt-loadgen: --lb is for --protocol grpc\n";
+      return 2;
+    }
+    if (app.count("--server") == 0) o.channel.server = "localhost:9464";
+  }
+  const std::unique_ptr<rpt::client::Caller> caller = make_caller(o);
+  if (!caller) return 2;
   if (o.format == "csv") std::fputs(rpt::client::csv_header().c_str(), stdout);
 
   if (o.rates.empty()) {
-    const rpt::client::LoadResult result = run_closed_loop(*stub, requests, o);
+    const rpt::client::LoadResult result =
+        run_closed_loop(*caller, corpus, o.calls, o.closed_loop);
     print(result, o.format);
     return result.all_ok() ? 0 : 1;
   }
-  const long per_call = o.texts_per_call;
   for (const double r : o.rates) {
     rpt::client::OpenLoopOptions options = o.open_loop;
     options.rate = r;
-    rpt::client::LoadResult result = run_open_loop(
-        *stub, [&](long call) { return requests.make(call * per_call, per_call); }, options);
-    result.texts_per_call = o.texts_per_call;
-    print(result, o.format);
+    print(run_open_loop(*caller, corpus, o.calls, options), o.format);
   }
   return 0;
 }

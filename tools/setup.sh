@@ -19,6 +19,7 @@ packages=(
   libdnnl-dev             # oneDNN: int8 GEMMs on the CPU
   libcli11-dev nlohmann-json3-dev
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
+  libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # libFuzzer and sanitizers for -DRPT_BUILD_FUZZERS=ON (tests/fuzz/)
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch

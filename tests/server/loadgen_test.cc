@@ -1,7 +1,9 @@
-// rpt-loadgen's open loop against an rpt-server made slow on purpose (one sentence decoding at a
-// time, 32 texts per call): arrivals follow the asked rate whatever the server does, and latency
-// is measured from each call's scheduled start, so past the server's capacity it grows with the
-// queue (no coordinated omission) and goodput falls below the offered rate.
+// rpt-loadgen against a real rpt-server, over gRPC and over the HTTP JSON API. The open loop runs
+// against a server made slow on purpose (one sentence decoding at a time, 32 texts per call):
+// arrivals follow the asked rate whatever the server does, and latency is measured from each
+// call's scheduled start, so past the server's capacity it grows with the queue (no coordinated
+// omission) and goodput falls below the offered rate. Over HTTP the same loops translate the same
+// sentences and tokens as over gRPC, and refusals count under the same gRPC code names.
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -31,15 +33,35 @@ class LoadgenTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { server_.reset(); }
 
-  // One JSON object per line of rpt-loadgen's output.
-  static std::vector<nlohmann::json> loadgen(const std::vector<std::string>& options) {
-    std::vector<std::string> argv = {loadgen_binary(), "--server", server_->address(), "--model",
-                                     "en-de", "--input", input_};
+  // rpt-loadgen on the fixture's input over `protocol`, to `server` (default: this server's port
+  // for the protocol), without --model.
+  static std::vector<std::string> loadgen_argv(const std::string& protocol,
+                                               const std::vector<std::string>& options,
+                                               std::string server = "") {
+    if (server.empty()) {
+      server = protocol == "http" ? "http://127.0.0.1:" + std::to_string(server_->metrics_port())
+                                  : server_->address();
+    }
+    std::vector<std::string> argv = {loadgen_binary(), "--protocol", protocol, "--server", server,
+                                     "--input", input_};
     argv.insert(argv.end(), options.begin(), options.end());
-    std::istringstream lines(run_binary(argv, ""));
+    return argv;
+  }
+
+  // One JSON object per line of rpt-loadgen's output.
+  static std::vector<nlohmann::json> runs_of(const std::string& output) {
+    std::istringstream lines(output);
     std::vector<nlohmann::json> runs;
     for (std::string line; std::getline(lines, line);) runs.push_back(nlohmann::json::parse(line));
     return runs;
+  }
+
+  // The runs of rpt-loadgen with `options` on model en-de; fails the test unless it exits 0.
+  static std::vector<nlohmann::json> loadgen(const std::vector<std::string>& options,
+                                             const std::string& protocol = "grpc") {
+    std::vector<std::string> with_model = {"--model", "en-de"};
+    with_model.insert(with_model.end(), options.begin(), options.end());
+    return runs_of(run_binary(loadgen_argv(protocol, with_model), ""));
   }
 
   static inline std::unique_ptr<ServerProcess> server_;
@@ -86,8 +108,8 @@ TEST_F(LoadgenTest, PoissonArrivalsMatchTheRateAndWarmupIsNotMeasured) {
 
 TEST_F(LoadgenTest, CsvHasAHeaderAndOneRowPerRate) {
   const std::string csv = run_binary(
-      {loadgen_binary(), "--server", server_->address(), "--model", "en-de", "--input", input_,
-       "--rates", "5,10", "--duration", "0.5", "--format", "csv", "--slo-ms", "1000"},
+      loadgen_argv("grpc", {"--model", "en-de", "--rates", "5,10", "--duration", "0.5", "--format",
+                            "csv", "--slo-ms", "1000"}),
       "");
   std::istringstream lines(csv);
   std::string header, first, second, extra;
@@ -111,6 +133,100 @@ TEST_F(LoadgenTest, ProgressLineOnATerminalOnly) {
   const std::string quiet = run_binary({"/usr/bin/script", "-qec", command + " --quiet", "/dev/null"}, "");
   EXPECT_THAT(quiet, Not(HasSubstr("calls/s offered")));
   EXPECT_THAT(quiet, HasSubstr("\"offered_rate\":20.0"));
+}
+
+constexpr long kLines = 4;  // in the fixture's input
+
+TEST_F(LoadgenTest, HttpClosedLoopTranslatesEveryLineAsGrpcDoes) {
+  struct Case {
+    std::string beam_size;
+    std::string texts_per_call;
+  };
+  // Greedy one text a call, and beam 4 three texts a call (the last call of a run shorter).
+  for (const Case& c : {Case{"1", "1"}, Case{"4", "3"}}) {
+    const std::vector<std::string> options = {"--concurrency", "3", "--repeat", "5", "--beam-size",
+                                              c.beam_size, "--texts-per-call", c.texts_per_call};
+    const auto grpc = loadgen(options, "grpc");
+    const auto http = loadgen(options, "http");
+    ASSERT_EQ(http.size(), 1u);
+    ASSERT_EQ(grpc.size(), 1u);
+    const long texts = kLines * 5;
+    const long calls = (texts + std::stol(c.texts_per_call) - 1) / std::stol(c.texts_per_call);
+    EXPECT_EQ(http[0]["mode"], "closed");
+    EXPECT_EQ(http[0]["concurrency"], 3);
+    EXPECT_EQ(http[0]["calls"], calls) << http[0];
+    EXPECT_EQ(http[0]["codes"], nlohmann::json({{"OK", calls}})) << http[0];
+    EXPECT_EQ(http[0]["sentences"], texts) << http[0];
+    EXPECT_GT(http[0]["target_tokens"].get<long>(), 0) << http[0];
+    EXPECT_GT(http[0]["latency_p50"].get<double>(), 0.0) << http[0];
+    // One sentence decoding at a time: the same translations whatever the protocol.
+    EXPECT_EQ(http[0]["sentences"], grpc[0]["sentences"]) << http[0] << grpc[0];
+    EXPECT_EQ(http[0]["target_tokens"], grpc[0]["target_tokens"]) << http[0] << grpc[0];
+    EXPECT_EQ(grpc[0]["codes"], http[0]["codes"]) << grpc[0];
+  }
+}
+
+TEST_F(LoadgenTest, HttpOpenLoopRecordsTheMeasuredCalls) {
+  const auto runs = loadgen({"--rate", "20", "--arrivals", "constant", "--warmup", "0.5",
+                             "--duration", "1", "--slo-ms", "600000"},
+                            "http");
+  ASSERT_EQ(runs.size(), 1u);
+  const auto& run = runs[0];
+  EXPECT_EQ(run["mode"], "open");
+  EXPECT_EQ(run["offered_rate"], 20.0);
+  // Evenly spaced arrivals: 20 calls in the measured second, none of the warm-up's.
+  EXPECT_NEAR(run["calls"].get<double>(), 20.0, 1.0) << run;
+  EXPECT_EQ(run["codes"]["OK"], run["calls"]) << run;
+  EXPECT_EQ(run["sentences"], run["calls"]) << run;
+  EXPECT_GT(run["target_tokens"].get<long>(), 0) << run;
+  EXPECT_GT(run["latency_p50"].get<double>(), 0.0) << run;
+  EXPECT_GE(run["latency_p99"].get<double>(), run["latency_p50"].get<double>()) << run;
+  EXPECT_EQ(run["goodput"].get<double>(), run["calls"].get<double>()) << run;  // all within 10 min
+}
+
+// Refusals and failures count under their gRPC code names, and fail a closed loop (exit 1) but
+// not an open one (exit 0).
+TEST_F(LoadgenTest, HttpRefusalsDeadlinesAndUnreachablePortsAreCounted) {
+  const std::string nowhere = "127.0.0.1:" + std::to_string(free_port());
+  struct Case {
+    std::string protocol;
+    std::vector<std::string> options;
+    std::string server;  // empty: the test server
+    int exit_code;
+    std::string code;
+  };
+  const std::vector<Case> cases = {
+      {"http", {"--model", "en-xx"}, "", 1, "NOT_FOUND"},
+      {"grpc", {"--model", "en-xx"}, "", 1, "NOT_FOUND"},
+      // 32 sentences decoded one at a time take well over a millisecond.
+      {"http", {"--model", "en-de", "--texts-per-call", "32", "--timeout", "0.001"}, "", 1,
+       "DEADLINE_EXCEEDED"},
+      {"http", {"--model", "en-de"}, nowhere, 1, "UNAVAILABLE"},
+      {"http", {"--model", "en-de", "--rate", "10", "--arrivals", "constant", "--duration", "0.5"},
+       nowhere, 0, "UNAVAILABLE"},
+  };
+  for (const Case& c : cases) {
+    const Finished finished = run_to_exit(loadgen_argv(c.protocol, c.options, c.server), "", 120);
+    const std::string what = c.protocol + " " + c.code + " " + finished.output + finished.errors;
+    EXPECT_EQ(finished.exit_code, c.exit_code) << what;
+    const auto runs = runs_of(finished.output);
+    ASSERT_EQ(runs.size(), 1u) << what;
+    EXPECT_GT(runs[0]["calls"].get<long>(), 0) << what;
+    EXPECT_EQ(runs[0]["codes"], nlohmann::json({{c.code, runs[0]["calls"]}})) << what;
+    EXPECT_EQ(runs[0]["sentences"], 0) << what;
+  }
+}
+
+TEST_F(LoadgenTest, HttpOptionsAreChecked) {
+  for (const std::vector<std::string>& options :
+       {loadgen_argv("http", {"--model", "en-de"}, "https://127.0.0.1:9464"),
+        loadgen_argv("http", {"--model", "en-de"}, "127.0.0.1:9464/v1"),
+        loadgen_argv("http", {"--model", "en-de", "--lb", "round_robin"}),
+        loadgen_argv("ftp", {"--model", "en-de"})}) {
+    const Finished finished = run_to_exit(options, "", 60);
+    EXPECT_EQ(finished.exit_code, 2) << options[2] << " " << options[4] << " " << finished.errors;
+    EXPECT_EQ(finished.output, "");
+  }
 }
 
 }  // namespace

@@ -124,29 +124,60 @@ std::optional<int> ServerProcess::wait_exit(double timeout_seconds) {
 
 std::string ServerProcess::log() const { return read_all(directory_ + "/server.log"); }
 
-std::string run_binary(const std::vector<std::string>& argv_in, const std::string& input) {
+Finished run_to_exit(const std::vector<std::string>& argv_in, const std::string& input,
+                     double timeout_seconds) {
   const std::string directory = make_temp_dir("rpt_run_");
   const std::string in_path = directory + "/in.txt";
   const std::string out_path = directory + "/out.txt";
+  const std::string err_path = directory + "/err.txt";
   std::ofstream(in_path) << input;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, in_path.c_str(), O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<std::string> argv = argv_in;
   auto args = c_argv(argv);
   pid_t pid = -1;
   const int spawned = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) throw std::runtime_error("cannot start " + argv[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  std::string output = read_all(out_path);
-  std::filesystem::remove_all(directory);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw std::runtime_error(argv[0] + " failed");
+  if (spawned != 0) {
+    std::filesystem::remove_all(directory);
+    throw std::runtime_error("cannot start " + argv[0]);
   }
-  return output;
+  const auto give_up = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(timeout_seconds));
+  int status = 0;
+  bool timed_out = false;
+  while (waitpid(pid, &status, WNOHANG) != pid) {
+    if (Clock::now() >= give_up) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  Finished finished;
+  finished.output = read_all(out_path);
+  finished.errors = read_all(err_path);
+  std::filesystem::remove_all(directory);
+  if (timed_out) {
+    throw std::runtime_error(argv[0] + " did not exit in time:\n" + finished.output +
+                             finished.errors);
+  }
+  finished.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return finished;
+}
+
+std::string run_binary(const std::vector<std::string>& argv, const std::string& input) {
+  // Below ctest's TIMEOUT of 300 s, so that a hang fails with what the binary wrote.
+  const Finished finished = run_to_exit(argv, input, 250);
+  if (finished.exit_code != 0) {
+    throw std::runtime_error(argv[0] + " failed (exit " + std::to_string(finished.exit_code) +
+                             "):\n" + finished.errors);
+  }
+  return finished.output;
 }
 
 int connect_loopback(int port) {

@@ -57,7 +57,19 @@ class ServerProcess {
   int metrics_port_ = 0;
 };
 
-// Runs `argv` with `input` on stdin; returns its stdout (throws on a non-zero exit).
+// How a process ended: its exit code (128 + signal when killed), stdout and stderr.
+struct Finished {
+  int exit_code = -1;
+  std::string output;
+  std::string errors;
+};
+
+// Runs `argv` with `input` on stdin until it exits; kills it and throws after `timeout_seconds`
+// (so that a process which should stop at once fails the test instead of hanging it).
+Finished run_to_exit(const std::vector<std::string>& argv, const std::string& input,
+                     double timeout_seconds);
+
+// Runs `argv` with `input` on stdin; returns its stdout (throws on a non-zero exit, with stderr).
 std::string run_binary(const std::vector<std::string>& argv, const std::string& input);
 
 // A TCP connection to 127.0.0.1:port (the caller closes it); -1 on failure.
