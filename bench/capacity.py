@@ -9,7 +9,8 @@ at each offered rate, latency measured from each call's scheduled start (no coor
 omission). Per rate it keeps p50/p90/p99 latency, throughput, goodput (OK calls per second
 answered within --slo-ms) and the status counts. The capacity of a mode is the highest offered
 rate at which at least 95% of the calls are answered OK within the objective (the knee of the
-goodput curve); the sentences per second per core there size replicas (docs/capacity.md).
+goodput curve); the sentences per second per core there size replicas (docs/capacity.md). Its
+saturation is the highest offered rate at which the median call still met the objective.
 
 Writes a JSON file (settings, hardware, one row per mode and rate); --plot draws latency and
 goodput against offered load into a PNG (matplotlib: Debian python3-matplotlib).
@@ -127,6 +128,12 @@ def capacity(rows):
     return max((r["offered_rate"] for r in rows if good_share(r) >= GOOD_SHARE), default=0.0)
 
 
+def saturation(rows, slo_seconds):
+    """The highest offered rate at which the median call still met the objective: beyond it the
+    queue grows and most calls wait (every call is still answered, late)."""
+    return max((r["offered_rate"] for r in rows if r["latency_p50"] <= slo_seconds), default=0.0)
+
+
 def summarize(result):
     summary = {}
     for batching in result["modes"]:
@@ -139,7 +146,7 @@ def summarize(result):
                                               result["settings"]["threads"]
                                               if at_capacity else 0.0),
             "p99_ms_at_capacity": at_capacity["latency_p99"] * 1e3 if at_capacity else None,
-            "peak_sentences_per_second": max(r["sentences_per_second"] for r in rows),
+            "saturation_calls_per_second": saturation(rows, result["settings"]["slo_ms"] / 1e3),
         }
     return summary
 
@@ -153,6 +160,7 @@ def plot(png, result_files):
     for path in result_files:
         with open(path) as f:
             results.append(json.load(f))
+        results[-1]["summary"] = summarize(results[-1])
     figure, axes = plt.subplots(len(results), 2, figsize=(10, 3.6 * len(results)), squeeze=False)
     styles = {"inflight": ("tab:blue", "in-flight batching"),
               "static": ("tab:orange", "static batching")}
@@ -169,10 +177,16 @@ def plot(png, result_files):
                              marker=".", label=f"{label} {key[-3:]}")
             goodput.plot(offered, [r["goodput"] for r in rows], "-", color=color, marker="o",
                          label=label)
-            rate = result["summary"][batching]["capacity_calls_per_second"]
+            summary = result["summary"][batching]
+            rate = summary["capacity_calls_per_second"]
             if rate:
                 for axis in (latency, goodput):
                     axis.axvline(rate, color=color, alpha=0.35, linewidth=3)
+            saturated = summary["saturation_calls_per_second"]
+            goodput.annotate(f"{label}: capacity {rate:g}/s, median within objective up to "
+                             f"{saturated:g}/s",
+                             xy=(0.02, 0.97 - 0.07 * list(result["modes"]).index(batching)),
+                             xycoords="axes fraction", fontsize=6, color=color, va="top")
         top = max(r["offered_rate"] for r in result["rows"])
         goodput.plot([0, top], [0, top], color="grey", linewidth=0.8, label="offered")
         latency.axhline(slo, color="red", linewidth=0.8, label=f"objective {slo:.0f} ms")
