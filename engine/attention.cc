@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/layers.h"
+#include "engine/scratch.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 #include "kernels/relative_softmax.h"
@@ -14,8 +15,8 @@ namespace {
 // Query, key and value of `rows` tokens: qkv [rows, 3 d]; the scaled query is copied out to a
 // contiguous [rows, heads, head_dim] so the key-term GEMM covers all rows and heads at once.
 struct Projections {
-  std::vector<float> qkv;           // [rows, 3 d]
-  std::vector<float> scaled_query;  // [rows, d]
+  ScratchFloats qkv;           // [rows, 3 d]
+  ScratchFloats scaled_query;  // [rows, d]
 };
 
 Projections project(const SelfAttentionWeights& weights, const float* x, int rows, int d,

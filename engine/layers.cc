@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "engine/scratch.h"
 #include "kernels/activation.h"
 #include "kernels/gemm.h"
 #include "kernels/int8_gemm.h"
@@ -72,11 +73,11 @@ void feed_forward_forward(float* x, int rows, const FeedForwardWeights& ffn,
                           const ArchitectureConfig& architecture) {
   const int d = architecture.d_model;
   const long count = static_cast<long>(rows) * d;
-  std::vector<float> inner(static_cast<std::size_t>(rows) * architecture.d_ff);
-  std::vector<float> out(static_cast<std::size_t>(count));
+  ScratchFloats inner(static_cast<std::size_t>(rows) * architecture.d_ff);
+  ScratchFloats out(static_cast<std::size_t>(count));
   const bool pre_norm = architecture.norm_placement == NormPlacement::kPre;
   const float* ffn_input = x;
-  std::vector<float> normed;
+  ScratchFloats normed;
   if (pre_norm) {
     normed.resize(static_cast<std::size_t>(count));
     layer_norm_forward(x, rows, ffn.norm, architecture.norm_eps, normed.data());
