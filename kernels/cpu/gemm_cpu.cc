@@ -7,11 +7,11 @@
 namespace rpt::kernels {
 
 // A sentence's translation must not depend on its batch, so no row of C may depend on m: one
-// library path for every m, chosen by nothing but the call (kernels/cpu/blis_sgemm_cpu.h). It
-// used to switch by m between BLIS's small-matrix path and OpenBLAS, which round differently
-// (as do OpenBLAS's own edge kernels for the last 1-3 rows): int8 translated 296 of 300 test
-// sentences alike alone and 32 at a time. BLIS's unpacked path for every m costs ~10% at 128+
-// rows against OpenBLAS, where the arithmetic dominates (docs/PERFORMANCE.md).
+// library path for every m (kernels/cpu/blis_sgemm_cpu.h). gemm_cpu used to pick BLIS's
+// small-matrix path or OpenBLAS by m; they round differently (so do OpenBLAS's own row blocks),
+// and int8 translated 295 of 300 test sentences alike alone and 32 at a time. BLIS's unpacked
+// path costs 3-12% against OpenBLAS from 128 rows (30-40% at k = 1024), float32 at batch 32 3-7%
+// end to end, int8 and batch 1 nothing (docs/PERFORMANCE.md, "Batch invariance by construction").
 //
 // Split over rpt's CPU threads by rows or by columns, never along k, column blocks at multiples
 // of BLIS's register block; every block is one single-threaded BLIS call.
