@@ -72,4 +72,10 @@ void blis_sgemm_cpu(const GemmArgs& args) {
   if (even_columns < args.n) column_by_dots(args, args.n - 1, &runtime);
 }
 
+int blis_sgemm_column_multiple() {
+  static const int multiple = static_cast<int>(
+      bli_cntx_get_l3_sup_blksz_def_dt(BLIS_FLOAT, BLIS_NR, row_invariant_context()));
+  return multiple;
+}
+
 }  // namespace rpt::kernels

@@ -26,7 +26,7 @@ void gemm_cpu(const GemmArgs& args) {
     part.c = args.c + m0 * args.ldc + n0;
     blis_sgemm_cpu(part);
   };
-  parallel_gemm_blocks(args.m, args.n, args.k, block, kBlisColumnMultiple);
+  parallel_gemm_blocks(args.m, args.n, args.k, block, blis_sgemm_column_multiple());
 }
 
 void gemv_cpu(const GemvArgs& args) {
