@@ -28,7 +28,7 @@ struct ComputeOptions {
   // GPU GEMMs computed the same way for every row count (one frozen cuBLASLt algorithm per
   // weight shape), so a sentence's translation does not depend on what it is batched with; false:
   // cuBLAS's fastest choice per call, rows may differ in the last bits between batches. The CPU
-  // path is unaffected.
+  // GEMMs are always row-invariant (kernels/gemm.h).
   bool batch_invariant = true;
 };
 

@@ -1,6 +1,8 @@
 // Matrix multiply: C = alpha * op(A) * op(B) + beta * C, row-major, float32.
-// CPU definition: OpenBLAS (BLIS for few rows), split across rpt's CPU threads
-// (kernels/parallel.h). Stateless.
+// CPU definition: BLIS's unpacked path for every shape, split across rpt's CPU threads
+// (kernels/parallel.h), row-invariant: for a given op(B), row i of C is bitwise the same
+// whatever m is, whatever the other rows of A hold and whatever the thread count, so a sentence's
+// translation does not depend on its batch (kernels/cpu/blis_sgemm_cpu.h). Stateless.
 #pragma once
 
 #include "kernels/precision.h"

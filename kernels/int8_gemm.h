@@ -12,11 +12,11 @@
 // 2 * 127 * 127 fits where 2 * 255 * 127 does not (oneDNN then returns wrong sums, measured).
 // One scheme on every CPU, VNNI or not.
 //
-// Integer sums are exact, so a row's output never depends on the other rows of the call. Whole
-// translations are not strictly batch-invariant in int8: the float32 attention products come
-// from BLIS or OpenBLAS by row count and differ in their last bits, and rounding an activation
-// to 63 levels can turn such a difference into another step (en-fr, 300 test sentences: 296
-// identical at batch 1 and 32; float32: all).
+// Integer sums are exact, so a row's output never depends on the other rows of the call; with
+// the row-invariant float32 GEMMs of attention (kernels/gemm.h), whole int8 translations do not
+// depend on their batch either. (When those GEMMs picked BLIS or OpenBLAS by row count, a last-bit
+// difference rounded to another of the 63 activation levels now and then: 296 of 300 en-fr test
+// sentences were identical at batch 1 and 32.)
 #pragma once
 
 #include <cstdint>

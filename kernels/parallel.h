@@ -1,5 +1,5 @@
-// The CPU threads of rpt: one pool shared by every CPU op, GEMMs included (OpenBLAS itself runs
-// single-threaded inside each chunk, so two thread pools never compete for the cores).
+// The CPU threads of rpt: one pool shared by every CPU op, GEMMs included (BLIS, OpenBLAS and
+// oneDNN run single-threaded inside each chunk, so two thread pools never compete for the cores).
 //
 // parallel_for splits [0, count) into contiguous chunks, one per thread (the caller runs the
 // first). It runs serially when the range is small, when called from inside another
@@ -24,9 +24,11 @@ void parallel_for(long count, long min_chunk, const std::function<void(long, lon
 
 // Runs block(m0, m1, n0, n1) over the blocks of an [m, n] matrix product with k-long sums (the
 // GEMMs): on the caller alone below 2^18 multiply-adds, else split over the threads along the
-// larger of m (chunks of at least 16 rows) and n (64 columns). Never along k: each element's sum
-// stays one sequence, whatever else the call holds.
+// larger of m (chunks of at least 16 rows) and n (64 columns; blocks start at multiples of
+// `column_multiple`). Never along k: each element's sum stays one sequence, whatever else the
+// call holds.
 void parallel_gemm_blocks(long m, long n, long k,
-                          const std::function<void(long, long, long, long)>& block);
+                          const std::function<void(long, long, long, long)>& block,
+                          long column_multiple = 1);
 
 }  // namespace rpt::kernels

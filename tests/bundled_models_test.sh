@@ -2,8 +2,8 @@
 # Every bundled model (models/*/) loads and translates: one non-empty line per input, the common
 # UI placeholders of these inputs come through in most outputs (the models keep ~90% of
 # placeholders on the test splits, docs/MODELS.md), and a sentence's translation does not depend
-# on its batch (one at a time, where BLIS runs the decoder's GEMMs, against 16 at a time, where
-# OpenBLAS runs most). Usage: bundled_models_test.sh RPT_TRANSLATE REPO
+# on its batch (one at a time against 16 at a time; batch_invariance_* in tests/CMakeLists.txt
+# checks more sentences). Usage: bundled_models_test.sh RPT_TRANSLATE REPO
 set -uo pipefail
 translate=$1
 repo=$2
@@ -41,9 +41,9 @@ for model in "$repo"/models/*/; do
   done
   check "$name: the same translations alone and 16 at a time" \
     cmp -s "$work/$name.batch1.txt" "$work/$name.batch16.txt"
-  # int8 (quantized at load): these 20 come out the same alone and 16 at a time (of 300 test
-  # sentences 296 do: kernels/int8_gemm.h says why not all), and close to float32 (the test
-  # splits keep ~90% of translations identical, docs/MODELS.md): at least 15 of these 20.
+  # int8 (quantized at load): these 20 come out the same alone and 16 at a time, and close to
+  # float32 (the test splits keep ~90% of translations identical, docs/MODELS.md): at least 15
+  # of these 20.
   for batch in 1 16; do
     "$translate" --model "$model" --compute-type int8 --beam-size 4 --batch-size $batch \
       < "$work/batch.txt" > "$work/$name.int8.batch$batch.txt" 2>> "$work/$name.err"

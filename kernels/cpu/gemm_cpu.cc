@@ -1,45 +1,32 @@
 #include <cblas.h>
 
-#include "kernels/cpu/small_gemm_cpu.h"
+#include "kernels/cpu/blis_sgemm_cpu.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
 
 namespace rpt::kernels {
-namespace {
 
-// For few rows of C, BLIS's unpacked small-matrix path (sup) beats OpenBLAS, which packs the
-// whole weight matrix on every call: 2.2x at 4 rows (one sentence at beam 4), 1.3x at 16 and
-// 1.1x at 32 rows of k <= 512, but slower at k = 1024 from 16 rows; from 64 rows OpenBLAS's
-// packed kernels win (bench/gemm_bench.cc, docs/PERFORMANCE.md).
-bool small_rows(const GemmArgs& args) {
-  return args.m <= 8 || (args.m <= 32 && args.k <= 512);
-}
-
-void sgemm(const GemmArgs& args) {
-  if (small_rows(args)) {
-    small_gemm_cpu(args);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, args.transpose_a ? CblasTrans : CblasNoTrans,
-              args.transpose_b ? CblasTrans : CblasNoTrans, args.m, args.n, args.k, args.alpha,
-              args.a, args.lda, args.b, args.ldb, args.beta, args.c, args.ldc);
-}
-
-}  // namespace
-
-// Split over rpt's CPU threads (parallel_gemm_blocks, never along k); every block is one
-// single-threaded sgemm.
+// A sentence's translation must not depend on its batch, so no row of C may depend on m: one
+// library path for every m (kernels/cpu/blis_sgemm_cpu.h). gemm_cpu used to pick BLIS's
+// small-matrix path or OpenBLAS by m; they round differently (so do OpenBLAS's own row blocks),
+// and int8 translated 295 of 300 test sentences alike alone and 32 at a time. BLIS's unpacked
+// path costs 3-12% against OpenBLAS from 128 rows (30-40% at k = 1024), float32 at batch 32 3-7%
+// end to end, int8 and batch 1 nothing (docs/PERFORMANCE.md, "Batch invariance by construction").
+//
+// Split over rpt's CPU threads by rows or by columns, never along k, column blocks at multiples
+// of BLIS's register block; every block is one single-threaded BLIS call.
 void gemm_cpu(const GemmArgs& args) {
   if (args.m == 0 || args.n == 0) return;
-  parallel_gemm_blocks(args.m, args.n, args.k, [&](long m0, long m1, long n0, long n1) {
-    GemmArgs block = args;
-    block.m = static_cast<int>(m1 - m0);
-    block.n = static_cast<int>(n1 - n0);
-    block.a = args.transpose_a ? args.a + m0 : args.a + m0 * args.lda;
-    block.b = args.transpose_b ? args.b + n0 * args.ldb : args.b + n0;
-    block.c = args.c + m0 * args.ldc + n0;
-    sgemm(block);
-  });
+  const auto block = [&](long m0, long m1, long n0, long n1) {
+    GemmArgs part = args;
+    part.m = static_cast<int>(m1 - m0);
+    part.n = static_cast<int>(n1 - n0);
+    part.a = args.transpose_a ? args.a + m0 : args.a + m0 * args.lda;
+    part.b = args.transpose_b ? args.b + n0 * args.ldb : args.b + n0;
+    part.c = args.c + m0 * args.ldc + n0;
+    blis_sgemm_cpu(part);
+  };
+  parallel_gemm_blocks(args.m, args.n, args.k, block, blis_sgemm_column_multiple());
 }
 
 // One OpenBLAS call per row and head in the decoder's self-attention (t + 1 cached positions x

@@ -175,14 +175,20 @@ void parallel_for(long count, long min_chunk, const std::function<void(long, lon
 }
 
 void parallel_gemm_blocks(long m, long n, long k,
-                          const std::function<void(long, long, long, long)> &block) {
+                          const std::function<void(long, long, long, long)> &block,
+                          long column_multiple) {
   constexpr long kSplitWork = 1L << 18;  // below this, splitting costs more than it saves
   if (m * n * k < kSplitWork) {
     block(0, m, 0, n);
   } else if (m >= n) {
     parallel_for(m, 16, [&](long first, long last) { block(first, last, 0, n); });
   } else {
-    parallel_for(n, 64, [&](long first, long last) { block(0, m, first, last); });
+    // Split groups of `column_multiple` columns; the last group may be narrower.
+    const long step = std::max(1L, column_multiple);
+    const long groups = (n + step - 1) / step;
+    parallel_for(groups, std::max(1L, 64 / step), [&](long first, long last) {
+      block(0, m, first * step, std::min(n, last * step));
+    });
   }
 }
 
