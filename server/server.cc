@@ -117,7 +117,7 @@ void Server::drain_and_stop() {
   // flight finish. Shutdown blocks until they have, so it runs beside the wait below; its own
   // deadline comes after ours, so that the calls still running at the end of the grace period
   // are finished by the models (UNAVAILABLE) rather than cut by gRPC.
-  std::thread goaway([this, grace] {
+  std::jthread goaway([this, grace] {  // joins on unwinding too
     server_->Shutdown(system_clock::now() + duration_cast<system_clock::duration>(grace) +
                       seconds(2));
   });
