@@ -35,7 +35,9 @@ void prepare(HttpCall& call, const std::string& url, double seconds_left) {
   append(call.headers, "Content-Type: application/json");
   append(call.headers, "Expect:");  // no 100-continue round trip before a large body
   char timeout[64];
-  std::snprintf(timeout, sizeof timeout, "X-Request-Timeout: %.3f", seconds_left);
+  // Every digit that matters: a fixed "%.3f" sent "0.000" for under half a millisecond left,
+  // which the server refuses as not positive (INVALID_ARGUMENT instead of DEADLINE_EXCEEDED).
+  std::snprintf(timeout, sizeof timeout, "X-Request-Timeout: %.9g", seconds_left);
   append(call.headers, timeout);
   CURL* easy = call.easy.get();
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
