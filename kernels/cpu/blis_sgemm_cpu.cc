@@ -37,6 +37,13 @@ rntm_t serial_runtime() {
 
 // C[:, column] of `args`, one BLIS dot product per row: no other row takes part.
 void column_by_dots(const GemmArgs& args, int column, rntm_t* runtime) {
+  if (args.k == 0) {  // C = beta C; A and B may be empty (null), so no pointer into them
+    for (int i = 0; i < args.m; ++i) {
+      float& c = args.c[static_cast<long>(i) * args.ldc + column];
+      c = args.beta == 0.0f ? 0.0f : args.beta * c;
+    }
+    return;
+  }
   float alpha = args.alpha;
   float beta = args.beta;
   const long b_offset = args.transpose_b ? static_cast<long>(column) * args.ldb : column;
