@@ -22,7 +22,6 @@ goodput against offered load into a PNG (matplotlib: Debian python3-matplotlib).
 import argparse
 import json
 import os
-import platform
 import random
 import signal
 import subprocess
@@ -30,26 +29,10 @@ import sys
 import tempfile
 import time
 
+from compare_ctranslate2 import cpu_description  # lscpu model, count and vector flags
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOOD_SHARE = 0.95  # capacity: this share of the calls answered OK within the objective
-
-
-def cpu_description():
-    """The CPU's model name and the vector extensions that decide kernel choices."""
-    model, flags = platform.processor(), []
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name") and not flags:
-                    model = line.split(":", 1)[1].strip()
-                if line.startswith("flags"):
-                    present = set(line.split(":", 1)[1].split())
-                    flags = [f for f in ("avx", "avx2", "fma", "f16c", "avx512f", "avx512_vnni",
-                                         "avx512_bf16", "amx_int8") if f in present]
-                    break
-    except OSError:
-        pass
-    return {"cpu": model, "flags": flags, "cores": os.cpu_count()}
 
 
 def sources(tsv, limit, seed):
@@ -197,7 +180,7 @@ def plot(png, result_files):
         goodput.set_ylabel(f"goodput (OK within {slo:.0f} ms, calls/s)")
         title = (f"{os.path.basename(settings['model'])} {settings['compute_type']}, beam "
                  f"{settings['beam_size']}, {settings['threads']} threads; "
-                 f"{result['hardware']['cpu']}")
+                 f"{result['hardware']['model']}")
         latency.set_title(title, fontsize=8, loc="left")
         latency.legend(fontsize=6, ncol=2)
         goodput.legend(fontsize=7)
