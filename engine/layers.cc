@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "engine/scratch.h"
+#include "kernels/errors.h"
 #include "kernels/activation.h"
 #include "kernels/gemm.h"
 #include "kernels/int8_gemm.h"
@@ -24,11 +25,14 @@ kernels::ActivationKind kernel_activation(Activation activation) {
 
 namespace {
 
-// out = in W^T, then bias and activation in one pass.
-void linear_activation(const float* in, int rows, const LinearWeights& layer,
-                       kernels::ActivationKind activation, float* out) {
+// out = in W^T, then bias and activation in one pass. Row strides in floats; the int8 layer
+// takes dense rows only.
+void linear_activation(const float* in, int in_stride, int rows, const LinearWeights& layer,
+                       kernels::ActivationKind activation, float* out, int out_stride) {
   const float* bias = layer.bias.defined() ? layer.bias.data<float>() : nullptr;
   if (layer.int8) {
+    RPT_CHECK(in_stride == layer.in_features() && out_stride == layer.out_features(),
+              InvalidArgument, "the int8 linear layer takes dense rows");
     kernels::int8_linear_cpu({.input = in,
                               .rows = rows,
                               .weights = layer.int8.get(),
@@ -43,20 +47,30 @@ void linear_activation(const float* in, int rows, const LinearWeights& layer,
                      .n = layer.out_features(),
                      .k = layer.in_features(),
                      .a = in,
-                     .lda = layer.in_features(),
+                     .lda = in_stride,
                      .b = layer.weight.data<float>(),
                      .ldb = layer.in_features(),
                      .c = out,
-                     .ldc = layer.out_features()});
+                     .ldc = out_stride});
   if (bias != nullptr || activation != kernels::ActivationKind::kIdentity) {
-    kernels::bias_activation_cpu(out, bias, rows, layer.out_features(), activation);
+    kernels::bias_activation_cpu(out, bias, rows, layer.out_features(), out_stride, activation);
   }
+}
+
+// Row stride of the float32 FFN's inner activations. A stride of a multiple of 1 KiB (d_ff 1024:
+// 4 KiB) puts the rows that BLIS's micro-kernel reads together into the same cache sets; 16
+// floats more measured 1.13-1.26x on the 32- and 128-row output GEMMs (zen3 BLIS, this project's
+// 2-core EPYC VM), the same at 512 rows. Addresses only: the sums are bitwise the same.
+int inner_stride(const FeedForwardWeights& ffn, int d_ff) {
+  constexpr int kPadding = 16;
+  return ffn.inner.int8 ? d_ff : d_ff + kPadding;
 }
 
 }  // namespace
 
 void linear_forward(const float* in, int rows, const LinearWeights& layer, float* out) {
-  linear_activation(in, rows, layer, kernels::ActivationKind::kIdentity, out);
+  linear_activation(in, layer.in_features(), rows, layer, kernels::ActivationKind::kIdentity, out,
+                    layer.out_features());
 }
 
 void layer_norm_forward(const float* in, int rows, const LayerNormWeights& norm, float eps,
@@ -73,7 +87,8 @@ void feed_forward_forward(float* x, int rows, const FeedForwardWeights& ffn,
                           const ArchitectureConfig& architecture) {
   const int d = architecture.d_model;
   const long count = static_cast<long>(rows) * d;
-  ScratchFloats inner(static_cast<std::size_t>(rows) * architecture.d_ff);
+  const int stride = inner_stride(ffn, architecture.d_ff);
+  ScratchFloats inner(static_cast<std::size_t>(rows) * stride);  // [rows, d_ff], row stride
   ScratchFloats out(static_cast<std::size_t>(count));
   const bool pre_norm = architecture.norm_placement == NormPlacement::kPre;
   const float* ffn_input = x;
@@ -83,9 +98,10 @@ void feed_forward_forward(float* x, int rows, const FeedForwardWeights& ffn,
     layer_norm_forward(x, rows, ffn.norm, architecture.norm_eps, normed.data());
     ffn_input = normed.data();
   }
-  linear_activation(ffn_input, rows, ffn.inner, kernel_activation(architecture.activation),
-                    inner.data());
-  linear_forward(inner.data(), rows, ffn.outer, out.data());
+  linear_activation(ffn_input, d, rows, ffn.inner, kernel_activation(architecture.activation),
+                    inner.data(), stride);
+  linear_activation(inner.data(), stride, rows, ffn.outer, kernels::ActivationKind::kIdentity,
+                    out.data(), d);
   add_in_place(x, out.data(), count);
   if (!pre_norm) layer_norm_forward(x, rows, ffn.norm, architecture.norm_eps, x);
 }

@@ -9,9 +9,9 @@ namespace rpt::kernels {
 
 enum class ActivationKind { kIdentity, kRelu, kGelu, kSilu };
 
-void bias_activation_cpu(float* x,           // [rows, cols], in place
+void bias_activation_cpu(float* x,           // [rows, cols], row stride ld, in place
                          const float* bias,  // [cols], or nullptr for no bias
-                         int rows, int cols, ActivationKind activation);
+                         int rows, int cols, int ld, ActivationKind activation);
 
 struct BiasActivationCudaArgs {
   Precision precision = Precision::kFloat32;  // of x and bias

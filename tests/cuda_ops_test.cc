@@ -141,7 +141,8 @@ TEST_P(CudaPrecisionTest, BiasActivation) {
       auto x = rounded(random_vector(rows * cols, 2.0f), precision);
       const auto bias = rounded(random_vector(cols), precision);
       auto dx = upload_as(x, precision), db = upload_as(bias, precision);
-      bias_activation_cpu(x.data(), with_bias ? bias.data() : nullptr, rows, cols, activation);
+      bias_activation_cpu(x.data(), with_bias ? bias.data() : nullptr, rows, cols, cols,
+                          activation);
       bias_activation_cuda({.precision = precision, .x = dx.data(),
                             .bias = with_bias ? db.data() : nullptr, .rows = rows, .cols = cols,
                             .activation = activation},

@@ -212,7 +212,7 @@ void int8_linear_cpu(const Int8LinearArgs& args) {
                      buffers.row_scales[static_cast<std::size_t>(r)], weights.scales() + n0,
                      weights.row_sums() + n0, args.bias != nullptr ? args.bias + n0 : nullptr, y);
       if (args.activation != ActivationKind::kIdentity) {
-        bias_activation_cpu(y, nullptr, 1, cols, args.activation);  // serial: inside a chunk
+        bias_activation_cpu(y, nullptr, 1, cols, cols, args.activation);  // serial: inside a chunk
       }
     }
   };
