@@ -11,6 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "kernels/gemm.h"
@@ -116,6 +117,32 @@ void shapes(benchmark::internal::Benchmark* bench) {
 }
 
 BENCHMARK(BM_Gemm)->Apply(shapes);
+
+// The decoder's attention per row and head: `positions` cached keys (or encoder memory) x 64,
+// rows 256 floats apart (d_model): dot products with the query (tv 0) or the weighted sum of
+// the values (tv 1), gemv_cpu against OpenBLAS's sgemv.
+void BM_Gemv(benchmark::State& state) {
+  const bool openblas = state.range(0) != 0;
+  const int positions = static_cast<int>(state.range(1));
+  const bool transpose = state.range(2) != 0;
+  constexpr int kHeadDim = 64, kStride = 256;
+  std::vector<float> a(static_cast<std::size_t>(positions) * kStride, 0.01f);
+  std::vector<float> x(std::max(positions, kHeadDim), 0.02f), y(x.size());
+  for (auto _ : state) {
+    if (openblas) {
+      cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans, positions, kHeadDim,
+                  1.0f, a.data(), kStride, x.data(), 1, 0.0f, y.data(), 1);
+    } else {
+      gemv_cpu({.transpose_a = transpose, .rows = positions, .cols = kHeadDim, .a = a.data(),
+                .lda = kStride, .x = x.data(), .y = y.data()});
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetLabel(openblas ? "openblas" : "gemv_cpu");
+}
+
+BENCHMARK(BM_Gemv)->ArgNames({"openblas", "positions", "tv"})
+    ->ArgsProduct({{0, 1}, {5, 17, 33, 65, 101}, {0, 1}});
 
 }  // namespace
 }  // namespace rpt::kernels

@@ -219,27 +219,28 @@ void cross_attention_step(const CrossAttentionWeights& weights,
     std::vector<float> scores;
     for (long g = first_group; g < last_group; ++g) {
       const MemoryGroup& group = groups[static_cast<std::size_t>(g)];
-      scores.resize(static_cast<std::size_t>(group.rows) * group.memory_length);
-      for (int h = 0; h < heads; ++h) {
-        const float* q = query.data() + static_cast<long>(group.first_row) * d + h * head_dim;
-        const float* k = group.keys_values + h * head_dim;
-        const float* v = group.keys_values + d + h * head_dim;
-        // scores [beams, memory] = q [beams, head_dim] K^T: all beams of the sentence in one GEMM
-        kernels::gemm_cpu({.transpose_b = true, .m = group.rows, .n = group.memory_length,
-                           .k = head_dim, .a = q, .lda = d, .b = k, .ldb = group.row_stride,
-                           .c = scores.data(), .ldc = group.memory_length});
-        kernels::RelativeSoftmaxArgs args;
-        args.scores = scores.data();
-        args.queries = group.rows;
-        args.keys = group.memory_length;
-        args.ld_scores = group.memory_length;
-        kernels::relative_softmax_cpu(args);
-        kernels::gemm_cpu({.m = group.rows, .n = head_dim, .k = group.memory_length,
-                           .a = scores.data(), .lda = group.memory_length, .b = v,
-                           .ldb = group.row_stride,
-                           .c = context.data() + static_cast<long>(group.first_row) * d +
-                                h * head_dim,
-                           .ldc = d});
+      scores.resize(static_cast<std::size_t>(group.memory_length));
+      // One row and head at a time: the beams of a sentence are a handful of rows, where two
+      // GEMM calls per head cost more in the library than in arithmetic (kernels/cpu/gemv_cpu.cc).
+      for (int r = group.first_row; r < group.first_row + group.rows; ++r) {
+        for (int h = 0; h < heads; ++h) {
+          const float* q = query.data() + static_cast<long>(r) * d + h * head_dim;
+          // scores [memory] = K [memory, head_dim] q
+          kernels::gemv_cpu({.rows = group.memory_length, .cols = head_dim,
+                             .a = group.keys_values + h * head_dim, .lda = group.row_stride,
+                             .x = q, .y = scores.data()});
+          kernels::RelativeSoftmaxArgs args;
+          args.scores = scores.data();
+          args.queries = 1;
+          args.keys = group.memory_length;
+          args.ld_scores = group.memory_length;
+          kernels::relative_softmax_cpu(args);
+          // context [head_dim] = V^T alpha
+          kernels::gemv_cpu({.transpose_a = true, .rows = group.memory_length, .cols = head_dim,
+                             .a = group.keys_values + d + h * head_dim, .lda = group.row_stride,
+                             .x = scores.data(),
+                             .y = context.data() + static_cast<long>(r) * d + h * head_dim});
+        }
       }
     }
   });

@@ -1,5 +1,6 @@
 // gemv_cpu against a float64 evaluation: both transposes, strided rows, alpha and beta (beta 0
-// never reads y), shapes of the decoder's self-attention (t + 1 positions x 64) and odd ones.
+// never reads y), shapes of the decoder's attention (t + 1 positions x 64) and odd ones that
+// reach every lane block of the loops (32-column chunks, 8-lane blocks, single columns).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,7 +20,7 @@ TEST(GemvCpu, MatchesFloat64WithinFloatRounding) {
     int rows, cols;
   };
   for (const Shape s : {Shape{1, 64}, Shape{17, 64}, Shape{250, 64}, Shape{5, 7}, Shape{3, 1},
-                        Shape{9, 33}}) {
+                        Shape{9, 33}, Shape{6, 47}}) {
     for (const bool transpose : {false, true}) {
       for (const float beta : {0.0f, 0.5f}) {
         SCOPED_TRACE(testing::Message() << s.rows << " x " << s.cols << " transpose "

@@ -1,5 +1,3 @@
-#include <cblas.h>
-
 #include "kernels/cpu/blis_sgemm_cpu.h"
 #include "kernels/gemm.h"
 #include "kernels/parallel.h"
@@ -27,15 +25,6 @@ void gemm_cpu(const GemmArgs& args) {
     blis_sgemm_cpu(part);
   };
   parallel_gemm_blocks(args.m, args.n, args.k, block, blis_sgemm_column_multiple());
-}
-
-// One OpenBLAS call per row and head in the decoder's self-attention (t + 1 cached positions x
-// 64): measured 2x faster than plain vectorized loops at t = 4-100, so the call's overhead is
-// not worth avoiding.
-void gemv_cpu(const GemvArgs& args) {
-  if (args.rows == 0 || args.cols == 0) return;
-  cblas_sgemv(CblasRowMajor, args.transpose_a ? CblasTrans : CblasNoTrans, args.rows, args.cols,
-              args.alpha, args.a, args.lda, args.x, 1, args.beta, args.y, 1);
 }
 
 }  // namespace rpt::kernels
