@@ -1,5 +1,5 @@
 // int8 linear layers on the CPU: weights quantized once per output row, activations per row at
-// run time, u8 x s8 -> s32 products from oneDNN's matmul, float32 out with bias and activation.
+// run time, u8 x s8 -> s32 products from oneDNN, float32 out with bias and activation.
 //
 //   w[n, k] ~= weight_scale[n] * qw[n, k]          qw in [-127, 127]  (kWeightLevels)
 //   x[m, k] ~= input_scale[m]  * qx[m, k]          qx in [-63, 63]    (kInputLevels)
@@ -11,6 +11,19 @@
 // the x64 kernels add two u8 x s8 products in a saturating int16 (vpmaddubsw), and
 // 2 * 127 * 127 fits where 2 * 255 * 127 does not (oneDNN then returns wrong sums, measured).
 // One scheme on every CPU, VNNI or not.
+//
+// The products run over blocks of 256 output features: a thread's integer sums of one block,
+// [rows, 256], are dequantized while they are still in cache. The weights are reordered once, at
+// quantization, into oneDNN's packed GEMM layout, block by block, where oneDNN's matmul primitive
+// would copy them into that layout again on every call (on AVX2 its `any` weights format is the
+// plain one). oneDNN 2.6 packs only in its internal GEMM API (dnnl::impl::cpu::gemm_s8u8s32_pack
+// and _compute): libdnnl.so.2 exports those functions, but no installed header declares them,
+// so rpt looks them up by their mangled names, once, at run time. Where one is missing (another
+// oneDNN build or version), RPT_INT8_PACKED=0 is set when the weights are quantized, or the
+// matrix is so small that the layout's headers and alignment would add more than a quarter to
+// its bytes, the weights stay plain and each block goes through the matmul primitive instead:
+// the same integer sums, so the same outputs, bit for bit (RPT_INT8_PACKED=1 packs every
+// matrix, for tests).
 //
 // Integer sums are exact, so a row's output never depends on the other rows of the call; with
 // the row-invariant float32 GEMMs of attention (kernels/gemm.h), whole int8 translations do not
@@ -31,7 +44,7 @@ inline constexpr int kWeightLevels = 127;
 inline constexpr int kInputLevels = 63;
 inline constexpr int kInputZeroPoint = 64;
 
-// An immutable quantized weight matrix with the matmul primitive that multiplies it (created
+// An immutable quantized weight matrix in the layout its products read, packed or plain (created
 // once, at quantization; shared by every call and thread). Thread-safe.
 class Int8Weights {
  public:
@@ -42,14 +55,23 @@ class Int8Weights {
 
   int rows() const { return rows_; }  // output features (n)
   int cols() const { return cols_; }  // input features (k)
-  const std::int8_t* values() const { return values_.data(); }  // [rows, cols]
-  const float* scales() const { return scales_.data(); }        // [rows]
+  const float* scales() const { return scales_.data(); }             // [rows]
   const std::int32_t* row_sums() const { return row_sums_.data(); }  // [rows]: sum_k qw[n, k]
-  std::size_t bytes() const;
+  // Whether the products read oneDNN's packed blocks (else the plain matrix and the matmul).
+  bool packed() const;
+  // qw [rows, cols], read back through the products (the packed layout is oneDNN's own): for
+  // tests and model writers, not for the hot path.
+  std::vector<std::int8_t> unpacked_values() const;
+  std::size_t bytes() const;  // what this object holds
 
-  // The oneDNN primitive for this matrix's k, runtime m and n (kernels/cpu/int8_gemm_cpu.cc).
-  struct Primitive;
-  const Primitive& primitive() const { return *primitive_; }
+  // The products run over column blocks of block_columns() output features (the last may be
+  // narrower): block b covers [b * block_columns(), min(rows(), (b + 1) * block_columns())).
+  int block_columns() const { return block_columns_; }
+  int column_blocks() const { return (rows_ + block_columns_ - 1) / block_columns_; }
+
+  // The integer sums of one column block (kernels/cpu/int8_gemm_cpu.cc).
+  struct Products;
+  const Products& products() const { return *products_; }
 
   ~Int8Weights();
   Int8Weights(const Int8Weights&) = delete;
@@ -59,10 +81,10 @@ class Int8Weights {
   Int8Weights() = default;
   int rows_ = 0;
   int cols_ = 0;
-  std::vector<std::int8_t> values_;
+  int block_columns_ = 0;
   std::vector<float> scales_;
   std::vector<std::int32_t> row_sums_;
-  std::unique_ptr<Primitive> primitive_;
+  std::unique_ptr<const Products> products_;
 };
 
 // Per-row symmetric quantization of activations into kInputZeroPoint-shifted u8.

@@ -31,4 +31,12 @@ void parallel_gemm_blocks(long m, long n, long k,
                           const std::function<void(long, long, long, long)>& block,
                           long column_multiple = 1);
 
+// Runs part(m0, m1, b0, b1) over an [m, n] product with k-long sums whose columns come in blocks
+// of `block_columns` (the last may be narrower), each part whole blocks [b0, b1): on the caller
+// alone below 2^18 multiply-adds, else split over the threads along the blocks when m < n and
+// the blocks spread evenly over the threads (at most 1/8 of the threads' share idle) or m has
+// too few rows to split, else along m (chunks of at least 4 rows).
+void parallel_gemm_column_blocks(long m, long n, long k, long block_columns,
+                                 const std::function<void(long, long, long, long)>& part);
+
 }  // namespace rpt::kernels

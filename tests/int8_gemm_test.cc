@@ -1,19 +1,26 @@
-// The int8 linear layer (kernels/int8_gemm.h): quantize/dequantize round trips within half a
+// The int8 linear layer (kernels/int8_gemm.h), with weights packed for oneDNN's packed GEMM and
+// with the plain weights of the matmul fallback: quantize/dequantize round trips within half a
 // step, the oneDNN products exact against an integer loop on the same quantized values (the
 // zero-point correction and the int16 saturation without VNNI included), the whole layer
 // within the error bound its scales imply against float64, rows independent of the call's
-// other rows, and the edge cases (zero rows, non-finite values).
+// other rows, the edge cases (zero rows, non-finite values), and both kinds giving the same
+// outputs, bit for bit, at every row count.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "kernels/errors.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/parallel.h"
+#include "tests/support/scoped_environment.h"
 
 namespace rpt::kernels {
 namespace {
@@ -32,12 +39,45 @@ struct QuantizedRows {
   std::vector<float> scales;
 };
 
-QuantizedRows quantize(const std::vector<float>& x, int rows, int cols) {
+QuantizedRows quantize_activations(const std::vector<float>& x, int rows, int cols) {
   QuantizedRows out{std::vector<std::uint8_t>(x.size()),
                     std::vector<float>(static_cast<std::size_t>(rows))};
   quantize_rows_cpu(x.data(), rows, cols, out.values.data(), out.scales.data());
   return out;
 }
+
+// Packed whatever the matrix's size, plain, or as the models get them (packed when that costs
+// little memory).
+enum class Kind { kPacked, kMatmul, kDefault };
+
+std::shared_ptr<const Int8Weights> quantize_as(Kind kind, const std::vector<float>& w, int rows,
+                                               int cols) {
+  const char* setting = kind == Kind::kDefault ? nullptr : kind == Kind::kPacked ? "1" : "0";
+  const testing::ScopedEnvironmentVariable packing("RPT_INT8_PACKED", setting);
+  return Int8Weights::quantize(w.data(), rows, cols);
+}
+
+// Whether this oneDNN has the packed int8 GEMM (else every kind is the matmul).
+bool packing_available() { return quantize_as(Kind::kPacked, {1.0f}, 1, 1)->packed(); }
+
+// Every test of the layer runs with each kind of weights.
+class Int8Gemm : public ::testing::TestWithParam<Kind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Kind::kPacked && !packing_available()) {
+      GTEST_SKIP() << "this oneDNN has no packed int8 GEMM: the matmul serves";
+    }
+  }
+  std::shared_ptr<const Int8Weights> quantize(const std::vector<float>& w, int rows,
+                                              int cols) const {
+    return quantize_as(GetParam(), w, rows, cols);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Kinds, Int8Gemm, ::testing::Values(Kind::kPacked, Kind::kMatmul),
+                         [](const ::testing::TestParamInfo<Kind>& kind) {
+                           return kind.param == Kind::kPacked ? "packed" : "matmul";
+                         });
 
 std::vector<float> linear(const std::vector<float>& x, int rows, const Int8Weights& weights,
                           const float* bias = nullptr,
@@ -52,10 +92,12 @@ std::vector<float> linear(const std::vector<float>& x, int rows, const Int8Weigh
   return y;
 }
 
-TEST(Int8Gemm, WeightRoundTripWithinHalfAStep) {
+TEST_P(Int8Gemm, WeightRoundTripWithinHalfAStep) {
   const int rows = 37, cols = 300;
   const std::vector<float> w = random_matrix(rows, cols, 1, 0.2f);
-  const auto q = Int8Weights::quantize(w.data(), rows, cols);
+  const auto q = quantize(w, rows, cols);
+  EXPECT_EQ(q->packed(), GetParam() == Kind::kPacked);
+  const std::vector<std::int8_t> values = q->unpacked_values();
   for (int r = 0; r < rows; ++r) {
     const float scale = q->scales()[r];
     float largest = 0.0f;
@@ -63,20 +105,20 @@ TEST(Int8Gemm, WeightRoundTripWithinHalfAStep) {
     for (int c = 0; c < cols; ++c) {
       const long i = static_cast<long>(r) * cols + c;
       largest = std::max(largest, std::fabs(w[i]));
-      ASSERT_LE(std::abs(q->values()[i]), kWeightLevels);
-      EXPECT_LE(std::fabs(w[i] - scale * q->values()[i]), 0.5f * scale * (1 + 1e-5f)) << r;
-      sum += q->values()[i];
+      ASSERT_LE(std::abs(values[i]), kWeightLevels);
+      EXPECT_LE(std::fabs(w[i] - scale * values[i]), 0.5f * scale * (1 + 1e-5f)) << r;
+      sum += values[i];
     }
     EXPECT_FLOAT_EQ(scale, largest / kWeightLevels);
     EXPECT_EQ(q->row_sums()[r], sum);
   }
 }
 
-TEST(Int8Gemm, ActivationRoundTripWithinHalfAStep) {
+TEST(Int8Activations, RoundTripWithinHalfAStep) {
   const int rows = 20, cols = 513;
   std::vector<float> x = random_matrix(rows, cols, 2, 3.0f);
   x[5] = 1e-30f;  // tiny values quantize to the zero point
-  const QuantizedRows q = quantize(x, rows, cols);
+  const QuantizedRows q = quantize_activations(x, rows, cols);
   for (int r = 0; r < rows; ++r) {
     const float scale = q.scales[static_cast<std::size_t>(r)];
     for (int c = 0; c < cols; ++c) {
@@ -92,14 +134,15 @@ TEST(Int8Gemm, ActivationRoundTripWithinHalfAStep) {
 void expect_exact_products(const std::vector<float>& x, int rows, const Int8Weights& weights,
                            const std::vector<float>& bias, const std::vector<float>& y) {
   const int n = weights.rows(), k = weights.cols();
-  const QuantizedRows q = quantize(x, rows, k);
+  const QuantizedRows q = quantize_activations(x, rows, k);
+  const std::vector<std::int8_t> values = weights.unpacked_values();
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < n; ++c) {
       std::int64_t sum = 0;
       for (int i = 0; i < k; ++i) {
         sum += static_cast<std::int64_t>(q.values[static_cast<long>(r) * k + i] -
                                          kInputZeroPoint) *
-               weights.values()[static_cast<long>(c) * k + i];
+               values[static_cast<long>(c) * k + i];
       }
       const double product = static_cast<double>(sum) * q.scales[r] * weights.scales()[c];
       const double b = bias[static_cast<std::size_t>(c)];
@@ -111,7 +154,7 @@ void expect_exact_products(const std::vector<float>& x, int rows, const Int8Weig
   }
 }
 
-TEST(Int8Gemm, ProductsExactAgainstIntegerLoop) {
+TEST_P(Int8Gemm, ProductsExactAgainstIntegerLoop) {
   struct Shape {
     int m, n, k;
   };
@@ -124,7 +167,7 @@ TEST(Int8Gemm, ProductsExactAgainstIntegerLoop) {
       const std::vector<float> x = random_matrix(shape.m, shape.k, 3);
       const std::vector<float> w = random_matrix(shape.n, shape.k, 4, 0.1f);
       const std::vector<float> bias = random_matrix(1, shape.n, 5);
-      const auto weights = Int8Weights::quantize(w.data(), shape.n, shape.k);
+      const auto weights = quantize(w, shape.n, shape.k);
       expect_exact_products(x, shape.m, *weights, bias,
                             linear(x, shape.m, *weights, bias.data()));
     }
@@ -134,12 +177,12 @@ TEST(Int8Gemm, ProductsExactAgainstIntegerLoop) {
 
 // Every input at the largest level and every weight at +-127: the sums that saturate int16
 // pairs when activations take 8 bits; with rpt's 7 they must stay exact.
-TEST(Int8Gemm, LargestLevelsDoNotSaturate) {
+TEST_P(Int8Gemm, LargestLevelsDoNotSaturate) {
   const int m = 8, n = 64, k = 1024;
   const std::vector<float> x(static_cast<std::size_t>(m) * k, 2.5f);
   std::vector<float> w(static_cast<std::size_t>(n) * k, 0.75f);
   for (int c = 0; c < n; c += 2) std::fill_n(w.begin() + static_cast<long>(c) * k, k, -0.75f);
-  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  const auto weights = quantize(w, n, k);
   const std::vector<float> y = linear(x, m, *weights);
   for (int r = 0; r < m; ++r) {
     for (int c = 0; c < n; ++c) {
@@ -150,19 +193,16 @@ TEST(Int8Gemm, LargestLevelsDoNotSaturate) {
 }
 
 // Against float64 on the unquantized values: each product x w carries at most
-// |x| dw + |w| dx + dx dw with dx, dw half a quantization step.
-TEST(Int8Gemm, WithinTheBoundTheScalesImply) {
-  const int m = 16, n = 200, k = 512;
-  const std::vector<float> x = random_matrix(m, k, 6, 2.0f);
-  const std::vector<float> w = random_matrix(n, k, 7, 0.05f);
-  const auto weights = Int8Weights::quantize(w.data(), n, k);
-  const QuantizedRows q = quantize(x, m, k);
-  const std::vector<float> y = linear(x, m, *weights);
+// |x| dw + |w| dx + dx dw with dx, dw half a quantization step. Returns the largest error / bound.
+double expect_within_bound(const std::vector<float>& x, int m, const std::vector<float>& w,
+                           const Int8Weights& weights, const std::vector<float>& y) {
+  const int n = weights.rows(), k = weights.cols();
+  const QuantizedRows q = quantize_activations(x, m, k);
   double worst_ratio = 0.0;
   for (int r = 0; r < m; ++r) {
     const double dx = 0.5 * q.scales[static_cast<std::size_t>(r)];
     for (int c = 0; c < n; ++c) {
-      const double dw = 0.5 * weights->scales()[c];
+      const double dw = 0.5 * weights.scales()[c];
       double exact = 0.0;
       double bound = 0.0;
       for (int i = 0; i < k; ++i) {
@@ -172,20 +212,129 @@ TEST(Int8Gemm, WithinTheBoundTheScalesImply) {
         bound += std::fabs(xv) * dw + std::fabs(wv) * dx + dx * dw;
       }
       const double error = std::fabs(y[static_cast<long>(r) * n + c] - exact);
-      ASSERT_LE(error, bound * 1.001 + 1e-6) << r << "," << c;
+      if (error > bound * 1.001 + 1e-6) {
+        ADD_FAILURE() << "error " << error << " past the bound " << bound << " at " << r << "," << c
+                      << " of " << m << " x " << n << " x " << k;
+        return worst_ratio;
+      }
       worst_ratio = std::max(worst_ratio, error / bound);
     }
   }
+  return worst_ratio;
+}
+
+TEST_P(Int8Gemm, WithinTheBoundTheScalesImply) {
+  const int m = 16, n = 200, k = 512;
+  const std::vector<float> x = random_matrix(m, k, 6, 2.0f);
+  const std::vector<float> w = random_matrix(n, k, 7, 0.05f);
+  const auto weights = quantize(w, n, k);
+  const double worst_ratio = expect_within_bound(x, m, w, *weights, linear(x, m, *weights));
   // Errors of independent roundings mostly cancel: far inside the worst case, but not zero.
   EXPECT_GT(worst_ratio, 0.0);
   std::printf("largest error / worst-case bound: %.3f\n", worst_ratio);
 }
 
-TEST(Int8Gemm, RowsIndependentOfTheirBatch) {
+bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// A weight matrix [n, k].
+struct WeightShape {
+  int n, k;
+};
+
+// The demo models' linear layers (d_model 256, d_ff 1024, 8,000 tokens).
+constexpr WeightShape kModelShapes[] = {{768, 256}, {256, 256}, {1024, 256}, {256, 1024},
+                                        {8000, 256}};
+
+// The packed weights and the matmul's, or nothing where this oneDNN cannot pack.
+struct BothKinds {
+  std::shared_ptr<const Int8Weights> packed, plain;
+};
+
+std::optional<BothKinds> both_kinds(const std::vector<float>& w, WeightShape shape) {
+  BothKinds out{quantize_as(Kind::kPacked, w, shape.n, shape.k),
+                quantize_as(Kind::kMatmul, w, shape.n, shape.k)};
+  if (!out.packed->packed()) return std::nullopt;
+  return out;
+}
+
+// The demo models' layers and a width that is not a multiple of the column block, at the row
+// counts of batches and beams, split over 1 and 2 threads: the packed products give the matmul's
+// outputs, bit for bit, within the bound.
+TEST(Int8GemmKinds, PackedOutputsAreTheMatmuls) {
+  std::vector<WeightShape> shapes(std::begin(kModelShapes), std::end(kModelShapes));
+  shapes.push_back({300, 256});
+  for (const WeightShape shape : shapes) {
+    const std::vector<float> w = random_matrix(shape.n, shape.k, 20, 0.05f);
+    const std::optional<BothKinds> weights = both_kinds(w, shape);
+    if (!weights) GTEST_SKIP() << "this oneDNN has no packed int8 GEMM";
+    for (const int m : {1, 2, 3, 4, 5, 16, 37, 128, 300}) {
+      const std::vector<float> x = random_matrix(m, shape.k, 21, 2.0f);
+      std::vector<float> first;
+      for (const int threads : {1, 2}) {
+        set_cpu_threads(threads);
+        const std::vector<float> packed = linear(x, m, *weights->packed);
+        ASSERT_TRUE(same_bits(packed, linear(x, m, *weights->plain)))
+            << m << " x " << shape.n << " x " << shape.k << ", " << threads << " threads";
+        if (first.empty()) {
+          first = packed;
+          expect_within_bound(x, m, w, *weights->packed, packed);
+        }
+        ASSERT_TRUE(same_bits(packed, first)) << "threads change the outputs";
+      }
+    }
+  }
+  set_cpu_threads(0);
+}
+
+// oneDNN asks at packing for the rows (activations) the products will take; the layout must not
+// depend on them, so every row count is tried.
+TEST(Int8GemmKinds, PackedLayoutServesEveryRowCount) {
+  const WeightShape shape{300, 256};
+  const std::vector<float> w = random_matrix(shape.n, shape.k, 23, 0.05f);
+  const std::optional<BothKinds> weights = both_kinds(w, shape);
+  if (!weights) GTEST_SKIP() << "this oneDNN has no packed int8 GEMM";
+  set_cpu_threads(1);
+  const std::vector<float> x = random_matrix(300, shape.k, 24, 2.0f);
+  for (int m = 1; m <= 300; ++m) {
+    ASSERT_TRUE(same_bits(linear(x, m, *weights->packed), linear(x, m, *weights->plain))) << m;
+  }
+  set_cpu_threads(0);
+}
+
+// The packed layout replaces the plain values (bytes() is what the model's memory accounting adds
+// up): a little larger for oneDNN's headers and padding, never both copies.
+TEST(Int8GemmKinds, PackedWeightsHoldNoPlainCopy) {
+  const WeightShape shape{768, 256};
+  const std::optional<BothKinds> weights = both_kinds(random_matrix(shape.n, shape.k, 25), shape);
+  if (!weights) GTEST_SKIP() << "this oneDNN has no packed int8 GEMM";
+  const std::size_t values = static_cast<std::size_t>(shape.n) * shape.k;
+  const std::size_t per_row = sizeof(float) + sizeof(std::int32_t);  // scale and row sum
+  EXPECT_EQ(weights->plain->bytes(), values + shape.n * per_row);
+  EXPECT_GE(weights->packed->bytes(), values + shape.n * per_row);
+  EXPECT_LT(weights->packed->bytes(), values * 3 / 2);
+  std::printf("packed / plain bytes: %.3f\n",
+              static_cast<double>(weights->packed->bytes()) / weights->plain->bytes());
+}
+
+// The models' matrices are packed; one whose packed layout would cost much more memory than its
+// values (oneDNN spends some 12 KiB a block on headers and alignment) stays plain.
+TEST(Int8GemmKinds, ModelsPackAllButTinyMatrices) {
+  if (!packing_available()) GTEST_SKIP() << "this oneDNN has no packed int8 GEMM";
+  for (const WeightShape shape : kModelShapes) {
+    EXPECT_TRUE(quantize_as(Kind::kDefault, random_matrix(shape.n, shape.k, 26), shape.n, shape.k)
+                    ->packed())
+        << shape.n << " x " << shape.k;
+  }
+  EXPECT_FALSE(quantize_as(Kind::kDefault, random_matrix(64, 32, 27), 64, 32)->packed());
+}
+
+TEST_P(Int8Gemm, RowsIndependentOfTheirBatch) {
   const int n = 512, k = 256, m = 150;
   const std::vector<float> x = random_matrix(m, k, 8);
   const std::vector<float> w = random_matrix(n, k, 9, 0.1f);
-  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  const auto weights = quantize(w, n, k);
   set_cpu_threads(2);
   const std::vector<float> all = linear(x, m, *weights);
   for (const int row : {0, 77, 149}) {
@@ -199,12 +348,12 @@ TEST(Int8Gemm, RowsIndependentOfTheirBatch) {
   set_cpu_threads(0);
 }
 
-TEST(Int8Gemm, BiasAndActivation) {
+TEST_P(Int8Gemm, BiasAndActivation) {
   const int m = 5, n = 40, k = 32;
   const std::vector<float> x = random_matrix(m, k, 10);
   const std::vector<float> w = random_matrix(n, k, 11, 0.3f);
   const std::vector<float> bias = random_matrix(1, n, 12);
-  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  const auto weights = quantize(w, n, k);
   const std::vector<float> plain = linear(x, m, *weights, bias.data());
   const std::vector<float> relu = linear(x, m, *weights, bias.data(), ActivationKind::kRelu);
   int negatives = 0;
@@ -215,14 +364,14 @@ TEST(Int8Gemm, BiasAndActivation) {
   EXPECT_GT(negatives, 0);
 }
 
-TEST(Int8Gemm, ZeroRowsGiveTheBias) {
+TEST_P(Int8Gemm, ZeroRowsGiveTheBias) {
   const int m = 3, n = 4, k = 16;
   std::vector<float> w = random_matrix(n, k, 13);
   std::fill_n(w.begin() + k, k, 0.0f);  // output feature 1: all-zero weights
   std::vector<float> x = random_matrix(m, k, 14);
   std::fill_n(x.begin(), k, 0.0f);  // row 0: all-zero input
   const std::vector<float> bias = {0.5f, -1.0f, 2.0f, 0.25f};
-  const auto weights = Int8Weights::quantize(w.data(), n, k);
+  const auto weights = quantize(w, n, k);
   EXPECT_EQ(weights->scales()[1], 0.0f);
   const std::vector<float> y = linear(x, m, *weights, bias.data());
   for (int c = 0; c < n; ++c) EXPECT_EQ(y[c], bias[c]) << "zero input row, column " << c;
@@ -230,16 +379,16 @@ TEST(Int8Gemm, ZeroRowsGiveTheBias) {
   for (float v : y) EXPECT_TRUE(std::isfinite(v));
 }
 
-TEST(Int8Gemm, NonFiniteWeightsAreRefusedAndInputsPropagate) {
+TEST_P(Int8Gemm, NonFiniteWeightsAreRefusedAndInputsPropagate) {
   std::vector<float> w = random_matrix(3, 8, 15);
   w[2 * 8 + 5] = std::numeric_limits<float>::infinity();
-  EXPECT_THROW(Int8Weights::quantize(w.data(), 3, 8), InvalidArgument);
+  EXPECT_THROW(quantize(w, 3, 8), InvalidArgument);
   w[2 * 8 + 5] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_THROW(Int8Weights::quantize(w.data(), 3, 8), InvalidArgument);
-  EXPECT_THROW(Int8Weights::quantize(w.data(), 0, 8), InvalidArgument);
+  EXPECT_THROW(quantize(w, 3, 8), InvalidArgument);
+  EXPECT_THROW(quantize(w, 0, 8), InvalidArgument);
 
   const std::vector<float> good = random_matrix(3, 8, 16);
-  const auto weights = Int8Weights::quantize(good.data(), 3, 8);
+  const auto weights = quantize(good, 3, 8);
   std::vector<float> x = random_matrix(2, 8, 17);
   x[3] = std::numeric_limits<float>::quiet_NaN();  // row 0 only
   const std::vector<float> y = linear(x, 2, *weights);

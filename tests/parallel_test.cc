@@ -1,6 +1,7 @@
 // The CPU thread pool: chunks cover the range exactly once, nested and concurrent callers fall
-// back to running serially, and a GEMM split across threads equals the single call (within 1e-5
-// relative: the libraries may block a narrower slice differently).
+// back to running serially, a GEMM split across threads equals the single call (within 1e-5
+// relative: the libraries may block a narrower slice differently), and splits over column blocks
+// cover the product once.
 #include "kernels/parallel.h"
 
 #include <gtest/gtest.h>
@@ -105,6 +106,40 @@ TEST(ParallelFor, SplitGemmMatchesOneCall) {
           << (m >= n ? "rows split, " : "columns split, ") << "element " << i;
     }
   }
+}
+
+// Whole column blocks or rows per part, each (row, block) once: along the blocks when they spread
+// evenly, along the rows when they would not (3 blocks on 2 threads), on the caller alone below
+// the work worth splitting.
+TEST(ParallelFor, ColumnBlocksCoverTheProductOnce) {
+  struct Case {
+    long m, n, k, block_columns;
+    int threads;
+    bool rows_split;  // every part has all the blocks
+    long parts;
+  };
+  for (const Case c : {Case{128, 8000, 256, 256, 2, false, 2}, Case{128, 768, 256, 256, 2, true, 2},
+                       Case{4, 768, 256, 256, 2, false, 2}, Case{16, 256, 1024, 256, 2, true, 2},
+                       Case{600, 1024, 256, 256, 3, true, 3}, Case{2, 300, 256, 256, 2, true, 1},
+                       Case{128, 1000, 256, 256, 1, true, 1}}) {
+    set_cpu_threads(c.threads);
+    const long blocks = (c.n + c.block_columns - 1) / c.block_columns;
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(c.m * blocks));
+    std::atomic<long> parts{0};
+    std::atomic<bool> all_blocks{true};
+    parallel_gemm_column_blocks(c.m, c.n, c.k, c.block_columns,
+                                [&](long m0, long m1, long b0, long b1) {
+                                  ++parts;
+                                  if (b0 != 0 || b1 != blocks) all_blocks = false;
+                                  for (long r = m0; r < m1; ++r) {
+                                    for (long b = b0; b < b1; ++b) ++hits[r * blocks + b];
+                                  }
+                                });
+    for (const auto& hit : hits) ASSERT_EQ(hit, 1) << c.m << " x " << c.n;
+    EXPECT_EQ(parts, c.parts) << c.m << " x " << c.n;
+    EXPECT_EQ(all_blocks, c.rows_split) << c.m << " x " << c.n;
+  }
+  set_cpu_threads(0);
 }
 
 }  // namespace

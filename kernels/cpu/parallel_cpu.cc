@@ -174,14 +174,20 @@ void parallel_for(long count, long min_chunk, const std::function<void(long, lon
   fn(0, count);
 }
 
+namespace {
+
+constexpr long kSplitWork = 1L << 18;  // multiply-adds: below, splitting costs more than it saves
+constexpr long kMinChunkRows = 16;
+
+}  // namespace
+
 void parallel_gemm_blocks(long m, long n, long k,
                           const std::function<void(long, long, long, long)> &block,
                           long column_multiple) {
-  constexpr long kSplitWork = 1L << 18;  // below this, splitting costs more than it saves
   if (m * n * k < kSplitWork) {
     block(0, m, 0, n);
   } else if (m >= n) {
-    parallel_for(m, 16, [&](long first, long last) { block(first, last, 0, n); });
+    parallel_for(m, kMinChunkRows, [&](long first, long last) { block(first, last, 0, n); });
   } else {
     // Split groups of `column_multiple` columns; the last group may be narrower.
     const long step = std::max(1L, column_multiple);
@@ -189,6 +195,27 @@ void parallel_gemm_blocks(long m, long n, long k,
     parallel_for(groups, std::max(1L, 64 / step), [&](long first, long last) {
       block(0, m, first * step, std::min(n, last * step));
     });
+  }
+}
+
+void parallel_gemm_column_blocks(long m, long n, long k, long block_columns,
+                                 const std::function<void(long, long, long, long)> &part) {
+  // Measured on int8 (kernels/int8_gemm.h): oneDNN's packed products keep their speed on chunks
+  // of a few rows, so 8 or 12 rows of a single block still split.
+  constexpr long kMinBlockChunkRows = 4;
+  const long blocks = (n + block_columns - 1) / block_columns;
+  if (m * n * k < kSplitWork) {
+    part(0, m, 0, blocks);
+    return;
+  }
+  const long threads = cpu_threads();
+  const long busiest = (blocks + threads - 1) / threads;  // blocks of the busiest thread
+  const bool even = (busiest * threads - blocks) * 8 <= busiest * threads;
+  if (m < n && blocks > 1 && (even || m < 2 * kMinBlockChunkRows)) {
+    parallel_for(blocks, 1, [&](long first, long last) { part(0, m, first, last); });
+  } else {
+    parallel_for(m, kMinBlockChunkRows,
+                 [&](long first, long last) { part(first, last, 0, blocks); });
   }
 }
 

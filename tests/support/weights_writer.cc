@@ -123,9 +123,8 @@ class TensorFactory {
     NamedTensor& weight = tensors.back();
     const auto quantized = kernels::Int8Weights::quantize(weight.values.data(), rows, cols);
     weight.dtype = "int8";
-    for (std::size_t i = 0; i < weight.values.size(); ++i) {
-      weight.values[i] = quantized->values()[i];
-    }
+    const std::vector<std::int8_t> values = quantized->unpacked_values();
+    std::copy(values.begin(), values.end(), weight.values.begin());
     NamedTensor scale{weight.name + "_scale", "float32", {rows},
                       {quantized->scales(), quantized->scales() + rows}};
     tensors.push_back(std::move(scale));
