@@ -181,10 +181,11 @@ class OneOpenMpThread {
   int previous_;
 };
 
-// Output features per product call. Measured with gemm_bench's int8 shapes on one thread (AVX2
-// EPYC): 256 is as fast as 512 and 3 to 12% faster than 128; oneDNN's layout adds 19% to the
-// values' bytes at 256 (38% at 128); and a block's sums take 128 KiB at 128 rows (a decoder step
-// of 32 sentences at beam 4), a quarter of that CPU's L2.
+// Output features per product call, measured with gemm_bench's int8 shapes (AVX2 EPYC): on one
+// thread 256 and 512 are within 7% of each other and 3 to 12% faster than 128; on two, 256
+// splits the demo models' widths (768, 1024, 8000) into even shares where 512 does not; oneDNN's
+// layout adds 19% to the values' bytes at 256 (38% at 128); a block's sums at 128 rows (a
+// decoder step of 32 sentences at beam 4) take 128 KiB, a quarter of that CPU's L2.
 constexpr int kBlockColumns = 256;
 
 // Column blocks [first_block, first_block + blocks) of an n-wide matrix: the columns
