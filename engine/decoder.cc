@@ -24,13 +24,24 @@ void DecoderState::reserve_slot(int slot, int positions) {
       layer.values.resize(index + 1);
     }
     std::vector<float>& keys = layer.keys[index];
+    std::vector<float>& values = layer.values[index];
+    const std::size_t smallest = 16 * d_model_;
+    if (keys.size() > 4 * std::max(needed, smallest)) {
+      // A slot that a long row grew and a short one now holds gives most of it back: with beam
+      // reordering, one run-away sentence passes through many slots on its way to 250 steps.
+      const std::size_t kept = std::max(2 * needed, smallest);
+      const std::size_t freed = 2 * (keys.size() - kept) * sizeof(float);
+      std::vector<float>(keys.begin(), keys.begin() + static_cast<long>(kept)).swap(keys);
+      std::vector<float>(values.begin(), values.begin() + static_cast<long>(kept)).swap(values);
+      charge_.shrink_to(charge_.bytes() - freed);
+    }
     if (keys.size() >= needed) continue;
     const std::size_t grown =
-        std::max(needed, std::max<std::size_t>(16 * d_model_, 2 * keys.size()));
+        std::max(needed, std::max(smallest, 2 * keys.size()));
     // Keys and values, charged before they are allocated.
     charge_.grow_to(charge_.bytes() + 2 * (grown - keys.size()) * sizeof(float));
     keys.resize(grown);
-    layer.values[index].resize(grown);
+    values.resize(grown);
   }
 }
 
@@ -53,8 +64,9 @@ void DecoderState::reorder(const std::vector<int>& parents, const std::vector<in
   });
 }
 
-void DecoderState::reserve_steps(int steps) {
-  for (int slot : slots_.row_slots()) reserve_slot(slot, steps);
+void DecoderState::reserve_positions(const std::vector<int>& positions) {
+  const std::vector<int>& slots = slots_.row_slots();
+  for (std::size_t r = 0; r < slots.size(); ++r) reserve_slot(slots[r], positions[r] + 1);
 }
 
 Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderState& state) {
@@ -67,7 +79,9 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
                                                        input.positions.end()) + 1;
   RPT_CHECK(needed <= model.max_sequence_length(), InvalidArgument, "decoding step ", needed,
             " exceeds the model's maximum length ", model.max_sequence_length());
-  state.reserve_steps(needed);
+  RPT_CHECK(rows == 0 || *std::min_element(input.positions.begin(), input.positions.end()) >= 0,
+            InvalidArgument, "decoding step at a negative position");
+  state.reserve_positions(input.positions);
 
   const int vocab = static_cast<int>(model.decoder_embeddings().dim(0));
   for (int token : input.tokens) {

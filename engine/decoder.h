@@ -26,8 +26,10 @@ class DecoderState {
   // Rearranges rows for the next step: new row i continues old row parents[i] (a beam's
   // parent) with the first lengths[i] cached positions, or starts empty when parents[i] < 0.
   void reorder(const std::vector<int>& parents, const std::vector<int>& lengths);
-  // Makes room for positions [0, steps) in every row's cache.
-  void reserve_steps(int steps);
+  // Makes room for positions [0, positions[r]] in row r's cache: each row grows with its own
+  // length, not with the longest row's (one run-away sentence at 250 steps used to grow all 128
+  // rows of a batch to 250 positions: 3x the peak memory of the en-de test split at batch 32).
+  void reserve_positions(const std::vector<int>& positions);
 
   std::vector<LayerCache>& layers() { return layers_; }
   // The cache slot of every row: [rows].

@@ -62,4 +62,10 @@ void MemoryCharge::grow_to(std::size_t bytes) {
   bytes_ = bytes;
 }
 
+void MemoryCharge::shrink_to(std::size_t bytes) noexcept {
+  if (bytes >= bytes_) return;
+  if (budget_ != nullptr) budget_->release(bytes_ - bytes);
+  bytes_ = bytes;
+}
+
 }  // namespace rpt::kernels

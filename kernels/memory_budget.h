@@ -45,6 +45,8 @@ class MemoryCharge {
   // Charges the difference when `bytes` is more than is charged now; throws ResourceExhausted
   // (and keeps the old charge) past the budget's limit.
   void grow_to(std::size_t bytes);
+  // Gives back the difference when `bytes` is less than is charged now.
+  void shrink_to(std::size_t bytes) noexcept;
   std::size_t bytes() const { return bytes_; }
 
  private:
