@@ -1,6 +1,7 @@
-// The CPU decoder's KV cache grows row by row: a row's slot holds what that row has decoded, not
-// what the longest row of the batch has, and a slot that a long row grew is given back when a
-// short row takes it over (a run-away sentence at 250 steps used to size every row's cache).
+// The CPU decoder's KV cache grows row by row, in chunks of 16 positions: a row's slot holds what
+// that row has decoded, not what the longest row of the batch has, and a slot that a long row
+// grew is given back when a short row takes it over (a run-away sentence at 250 steps used to
+// size every row's cache).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,13 +18,11 @@ class DecoderStateTest : public ::testing::Test {
  protected:
   void SetUp() override {
     directory_ = testing::make_temp_directory("rpt-decoder-state");
-    testing::SyntheticModelOptions options;
-    ModelConfig& c = options.config;
-    c.architecture = {.encoder_layers = 1, .decoder_layers = 2, .d_model = 16, .heads = 4, .d_ff = 32};
-    c.position.type = PositionType::kRelative;
-    c.position.encoder_max_relative_position = 4;
-    c.position.decoder_max_relative_position = 4;
-    testing::write_synthetic_model(directory_, options);
+    testing::write_synthetic_model(
+        directory_, testing::relative_model_options(
+                        {.encoder_layers = 1, .decoder_layers = 2, .d_model = 16, .heads = 4,
+                         .d_ff = 32},
+                        4));
     model_ = Model::load(directory_);
   }
   void TearDown() override {
@@ -45,8 +44,8 @@ TEST_F(DecoderStateTest, EachRowsCacheGrowsWithItsOwnLength) {
   DecoderState state(*model_, &budget);
   state.reorder({-1, -1}, {0, 0});  // two new rows
   state.reserve_positions({199, 3});
-  // Row 0 holds 200 positions, row 1 the smallest allocation (16), not 200 as well.
-  EXPECT_EQ(budget.used_bytes(), bytes_for(200) + bytes_for(16));
+  // Whole chunks of 16 positions: row 0 holds 208, row 1 one chunk, not 208 as well.
+  EXPECT_EQ(budget.used_bytes(), bytes_for(208) + bytes_for(16));
 }
 
 TEST_F(DecoderStateTest, ASlotALongRowGrewIsGivenBackToAShortOne) {
@@ -54,11 +53,11 @@ TEST_F(DecoderStateTest, ASlotALongRowGrewIsGivenBackToAShortOne) {
   DecoderState state(*model_, &budget);
   state.reorder({-1}, {0});
   state.reserve_positions({199});
-  ASSERT_EQ(budget.used_bytes(), bytes_for(200));
+  ASSERT_EQ(budget.used_bytes(), bytes_for(208));
   state.reorder({-1}, {0});  // the long row ends; a new sentence's row takes its slot
   state.reserve_positions({0});
   EXPECT_EQ(budget.used_bytes(), bytes_for(16));
-  EXPECT_EQ(budget.peak_bytes(), bytes_for(200));
+  EXPECT_EQ(budget.peak_bytes(), bytes_for(208));
 }
 
 }  // namespace

@@ -17,13 +17,9 @@ class TranslatorTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     directory_ = testing::make_temp_directory("rpt-translator");
-    testing::SyntheticModelOptions options;
+    testing::SyntheticModelOptions options = testing::relative_model_options(
+        {.encoder_layers = 2, .decoder_layers = 2, .d_model = 16, .heads = 4, .d_ff = 32}, 4);
     options.vocabulary_size = 60;
-    ModelConfig& c = options.config;
-    c.architecture = {.encoder_layers = 2, .decoder_layers = 2, .d_model = 16, .heads = 4, .d_ff = 32};
-    c.position.type = PositionType::kRelative;
-    c.position.encoder_max_relative_position = 4;
-    c.position.decoder_max_relative_position = 4;
     testing::write_synthetic_model(directory_, options);
     model_ = Model::load(directory_);
   }

@@ -81,6 +81,15 @@ std::vector<unsigned char> write_weights(const std::string& path,
   return file;
 }
 
+SyntheticModelOptions relative_model_options(const ArchitectureConfig& architecture, int k) {
+  SyntheticModelOptions options;
+  options.config.architecture = architecture;
+  options.config.position.type = PositionType::kRelative;
+  options.config.position.encoder_max_relative_position = k;
+  options.config.position.decoder_max_relative_position = k;
+  return options;
+}
+
 std::string make_temp_directory(const std::string& prefix) {
   static std::mt19937_64 random(std::random_device{}());
   const auto path = std::filesystem::temp_directory_path() /

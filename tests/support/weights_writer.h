@@ -39,6 +39,9 @@ struct SyntheticModelOptions {
 std::string write_synthetic_model(const std::string& directory,
                                   const SyntheticModelOptions& options);
 
+// Options of a synthetic model with Shaw relative positions (max distance k on both sides).
+SyntheticModelOptions relative_model_options(const ArchitectureConfig& architecture, int k);
+
 // A fresh temporary directory under the system temp dir.
 std::string make_temp_directory(const std::string& prefix);
 
