@@ -202,8 +202,12 @@ def call_string(library, function, *argument_functions):
 
 
 def onednn_isa(args, compute_type, input_path):
-    """oneDNN's ISA line from an rpt run with ONEDNN_VERBOSE, None when it never calls oneDNN."""
-    env = {**os.environ, "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1"}
+    """oneDNN's ISA line from an rpt run with ONEDNN_VERBOSE, None when it never calls oneDNN.
+
+    rpt's packed int8 weights go through oneDNN's internal GEMM, which logs nothing: the probe runs
+    with RPT_INT8_PACKED=0 (oneDNN's matmul primitive, which logs its ISA; both dispatch on the
+    same CPU detection and JIT kernels)."""
+    env = {**os.environ, "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1", "RPT_INT8_PACKED": "0"}
     command = [args.rpt_translate, "--model", args.model, "--no-protect-spans", "--compute-type", compute_type,
                "--device", args.device]
     _, out, _, _, _ = run_measured(command, input_path, env=env)
