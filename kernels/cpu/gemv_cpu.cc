@@ -67,7 +67,7 @@ __attribute__((target_clones("fma", "default"))) void weighted_row_sum(const Gem
   const auto finish = [&](int c, float sum) {
     g.y[c] = g.alpha * sum + (g.beta == 0.0f ? 0.0f : g.beta * g.y[c]);
   };
-  const auto finish_lanes = [&](int c, Lanes sum) {
+  const auto finish_lanes = [&](int c, const Lanes& sum) {
     if (g.beta == 0.0f) {
       *reinterpret_cast<UnalignedLanes*>(g.y + c) = g.alpha * sum;
     } else {
