@@ -9,8 +9,10 @@ namespace {
 // the weighted sums at 5-101 positions (bench/gemm_bench BM_Gemv; docs/PERFORMANCE.md). Eight float lanes in
 // GCC/Clang vector types: FMA ymm code in the fma clone, SSE pairs in the baseline one. Each
 // output's sum order is fixed by the shape alone, never by other rows.
-using Lanes = float __attribute__((vector_size(32)));
-using UnalignedLanes = float __attribute__((vector_size(32), aligned(4), may_alias));
+// typedef, not `using`: clang applies aligned(4) to the vector only in this form (with `using`
+// its UBSan still expects 32-byte alignment).
+typedef float Lanes __attribute__((vector_size(32)));
+typedef float UnalignedLanes __attribute__((vector_size(32), aligned(4), may_alias));
 constexpr int kLanes = 8;
 
 // A vector of eight floats at any address; a cast, not a function, so that no vector crosses a
