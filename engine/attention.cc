@@ -12,6 +12,13 @@
 namespace rpt {
 namespace {
 
+// A decoder step's attention for one row and head: its dot products and weighted sums over
+// `keys` cached positions (multiply-adds), plus the calls' fixed cost.
+long attention_task_cost(int keys, int head_dim) { return 2L * keys * head_dim + 512; }
+
+// Below two chunks of this (a few µs of work), one thread does the step's attention alone.
+constexpr long kMinAttentionChunkCost = 1L << 14;
+
 // Query, key and value of `rows` tokens: qkv [rows, 3 d]; the scaled query is copied out to a
 // contiguous [rows, heads, head_dim] so the key-term GEMM covers all rows and heads at once.
 struct Projections {
@@ -165,36 +172,41 @@ void self_attention_step(const SelfAttentionWeights& weights,
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), rows, heads, head_dim);
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
-  // Rows are independent: each reads and writes only its own cache slot.
-  kernels::parallel_for(rows, 4, [&](long first_row, long last_row) {
+  // (row, head) pairs are independent: each reads and writes only its own head's slice of its
+  // row's cache slot. Split by cost (cached positions), not count: rows of one step range from
+  // a new sentence's first token to a long one's 200th.
+  std::vector<long> costs(static_cast<std::size_t>(rows) * heads);
+  for (std::size_t task = 0; task < costs.size(); ++task) {
+    costs[task] = attention_task_cost(positions[task / static_cast<std::size_t>(heads)] + 1,
+                                      head_dim);
+  }
+  kernels::parallel_for_balanced(costs, kMinAttentionChunkCost, [&](long first, long last) {
     std::vector<float> scores;
-    for (long r = first_row; r < last_row; ++r) {
+    for (long task = first; task < last; ++task) {
+      const long r = task / heads;
+      const int h = static_cast<int>(task % heads);
       const int t = positions[static_cast<std::size_t>(r)];
       const auto slot = static_cast<std::size_t>(slots[static_cast<std::size_t>(r)]);
-      float* keys = cache.keys[slot].data();
-      float* values = cache.values[slot].data();
+      float* keys = cache.keys[slot].data() + h * head_dim;
+      float* values = cache.values[slot].data() + h * head_dim;
       scores.resize(static_cast<std::size_t>(t) + 1);
-      const float* qkv = p.qkv.data() + static_cast<long>(r) * 3 * d;
-      std::copy(qkv + d, qkv + 2 * d, keys + static_cast<long>(t) * d);
-      std::copy(qkv + 2 * d, qkv + 3 * d, values + static_cast<long>(t) * d);
-      for (int h = 0; h < heads; ++h) {
-        // scores [t + 1] = K [t + 1, head_dim] q
-        kernels::gemv_cpu({.rows = t + 1, .cols = head_dim,
-                           .a = keys + h * head_dim, .lda = d,
-                           .x = p.scaled_query.data() + static_cast<long>(r) * d + h * head_dim,
-                           .y = scores.data()});
-        kernels::RelativeSoftmaxArgs args = softmax_args(weights, terms, r, h, heads, t);
-        args.scores = scores.data();
-        args.queries = 1;
-        args.keys = t + 1;
-        args.ld_scores = t + 1;
-        kernels::relative_softmax_cpu(args);
-        // context [head_dim] = V^T alpha
-        kernels::gemv_cpu({.transpose_a = true, .rows = t + 1, .cols = head_dim,
-                           .a = values + h * head_dim, .lda = d,
-                           .x = scores.data(),
-                           .y = context.data() + static_cast<long>(r) * d + h * head_dim});
-      }
+      const float* qkv = p.qkv.data() + r * 3 * d + h * head_dim;
+      std::copy_n(qkv + d, head_dim, keys + static_cast<long>(t) * d);
+      std::copy_n(qkv + 2 * d, head_dim, values + static_cast<long>(t) * d);
+      // scores [t + 1] = K [t + 1, head_dim] q
+      kernels::gemv_cpu({.rows = t + 1, .cols = head_dim, .a = keys, .lda = d,
+                         .x = p.scaled_query.data() + r * d + h * head_dim,
+                         .y = scores.data()});
+      kernels::RelativeSoftmaxArgs args = softmax_args(weights, terms, static_cast<int>(r), h, heads, t);
+      args.scores = scores.data();
+      args.queries = 1;
+      args.keys = t + 1;
+      args.ld_scores = t + 1;
+      kernels::relative_softmax_cpu(args);
+      // context [head_dim] = V^T alpha
+      kernels::gemv_cpu({.transpose_a = true, .rows = t + 1, .cols = head_dim, .a = values,
+                         .lda = d, .x = scores.data(),
+                         .y = context.data() + r * d + h * head_dim});
     }
   });
   add_value_term(weights, terms, rows, heads, head_dim, context.data());
@@ -213,35 +225,43 @@ void cross_attention_step(const CrossAttentionWeights& weights,
   for (float& value : query) value /= scale;
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
-  // Sentences are independent: their groups of beams go across the CPU threads.
-  const auto group_count = static_cast<long>(groups.size());
-  kernels::parallel_for(group_count, 1, [&](long first_group, long last_group) {
+  // (row, head) pairs are independent, split by cost (source length): one row and head at a
+  // time, as the beams of a sentence are a handful of rows, where two GEMM calls per head cost
+  // more in the library than in arithmetic (kernels/cpu/gemv_cpu.cc).
+  std::vector<const MemoryGroup*> row_groups(static_cast<std::size_t>(rows), nullptr);
+  for (const MemoryGroup& group : groups) {
+    for (int r = group.first_row; r < group.first_row + group.rows; ++r) {
+      row_groups[static_cast<std::size_t>(r)] = &group;
+    }
+  }
+  std::vector<long> costs(static_cast<std::size_t>(rows) * heads, 0);
+  for (std::size_t task = 0; task < costs.size(); ++task) {
+    const MemoryGroup* group = row_groups[task / static_cast<std::size_t>(heads)];
+    if (group != nullptr) costs[task] = attention_task_cost(group->memory_length, head_dim);
+  }
+  kernels::parallel_for_balanced(costs, kMinAttentionChunkCost, [&](long first, long last) {
     std::vector<float> scores;
-    for (long g = first_group; g < last_group; ++g) {
-      const MemoryGroup& group = groups[static_cast<std::size_t>(g)];
-      scores.resize(static_cast<std::size_t>(group.memory_length));
-      // One row and head at a time: the beams of a sentence are a handful of rows, where two
-      // GEMM calls per head cost more in the library than in arithmetic (kernels/cpu/gemv_cpu.cc).
-      for (int r = group.first_row; r < group.first_row + group.rows; ++r) {
-        for (int h = 0; h < heads; ++h) {
-          const float* q = query.data() + static_cast<long>(r) * d + h * head_dim;
-          // scores [memory] = K [memory, head_dim] q
-          kernels::gemv_cpu({.rows = group.memory_length, .cols = head_dim,
-                             .a = group.keys_values + h * head_dim, .lda = group.row_stride,
-                             .x = q, .y = scores.data()});
-          kernels::RelativeSoftmaxArgs args;
-          args.scores = scores.data();
-          args.queries = 1;
-          args.keys = group.memory_length;
-          args.ld_scores = group.memory_length;
-          kernels::relative_softmax_cpu(args);
-          // context [head_dim] = V^T alpha
-          kernels::gemv_cpu({.transpose_a = true, .rows = group.memory_length, .cols = head_dim,
-                             .a = group.keys_values + d + h * head_dim, .lda = group.row_stride,
-                             .x = scores.data(),
-                             .y = context.data() + static_cast<long>(r) * d + h * head_dim});
-        }
-      }
+    for (long task = first; task < last; ++task) {
+      const long r = task / heads;
+      const int h = static_cast<int>(task % heads);
+      const MemoryGroup* group = row_groups[static_cast<std::size_t>(r)];
+      if (group == nullptr) continue;  // a row no group covers keeps a zero context
+      scores.resize(static_cast<std::size_t>(group->memory_length));
+      const float* q = query.data() + r * d + h * head_dim;
+      // scores [memory] = K [memory, head_dim] q
+      kernels::gemv_cpu({.rows = group->memory_length, .cols = head_dim,
+                         .a = group->keys_values + h * head_dim, .lda = group->row_stride,
+                         .x = q, .y = scores.data()});
+      kernels::RelativeSoftmaxArgs args;
+      args.scores = scores.data();
+      args.queries = 1;
+      args.keys = group->memory_length;
+      args.ld_scores = group->memory_length;
+      kernels::relative_softmax_cpu(args);
+      // context [head_dim] = V^T alpha
+      kernels::gemv_cpu({.transpose_a = true, .rows = group->memory_length, .cols = head_dim,
+                         .a = group->keys_values + d + h * head_dim, .lda = group->row_stride,
+                         .x = scores.data(), .y = context.data() + r * d + h * head_dim});
     }
   });
   linear_forward(context.data(), rows, weights.output, out);

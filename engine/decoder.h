@@ -36,8 +36,9 @@ class DecoderState {
   const std::vector<int>& row_slots() const { return slots_.row_slots(); }
 
  private:
-  // Grows slot `slot` of every layer to hold `positions` positions (doubling, contents kept).
-  void reserve_slot(int slot, int positions);
+  // Sizes slot `slot` of every layer to hold `positions` positions, in whole chunks of 16;
+  // its contents are kept only when `keep_contents` (a reorder's destination is overwritten).
+  void reserve_slot(int slot, int positions, bool keep_contents);
 
   int d_model_;
   CacheSlots slots_;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 namespace rpt::kernels {
 
@@ -21,6 +22,13 @@ int cpu_threads();
 // `min_chunk` items (fewer only when count itself is smaller). If a chunk throws, the other
 // chunks still run to their end and the first exception is rethrown to the caller.
 void parallel_for(long count, long min_chunk, const std::function<void(long, long)>& fn);
+
+// parallel_for over items of unequal cost: fn(begin, end) on contiguous chunks of about equal
+// total cost (costs[i] >= 0, in any unit), one chunk per thread, and on the caller alone when
+// the whole range costs less than two chunks of `min_chunk_cost`. For the attention of a decoder
+// step, whose rows read caches of different lengths: equal counts left one thread waiting.
+void parallel_for_balanced(const std::vector<long>& costs, long min_chunk_cost,
+                           const std::function<void(long, long)>& fn);
 
 // Runs block(m0, m1, n0, n1) over the blocks of an [m, n] matrix product with k-long sums (the
 // GEMMs): on the caller alone below 2^18 multiply-adds, else split over the threads along the

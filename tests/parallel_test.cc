@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <mutex>
 #include <utility>
 #include <random>
 #include <stdexcept>
@@ -37,6 +38,49 @@ TEST(ParallelFor, CoversTheRangeOnceWithAtLeastMinChunkItems) {
       EXPECT_GE(smallest.load(), 4) << "count " << count;
     }
   }
+}
+
+// Chunks of unequal items: the range is covered once, the chunks' costs are even (the heaviest
+// at most the mean plus the largest item), and a range cheaper than two chunks stays whole.
+TEST(ParallelForBalanced, CoversTheRangeOnceInChunksOfEvenCost) {
+  set_cpu_threads(3);
+  std::mt19937 random(7);
+  for (long count : {0L, 1L, 2L, 7L, 128L, 512L}) {
+    std::vector<long> costs(static_cast<std::size_t>(count));
+    for (long& cost : costs) cost = 1 + static_cast<long>(random() % 200);
+    if (count > 4) costs[static_cast<std::size_t>(count / 2)] = 5000;  // one run-away row
+    long total = 0;
+    long largest = 0;
+    for (long cost : costs) {
+      total += cost;
+      largest = std::max(largest, cost);
+    }
+    std::vector<std::atomic<int>> hits(costs.size());
+    std::mutex mutex;
+    std::vector<long> chunk_costs;
+    parallel_for_balanced(costs, 1, [&](long first, long last) {
+      long cost = 0;
+      for (long i = first; i < last; ++i) {
+        hits[static_cast<std::size_t>(i)]++;
+        cost += costs[static_cast<std::size_t>(i)];
+      }
+      std::lock_guard lock(mutex);
+      chunk_costs.push_back(cost);
+    });
+    for (long i = 0; i < count; ++i) EXPECT_EQ(hits[static_cast<std::size_t>(i)], 1) << i;
+    if (count == 0) continue;
+    EXPECT_EQ(chunk_costs.size(), static_cast<std::size_t>(std::min(count, 3L))) << count;
+    ASSERT_GT(total, 0);
+    for (long cost : chunk_costs) EXPECT_LE(cost, total / 3 + largest) << "count " << count;
+  }
+  std::vector<long> cheap(100, 1);
+  std::atomic<int> calls{0};
+  parallel_for_balanced(cheap, 60, [&](long first, long last) {
+    EXPECT_EQ(first, 0);
+    EXPECT_EQ(last, 100);
+    ++calls;
+  });
+  EXPECT_EQ(calls.load(), 1);
 }
 
 TEST(ParallelFor, NestedAndConcurrentCallersFinish) {

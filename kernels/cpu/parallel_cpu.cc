@@ -174,6 +174,39 @@ void parallel_for(long count, long min_chunk, const std::function<void(long, lon
   fn(0, count);
 }
 
+void parallel_for_balanced(const std::vector<long> &costs, long min_chunk_cost,
+                           const std::function<void(long, long)> &fn) {
+  const auto count = static_cast<long>(costs.size());
+  if (count == 0) return;
+  std::vector<long> prefix(costs.size() + 1, 0);  // prefix[i]: cost of items [0, i)
+  for (std::size_t i = 0; i < costs.size(); ++i) prefix[i + 1] = prefix[i] + costs[i];
+  const long total = prefix.back();
+  const long chunks = std::min<long>(
+      {cpu_threads(), count, std::max(1L, total / std::max(1L, min_chunk_cost))});
+  if (chunks <= 1 || inside_parallel_for) {
+    fn(0, count);
+    return;
+  }
+  // An item goes to the chunk its cost's midpoint falls in: no chunk exceeds an even share by
+  // more than the largest item (a chunk no midpoint falls in stays empty).
+  std::vector<long> starts(static_cast<std::size_t>(chunks) + 1, count);
+  for (long i = count - 1; i >= 0; --i) {
+    const auto at = static_cast<std::size_t>(i);
+    const long chunk = std::min(chunks - 1, (2 * prefix[at] + costs[at]) * chunks / (2 * total));
+    starts[static_cast<std::size_t>(chunk)] = i;
+  }
+  starts[0] = 0;
+  for (long c = chunks - 1; c > 0; --c) {  // a chunk no midpoint fell in starts where the next does
+    starts[static_cast<std::size_t>(c)] =
+        std::min(starts[static_cast<std::size_t>(c)], starts[static_cast<std::size_t>(c) + 1]);
+  }
+  parallel_for(chunks, 1, [&](long first, long last) {
+    const long begin = starts[static_cast<std::size_t>(first)];
+    const long end = starts[static_cast<std::size_t>(last)];
+    if (begin < end) fn(begin, end);
+  });
+}
+
 namespace {
 
 constexpr long kSplitWork = 1L << 18;  // multiply-adds: below, splitting costs more than it saves
