@@ -13,7 +13,7 @@ way for both; the CTranslate2 side is a Python process importing ctranslate2 and
 (sacrebleu) of each, identical outputs, and the outputs that reached max length. rpt runs with
 --no-protect-spans: CTranslate2 has no span protection, so both do the same work. A second
 table re-times both engines on the sentences that neither sent to max length. The CPU model,
-its avx/vnni/amx flags and the ISA each library runs (OpenBLAS core, BLIS arch, oneDNN ISA of
+its avx/vnni/amx flags and the ISA each library runs (BLIS arch, oneDNN ISA of
 rpt's int8 path, CTranslate2's selected ISA and GEMM backends) head every result.
 
 Python: needs ctranslate2 (4.8.5), sentencepiece, sacrebleu and NumPy. tools/setup.sh installs
@@ -229,12 +229,8 @@ def libraries(args, compute_types, ct2_dirs, work):
 
     probe = work / "probe.txt"
     probe.write_text("Open file\nSave the file as %s\n")
-    openblas = linked_library(args.rpt_translate, "libopenblas")
     blis = linked_library(args.rpt_translate, "libblis")
-    info = {"openblas": {"library": openblas,
-                         "core": call_string(openblas, "openblas_get_corename"),
-                         "config": call_string(openblas, "openblas_get_config")},
-            "blis": {"library": blis,
+    info = {"blis": {"library": blis,
                      "arch": call_string(blis, "bli_arch_string", "bli_arch_query_id")},
             "ctranslate2": {"version": ctranslate2.__version__,
                             "supported": sorted(ctranslate2.get_supported_compute_types(
@@ -298,7 +294,6 @@ def fmt_bleu(value):
 
 def header(cpu, libs, args, sentences):
     lines = [f"CPU: {cpu['model']} ({cpu['cpus']} CPUs), flags: {' '.join(cpu['flags'])}",
-             f"OpenBLAS core: {libs['openblas']['core']} ({libs['openblas']['config']}); "
              f"BLIS arch: {libs['blis']['arch']}"]
     for compute_type, isa in libs.get("onednn_isa", {}).items():
         lines.append(f"oneDNN ISA in rpt {compute_type}: {isa or 'not called'}")

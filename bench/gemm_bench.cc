@@ -25,6 +25,12 @@ void blis_default_sgemm(const GemmArgs& args);  // bench/blis_default_sgemm.cc
 namespace {
 
 enum Library { kGemmCpu, kPrevious, kOpenBlas, kBlisDefault, kInt8 };
+
+// OpenBLAS runs inside rpt's chunks, one thread each, like every library here.
+const bool kOpenBlasSerial = [] {
+  openblas_set_num_threads(1);
+  return true;
+}();
 constexpr const char* kLibraryNames[] = {"gemm_cpu", "previous", "openblas", "blis", "int8"};
 
 void openblas_sgemm(const GemmArgs& args) {

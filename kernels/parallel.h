@@ -1,5 +1,5 @@
-// The CPU threads of rpt: one pool shared by every CPU op, GEMMs included (BLIS, OpenBLAS and
-// oneDNN run single-threaded inside each chunk, so two thread pools never compete for the cores).
+// The CPU threads of rpt: one pool shared by every CPU op, GEMMs included (BLIS and oneDNN run
+// single-threaded inside each chunk, so two thread pools never compete for the cores).
 //
 // parallel_for splits [0, count) into contiguous chunks, one per thread (the caller runs the
 // first). It runs serially when the range is small, when called from inside another

@@ -7,7 +7,7 @@
 #   tools/device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]
 #
 # OUT_DIR.tar.xz is what to carry (about 15 MB; the unpacked folder is over the device tool's
-# 64 MiB working-tree limit, OpenBLAS alone is 36 MB). Put it in a git-ignored folder of the
+# 64 MiB working-tree limit, oneDNN alone is 40 MB). Put it in a git-ignored folder of the
 # repository, name that folder in the run's carry list, and on the GPU machine, from the
 # repository root: tar -xJf PACK.tar.xz -C /tmp && bash bench/gpu_checks.sh /tmp/PACK
 # With both bundled models tracked the tree alone is ~60 MiB: `tools/device_slim.sh on` first

@@ -1,5 +1,3 @@
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -39,7 +37,6 @@ constexpr std::chrono::microseconds kSpin{100};
 class ThreadPool {
  public:
   explicit ThreadPool(int threads) : threads_(std::max(1, threads)) {
-    openblas_set_num_threads(1);  // the chunks are the parallelism
     for (int worker = 1; worker < threads_; ++worker) {
       workers_.emplace_back([this, worker] { work(worker); });
     }
