@@ -35,7 +35,7 @@ void DecoderState::reserve_slot(int slot, int positions, bool keep_contents) {
     // A slot that a long row grew and a short one now holds gives the rest back (with beam
     // reordering, one run-away sentence passes through many slots on its way to 250 steps);
     // one that must grow is reallocated exactly (resize alone would double the capacity).
-    const bool oversized = held > wanted + 4 * chunk;
+    const bool oversized = held > wanted + chunk;
     if (!oversized && held >= needed) continue;
     // Charged before the allocation (a step past the budget throws with the slot untouched),
     // given back after the old buffers are gone.
