@@ -49,29 +49,22 @@ TEST_F(DecoderStateTest, EachRowsCacheGrowsWithItsOwnLength) {
   EXPECT_EQ(budget.used_bytes(), bytes_for(208) + bytes_for(16));
 }
 
-TEST_F(DecoderStateTest, ASlotALongRowGrewIsGivenBackToAShortOne) {
-  kernels::MemoryBudget budget;
-  DecoderState state(*model_, &budget);
-  state.reorder({-1}, {0});
-  state.reserve_positions({199});
-  ASSERT_EQ(budget.used_bytes(), bytes_for(208));
-  state.reorder({-1}, {0});  // the long row ends; a new sentence's row takes its slot
-  state.reserve_positions({0});
-  EXPECT_EQ(budget.used_bytes(), bytes_for(16));
-  EXPECT_EQ(budget.peak_bytes(), bytes_for(208));
-}
-
-// A slot more than one chunk larger than its new row needs is cut to size (three chunks for a
-// one-chunk row used to stay: slots averaged 70 positions for rows of 10-20 at batch 32).
-TEST_F(DecoderStateTest, ASlotTwoChunksTooLargeIsCutToSize) {
-  kernels::MemoryBudget budget;
-  DecoderState state(*model_, &budget);
-  state.reorder({-1}, {0});
-  state.reserve_positions({40});
-  ASSERT_EQ(budget.used_bytes(), bytes_for(48));
-  state.reorder({-1}, {0});
-  state.reserve_positions({0});
-  EXPECT_EQ(budget.used_bytes(), bytes_for(16));
+// A slot more than one chunk larger than its new row needs is cut to size: a long row's 208
+// positions, and also three chunks for a one-chunk row (which used to stay: slots averaged 70
+// positions for rows of 10-20 at batch 32).
+TEST_F(DecoderStateTest, ASlotLargerThanItsNewRowNeedsIsCutToSize) {
+  for (const int longest : {199, 40}) {
+    kernels::MemoryBudget budget;
+    DecoderState state(*model_, &budget);
+    state.reorder({-1}, {0});
+    state.reserve_positions({longest});
+    const std::size_t grown = bytes_for((static_cast<std::size_t>(longest) / 16 + 1) * 16);
+    ASSERT_EQ(budget.used_bytes(), grown);
+    state.reorder({-1}, {0});  // the long row ends; a new sentence's row takes its slot
+    state.reserve_positions({0});
+    EXPECT_EQ(budget.used_bytes(), bytes_for(16)) << longest;
+    EXPECT_EQ(budget.peak_bytes(), grown) << longest;
+  }
 }
 
 // A fork's new slot holds its parent's prefix after the reorder, sized in whole chunks.
