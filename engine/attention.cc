@@ -162,51 +162,56 @@ void self_attention_forward(const SelfAttentionWeights& weights,
 
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture, const float* x,
-                         const std::vector<int>& positions, const std::vector<int>& slots,
-                         LayerCache& cache, float* out) {
+                         const StepHistory& history, int layer, float* out) {
   const int d = architecture.d_model;
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
-  const int rows = static_cast<int>(positions.size());
+  const int rows = static_cast<int>(history.first.size()) - 1;
+  const auto row_positions = [&](long r) {
+    return static_cast<int>(history.first[static_cast<std::size_t>(r) + 1] -
+                            history.first[static_cast<std::size_t>(r)]);
+  };
   Projections p = project(weights, x, rows, d, head_dim);
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), rows, heads, head_dim);
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
-  // (row, head) pairs are independent: each reads and writes only its own head's slice of its
-  // row's cache slot. Split by cost (cached positions), not count: rows of one step range from
-  // a new sentence's first token to a long one's 200th.
+  // (row, head) pairs are independent: each writes only its own head's slice of its row's new
+  // position. Split by cost (cached positions), not count: rows of one step range from a new
+  // sentence's first token to a long one's 200th.
   std::vector<long> costs(static_cast<std::size_t>(rows) * heads);
   for (std::size_t task = 0; task < costs.size(); ++task) {
-    costs[task] = attention_task_cost(positions[task / static_cast<std::size_t>(heads)] + 1,
-                                      head_dim);
+    costs[task] = attention_task_cost(row_positions(static_cast<long>(task) / heads), head_dim);
   }
+  const long keys_offset = 2L * layer * d;  // within a position: this layer's keys, then values
   kernels::parallel_for_balanced(costs, kMinAttentionChunkCost, [&](long first, long last) {
     std::vector<float> scores;
     for (long task = first; task < last; ++task) {
       const long r = task / heads;
       const int h = static_cast<int>(task % heads);
-      const int t = positions[static_cast<std::size_t>(r)];
-      const auto slot = static_cast<std::size_t>(slots[static_cast<std::size_t>(r)]);
-      float* keys = cache.keys[slot].data() + h * head_dim;
-      float* values = cache.values[slot].data() + h * head_dim;
-      scores.resize(static_cast<std::size_t>(t) + 1);
+      const int positions = row_positions(r);
+      const int t = positions - 1;
+      float* const* row_history = history.positions.data() + history.first[static_cast<std::size_t>(r)];
+      const long key_at = keys_offset + h * head_dim;
+      const long value_at = key_at + d;
       const float* qkv = p.qkv.data() + r * 3 * d + h * head_dim;
-      std::copy_n(qkv + d, head_dim, keys + static_cast<long>(t) * d);
-      std::copy_n(qkv + 2 * d, head_dim, values + static_cast<long>(t) * d);
+      std::copy_n(qkv + d, head_dim, row_history[t] + key_at);
+      std::copy_n(qkv + 2 * d, head_dim, row_history[t] + value_at);
+      scores.resize(static_cast<std::size_t>(positions));
       // scores [t + 1] = K [t + 1, head_dim] q
-      kernels::gemv_cpu({.rows = t + 1, .cols = head_dim, .a = keys, .lda = d,
+      kernels::gemv_cpu({.rows = positions, .cols = head_dim,
+                         .row_addresses = row_history, .row_offset = key_at,
                          .x = p.scaled_query.data() + r * d + h * head_dim,
                          .y = scores.data()});
       kernels::RelativeSoftmaxArgs args = softmax_args(weights, terms, static_cast<int>(r), h, heads, t);
       args.scores = scores.data();
       args.queries = 1;
-      args.keys = t + 1;
-      args.ld_scores = t + 1;
+      args.keys = positions;
+      args.ld_scores = positions;
       kernels::relative_softmax_cpu(args);
       // context [head_dim] = V^T alpha
-      kernels::gemv_cpu({.transpose_a = true, .rows = t + 1, .cols = head_dim, .a = values,
-                         .lda = d, .x = scores.data(),
-                         .y = context.data() + r * d + h * head_dim});
+      kernels::gemv_cpu({.transpose_a = true, .rows = positions, .cols = head_dim,
+                         .row_addresses = row_history, .row_offset = value_at,
+                         .x = scores.data(), .y = context.data() + r * d + h * head_dim});
     }
   });
   add_value_term(weights, terms, rows, heads, head_dim, context.data());

@@ -21,22 +21,21 @@ void self_attention_forward(const SelfAttentionWeights& weights,
                             const std::vector<int>& lengths,  // [batch]
                             float* out);                      // [batch, length, d_model]
 
-// The self-attention KV cache of one decoder layer, one growable buffer per slot (a row's
-// cache): keys[slot] and values[slot] hold [positions, d_model].
-struct LayerCache {
-  std::vector<std::vector<float>> keys;
-  std::vector<std::vector<float>> values;
+// The self-attention history of a decoder step's rows (engine/position_tree.h): row r at
+// position t has t + 1 cached positions, positions[first[r]] .. positions[first[r] + t], its own
+// new one last. Each points at that position's keys and values for every layer,
+// [layer][keys | values][d_model]; the new ones are written by the step.
+struct StepHistory {
+  std::vector<float*> positions;  // every row's positions, root first, rows one after another
+  std::vector<long> first;        // [rows + 1]
 };
 
-// One decoder self-attention step: row r sits at position positions[r] and keeps its cache in
-// slot slots[r] (which holds at least positions[r] + 1 positions); its new key and value are
-// written there at that position and it attends to positions 0..positions[r].
+// One decoder self-attention step of decoder layer `layer`: row r writes its new key and value
+// at its last position and attends to all of its positions.
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture,
                          const float* x,  // [rows, d_model], already normalised
-                         const std::vector<int>& positions,  // [rows]
-                         const std::vector<int>& slots,      // [rows]
-                         LayerCache& cache,
+                         const StepHistory& history, int layer,
                          float* out);  // [rows, d_model]
 
 // Rows [first_row, first_row + rows) attend to one sentence's encoder memory.

@@ -56,7 +56,10 @@ struct GemmCudaArgs {
 
 void gemm_cuda(const GemmCudaArgs& args, CublasHandle* handle);
 
-// y = alpha * op(A) x + beta * y with A [rows, cols] row-major (row stride lda).
+// y = alpha * op(A) x + beta * y with A [rows, cols] row-major (row stride lda), or with row j
+// of A at row_addresses[j] + row_offset when row_addresses is set (rows gathered from the
+// decoder's position tree; a and lda unused). Each output's sum order depends on the shape
+// alone, whichever way the rows are given.
 struct GemvArgs {
   bool transpose_a = false;
   int rows = 0;
@@ -64,6 +67,8 @@ struct GemvArgs {
   float alpha = 1.0f;
   const float* a = nullptr;
   int lda = 0;
+  const float* const* row_addresses = nullptr;  // [rows]
+  long row_offset = 0;
   const float* x = nullptr;  // [cols] (or [rows] when transposed)
   float beta = 0.0f;
   float* y = nullptr;  // [rows] (or [cols] when transposed)

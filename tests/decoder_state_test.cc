@@ -1,7 +1,7 @@
-// The CPU decoder's KV cache grows row by row, in chunks of 16 positions: a row's slot holds what
-// that row has decoded, not what the longest row of the batch has, and a slot that a long row
-// grew is given back when a short row takes it over (a run-away sentence at 250 steps used to
-// size every row's cache). The encoder's keys and values are held sentence by sentence.
+// The CPU decoder's keys and values: beams share their prefixes in a tree of positions (a fork
+// copies nothing, a branch no row continues is freed, a row may continue a shorter prefix of
+// its parent), a step past the memory limit throws before it changes anything, and the
+// encoder's keys and values are held sentence by sentence.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +9,8 @@
 #include "engine/decoder.h"
 #include "engine/engine.h"
 #include "engine/model.h"
+#include "engine/position_tree.h"
+#include "kernels/errors.h"
 #include "kernels/memory_budget.h"
 #include "tests/support/weights_writer.h"
 
@@ -31,59 +33,84 @@ class DecoderStateTest : public ::testing::Test {
     std::filesystem::remove_all(directory_);
   }
 
-  // Bytes of keys and values that `positions` cached positions of one row take in all layers.
-  std::size_t bytes_for(std::size_t positions) const {
-    return positions * 2 * 16 * 2 * sizeof(float);  // keys + values, d_model 16, 2 layers
+  // One row decoded for `steps` positions from a new sentence.
+  static void decode_one_row(DecoderState& state, int steps) {
+    state.reorder({-1}, {0});
+    for (int t = 0; t < steps; ++t) {
+      state.append_positions({t});
+      state.reorder({0}, {t + 1});
+    }
+  }
+
+  // Row r's positions in the last step's history.
+  static std::vector<float*> history_of(const StepHistory& history, int r) {
+    return {history.positions.begin() + history.first[static_cast<std::size_t>(r)],
+            history.positions.begin() + history.first[static_cast<std::size_t>(r) + 1]};
   }
 
   std::string directory_;
   std::shared_ptr<const Model> model_;
 };
 
-TEST_F(DecoderStateTest, EachRowsCacheGrowsWithItsOwnLength) {
+TEST_F(DecoderStateTest, ForksShareTheirParentsPrefix) {
   kernels::MemoryBudget budget;
   DecoderState state(*model_, &budget);
-  state.reorder({-1, -1}, {0, 0});  // two new rows
-  state.reserve_positions({199, 3});
-  // Whole chunks of 16 positions: row 0 holds 208, row 1 one chunk, not 208 as well.
-  EXPECT_EQ(budget.used_bytes(), bytes_for(208) + bytes_for(16));
-}
-
-// A slot more than one chunk larger than its new row needs is cut to size: a long row's 208
-// positions, and also three chunks for a one-chunk row (which used to stay: slots averaged 70
-// positions for rows of 10-20 at batch 32).
-TEST_F(DecoderStateTest, ASlotLargerThanItsNewRowNeedsIsCutToSize) {
-  for (const int longest : {199, 40}) {
-    kernels::MemoryBudget budget;
-    DecoderState state(*model_, &budget);
-    state.reorder({-1}, {0});
-    state.reserve_positions({longest});
-    const std::size_t grown = bytes_for((static_cast<std::size_t>(longest) / 16 + 1) * 16);
-    ASSERT_EQ(budget.used_bytes(), grown);
-    state.reorder({-1}, {0});  // the long row ends; a new sentence's row takes its slot
-    state.reserve_positions({0});
-    EXPECT_EQ(budget.used_bytes(), bytes_for(16)) << longest;
-    EXPECT_EQ(budget.peak_bytes(), grown) << longest;
+  decode_one_row(state, 20);
+  ASSERT_EQ(state.cached_positions(), 20);
+  state.reorder({0, 0, 0, 0}, {20, 20, 20, 20});  // four beams of the one row
+  EXPECT_EQ(state.cached_positions(), 20);         // nothing copied
+  const StepHistory& history = state.append_positions({20, 20, 20, 20});
+  EXPECT_EQ(state.cached_positions(), 24);
+  const std::vector<float*> first = history_of(history, 0);
+  for (int r = 1; r < 4; ++r) {
+    const std::vector<float*> other = history_of(history, r);
+    ASSERT_EQ(other.size(), 21u);
+    EXPECT_TRUE(std::equal(first.begin(), first.end() - 1, other.begin())) << r;
+    EXPECT_NE(first.back(), other.back()) << r;  // each beam's new position is its own
   }
+  // Only beam 2 goes on: the other three new positions are freed, the prefix is kept.
+  state.reorder({2}, {21});
+  EXPECT_EQ(state.cached_positions(), 21);
+  // The sentence ends: all of it is freed, and its memory serves the next one.
+  const std::size_t held = budget.used_bytes();
+  state.reorder({}, {});
+  EXPECT_EQ(state.cached_positions(), 0);
+  decode_one_row(state, 20);
+  EXPECT_EQ(budget.used_bytes(), held);
 }
 
-// A fork's new slot holds its parent's prefix after the reorder, sized in whole chunks.
-TEST_F(DecoderStateTest, AForkCopiesItsParentsPrefix) {
-  kernels::MemoryBudget budget;
+TEST_F(DecoderStateTest, ARowMayContinueAShorterPrefixOfItsParent) {
+  DecoderState state(*model_);
+  decode_one_row(state, 12);
+  const std::vector<float*> full = history_of(state.append_positions({12}), 0);
+  state.reorder({0, 0}, {13, 5});
+  const StepHistory& history = state.append_positions({13, 5});
+  const std::vector<float*> shorter = history_of(history, 1);
+  ASSERT_EQ(shorter.size(), 6u);
+  EXPECT_TRUE(std::equal(shorter.begin(), shorter.end() - 1, full.begin()));
+  EXPECT_EQ(state.cached_positions(), 13 + 1 + 1);
+  EXPECT_THROW(state.reorder({0}, {20}), InvalidArgument);  // more than the row has
+}
+
+TEST_F(DecoderStateTest, AStepAtAPositionTheRowDoesNotHoldIsRefused) {
+  DecoderState state(*model_);
+  decode_one_row(state, 3);
+  EXPECT_THROW(state.append_positions({5}), InvalidArgument);
+  EXPECT_THROW(state.append_positions({3, 0}), InvalidArgument);
+  EXPECT_NO_THROW(state.append_positions({3}));
+}
+
+// Positions come in chunks charged to the budget before they are allocated: past the limit the
+// step throws and the rows keep what they held.
+TEST_F(DecoderStateTest, AStepPastTheMemoryLimitChangesNothing) {
+  const std::size_t chunk = PositionTree::kNodesPerChunk * 2 * 2 * 16 * sizeof(float);
+  kernels::MemoryBudget budget(chunk);
   DecoderState state(*model_, &budget);
-  state.reorder({-1}, {0});
-  state.reserve_positions({20});
-  for (LayerCache& layer : state.layers()) {
-    std::vector<float>& keys = layer.keys[static_cast<std::size_t>(state.row_slots()[0])];
-    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<float>(i);
-  }
-  state.reorder({0, 0}, {21, 21});
-  ASSERT_EQ(state.row_slots().size(), 2u);
-  EXPECT_EQ(budget.used_bytes(), 2 * bytes_for(32));
-  for (LayerCache& layer : state.layers()) {
-    const std::vector<float>& fork = layer.keys[static_cast<std::size_t>(state.row_slots()[1])];
-    for (std::size_t i = 0; i < 21 * 16; ++i) ASSERT_EQ(fork[i], static_cast<float>(i)) << i;
-  }
+  decode_one_row(state, PositionTree::kNodesPerChunk);
+  EXPECT_EQ(budget.used_bytes(), chunk);
+  EXPECT_THROW(state.append_positions({PositionTree::kNodesPerChunk}), ResourceExhausted);
+  EXPECT_EQ(state.cached_positions(), PositionTree::kNodesPerChunk);
+  EXPECT_EQ(budget.used_bytes(), chunk);
 }
 
 // Each sentence of an encoder batch holds its own keys and values: one that finishes gives its

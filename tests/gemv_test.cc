@@ -1,8 +1,10 @@
 // gemv_cpu against a float64 evaluation: both transposes, strided rows, alpha and beta (beta 0
 // never reads y), shapes of the decoder's attention (t + 1 positions x 64) and odd ones that
-// reach every lane block of the loops (32-column chunks, 8-lane blocks, single columns).
+// reach every lane block of the loops (32-column chunks, 8-lane blocks, single columns); rows
+// gathered by address give the same bits as the same rows strided.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -51,6 +53,42 @@ TEST(GemvCpu, MatchesFloat64WithinFloatRounding) {
           const double bound = (x_size + 2) * 6e-8 * (alpha * magnitudes + std::abs(before));
           EXPECT_NEAR(y[static_cast<std::size_t>(i)], expected, bound) << "y[" << i << "]";
         }
+      }
+    }
+  }
+}
+
+// The decoder's self-attention reads its positions by address (engine/position_tree.h): the
+// same rows, gathered from scattered places, must give bit for bit what they give strided.
+TEST(GemvCpu, GatheredRowsGiveTheStridedRowsBits) {
+  std::mt19937 random(11);
+  std::normal_distribution<float> normal;
+  for (const int rows : {1, 3, 4, 17, 250}) {
+    for (const int cols : {64, 47, 7}) {
+      for (const bool transpose : {false, true}) {
+        SCOPED_TRACE(testing::Message() << rows << " x " << cols << " transpose " << transpose);
+        const int lda = cols + 3;
+        std::vector<float> a(static_cast<std::size_t>(rows) * lda);
+        for (float& v : a) v = normal(random);
+        // The same rows scattered, in reverse order, 9 floats into blocks of 2 * lda.
+        const long offset = 9;
+        std::vector<float> scattered(static_cast<std::size_t>(rows) * 2 * lda + offset);
+        std::vector<const float*> addresses(static_cast<std::size_t>(rows));
+        for (int j = 0; j < rows; ++j) {
+          float* block = scattered.data() + static_cast<long>(rows - 1 - j) * 2 * lda;
+          std::copy_n(a.data() + static_cast<long>(j) * lda, cols, block + offset);
+          addresses[static_cast<std::size_t>(j)] = block;
+        }
+        std::vector<float> x(static_cast<std::size_t>(transpose ? rows : cols));
+        for (float& v : x) v = normal(random);
+        const std::size_t y_size = static_cast<std::size_t>(transpose ? cols : rows);
+        std::vector<float> strided(y_size), gathered(y_size);
+        gemv_cpu({.transpose_a = transpose, .rows = rows, .cols = cols, .a = a.data(),
+                  .lda = lda, .x = x.data(), .y = strided.data()});
+        gemv_cpu({.transpose_a = transpose, .rows = rows, .cols = cols,
+                  .row_addresses = addresses.data(), .row_offset = offset, .x = x.data(),
+                  .y = gathered.data()});
+        for (std::size_t i = 0; i < y_size; ++i) ASSERT_EQ(gathered[i], strided[i]) << i;
       }
     }
   }

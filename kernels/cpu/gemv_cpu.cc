@@ -20,6 +20,12 @@ constexpr int kLanes = 8;
 #define RPT_LANES_AT(pointer) (*reinterpret_cast<const UnalignedLanes*>(pointer))
 #define RPT_LANE_SUM(v) ((v)[0] + (v)[1] + (v)[2] + (v)[3] + (v)[4] + (v)[5] + (v)[6] + (v)[7])
 
+// Row j of A, strided or gathered.
+inline const float* row_of(const GemvArgs& g, int j) {
+  return g.row_addresses != nullptr ? g.row_addresses[j] + g.row_offset
+                                    : g.a + static_cast<long>(j) * g.lda;
+}
+
 // y[j] = alpha * (a_j . x) + beta * y[j], four rows at a time (four independent sums).
 __attribute__((target_clones("fma", "default"))) void row_dots(const GemvArgs& g) {
   const int vector_end = g.cols - g.cols % kLanes;
@@ -28,10 +34,10 @@ __attribute__((target_clones("fma", "default"))) void row_dots(const GemvArgs& g
   };
   int j = 0;
   for (; j + 4 <= g.rows; j += 4) {
-    const float* a0 = g.a + static_cast<long>(j) * g.lda;
-    const float* a1 = a0 + g.lda;
-    const float* a2 = a1 + g.lda;
-    const float* a3 = a2 + g.lda;
+    const float* a0 = row_of(g, j);
+    const float* a1 = row_of(g, j + 1);
+    const float* a2 = row_of(g, j + 2);
+    const float* a3 = row_of(g, j + 3);
     Lanes s0 = {}, s1 = {}, s2 = {}, s3 = {};
     for (int c = 0; c < vector_end; c += kLanes) {
       const Lanes x = RPT_LANES_AT(g.x + c);
@@ -54,7 +60,7 @@ __attribute__((target_clones("fma", "default"))) void row_dots(const GemvArgs& g
     finish(j + 3, t3);
   }
   for (; j < g.rows; ++j) {
-    const float* a0 = g.a + static_cast<long>(j) * g.lda;
+    const float* a0 = row_of(g, j);
     Lanes s0 = {};
     for (int c = 0; c < vector_end; c += kLanes) s0 += RPT_LANES_AT(a0 + c) * RPT_LANES_AT(g.x + c);
     float t0 = RPT_LANE_SUM(s0);
@@ -81,7 +87,7 @@ __attribute__((target_clones("fma", "default"))) void weighted_row_sum(const Gem
   for (; c0 + kChunk <= g.cols; c0 += kChunk) {
     Lanes s0 = {}, s1 = {}, s2 = {}, s3 = {};
     for (int j = 0; j < g.rows; ++j) {
-      const float* a = g.a + static_cast<long>(j) * g.lda + c0;
+      const float* a = row_of(g, j) + c0;
       const float w = g.x[j];
       s0 += w * RPT_LANES_AT(a);
       s1 += w * RPT_LANES_AT(a + kLanes);
@@ -95,12 +101,12 @@ __attribute__((target_clones("fma", "default"))) void weighted_row_sum(const Gem
   }
   for (; c0 + kLanes <= g.cols; c0 += kLanes) {
     Lanes s0 = {};
-    for (int j = 0; j < g.rows; ++j) s0 += g.x[j] * RPT_LANES_AT(g.a + static_cast<long>(j) * g.lda + c0);
+    for (int j = 0; j < g.rows; ++j) s0 += g.x[j] * RPT_LANES_AT(row_of(g, j) + c0);
     finish_lanes(c0, s0);
   }
   for (int c = c0; c < g.cols; ++c) {
     float sum = 0.0f;
-    for (int j = 0; j < g.rows; ++j) sum += g.x[j] * g.a[static_cast<long>(j) * g.lda + c];
+    for (int j = 0; j < g.rows; ++j) sum += g.x[j] * row_of(g, j)[c];
     finish(c, sum);
   }
 }
