@@ -34,23 +34,27 @@ class CpuBackend final : public DecoderBackend {
 
   // Each sentence gets its own copy of its keys and values, unpadded: a batch's memory held
   // until its last sentence finished (one run-away sentence kept 31 others' alive) was half of
-  // the decoding state's peak at batch 32 (53 of 107 MiB on the en-de test split).
+  // the decoding state's peak at batch 32 (53 of 107 MiB on the en-de test split). Sentences are
+  // encoded in groups of at most kEncoderTokens padded tokens: the encoder's activations (the
+  // feed-forward's [tokens, d_ff] above all) are what a process's peak memory is made of, and a
+  // sentence encodes the same whatever it is grouped with.
   std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override {
-    const kernels::MemoryCharge batch_charge(&budget_, encoding_bytes(sources));
-    const EncodedBatch batch = rpt::encode(*model_, sources);
-    const long stride = batch.memory_keys_values.dim(2);
-    const float* memory = batch.memory_keys_values.data<float>();
+    constexpr std::size_t kEncoderTokens = 1024;
     std::vector<EncodedSentence> sentences;
-    for (int i = 0; i < batch.batch; ++i) {
-      const int length = batch.lengths[static_cast<std::size_t>(i)];
-      const long count = length * stride;
-      auto sentence = std::make_shared<ChargedMemory>();
-      sentence->charge =
-          kernels::MemoryCharge(&budget_, static_cast<std::size_t>(count) * sizeof(float));
-      const float* first = memory + static_cast<long>(i) * batch.length * stride;
-      sentence->keys_values.assign(first, first + count);
-      sentences.push_back(
-          {.owner = sentence, .keys_values = sentence->keys_values.data(), .length = length});
+    std::size_t first = 0;
+    while (first < sources.size()) {
+      std::size_t end = first;
+      std::size_t longest = 0;
+      while (end < sources.size()) {
+        const std::size_t grown = std::max(longest, sources[end].size());
+        if (end > first && grown * (end + 1 - first) > kEncoderTokens) break;
+        longest = grown;
+        ++end;
+      }
+      encode_group({sources.begin() + static_cast<long>(first),
+                    sources.begin() + static_cast<long>(end)},
+                   sentences);
+      first = end;
     }
     return sentences;
   }
@@ -83,6 +87,25 @@ class CpuBackend final : public DecoderBackend {
   std::size_t device_memory_bytes() const override { return budget_.used_bytes(); }
 
  private:
+  void encode_group(const std::vector<std::vector<int>>& sources,
+                    std::vector<EncodedSentence>& sentences) {
+    const kernels::MemoryCharge batch_charge(&budget_, encoding_bytes(sources));
+    const EncodedBatch batch = rpt::encode(*model_, sources);
+    const long stride = batch.memory_keys_values.dim(2);
+    const float* memory = batch.memory_keys_values.data<float>();
+    for (int i = 0; i < batch.batch; ++i) {
+      const int length = batch.lengths[static_cast<std::size_t>(i)];
+      const long count = length * stride;
+      auto sentence = std::make_shared<ChargedMemory>();
+      sentence->charge =
+          kernels::MemoryCharge(&budget_, static_cast<std::size_t>(count) * sizeof(float));
+      const float* start = memory + static_cast<long>(i) * batch.length * stride;
+      sentence->keys_values.assign(start, start + count);
+      sentences.push_back(
+          {.owner = sentence, .keys_values = sentence->keys_values.data(), .length = length});
+    }
+  }
+
   // What rpt::encode keeps of a batch: final states [batch, length, d] and the decoder layers'
   // keys and values [batch, length, layers * 2 * d], at the batch's padded length.
   std::size_t encoding_bytes(const std::vector<std::vector<int>>& sources) const {

@@ -4,6 +4,7 @@
 // encoder's keys and values are held sentence by sentence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/decoder.h"
@@ -124,6 +125,36 @@ TEST_F(DecoderStateTest, ASentencesEncoderMemoryIsFreedWithIt) {
   EXPECT_EQ(backend->device_memory_bytes(), (3 + 7) * per_token);
   sentences.pop_back();
   EXPECT_EQ(backend->device_memory_bytes(), 3 * per_token);
+}
+
+// More source tokens than one encoder group holds (1,024 padded tokens) are encoded in groups;
+// every sentence's keys and values are those it has encoded alone.
+TEST_F(DecoderStateTest, ALargeAdmissionIsEncodedInGroupsAsEachSentenceAlone) {
+  const std::shared_ptr<const Engine> engine = Engine::create(model_);
+  const std::unique_ptr<DecoderBackend> backend = engine->make_backend();
+  std::vector<std::vector<int>> sources;
+  for (int i = 0; i < 40; ++i) {
+    std::vector<int> ids;
+    for (int j = 0; j < 20 + i % 17; ++j) ids.push_back(4 + (i * 7 + j) % 20);
+    sources.push_back(ids);
+  }
+  const std::vector<EncodedSentence> together = backend->encode(sources);
+  ASSERT_EQ(together.size(), sources.size());
+  const std::size_t per_token = 2 * 2 * 16;  // floats: 2 layers x keys and values
+  std::size_t tokens = 0;
+  for (const auto& ids : sources) tokens += ids.size();
+  EXPECT_EQ(backend->device_memory_bytes(), tokens * per_token * sizeof(float));
+  // Never the whole admission at once (40 x 36 padded tokens of final states, keys and values,
+  // held while each sentence takes its copy).
+  EXPECT_LT(engine->peak_device_memory_bytes(),
+            (40 * 36 * (16 + per_token) + tokens * per_token) * sizeof(float));
+  for (const std::size_t i : {0u, 17u, 39u}) {
+    const std::vector<EncodedSentence> alone = backend->encode({sources[i]});
+    ASSERT_EQ(together[i].length, alone[0].length);
+    const auto* a = static_cast<const float*>(together[i].keys_values);
+    const auto* b = static_cast<const float*>(alone[0].keys_values);
+    EXPECT_TRUE(std::equal(a, a + alone[0].length * per_token, b)) << "sentence " << i;
+  }
 }
 
 }  // namespace
