@@ -190,7 +190,8 @@ void self_attention_step(const SelfAttentionWeights& weights,
       const int h = static_cast<int>(task % heads);
       const int positions = row_positions(r);
       const int t = positions - 1;
-      float* const* row_history = history.positions.data() + history.first[static_cast<std::size_t>(r)];
+      float* const* row_history =
+          history.positions.data() + history.first[static_cast<std::size_t>(r)];
       const long key_at = keys_offset + h * head_dim;
       const long value_at = key_at + d;
       const float* qkv = p.qkv.data() + r * 3 * d + h * head_dim;
@@ -202,7 +203,8 @@ void self_attention_step(const SelfAttentionWeights& weights,
                          .row_addresses = row_history, .row_offset = key_at,
                          .x = p.scaled_query.data() + r * d + h * head_dim,
                          .y = scores.data()});
-      kernels::RelativeSoftmaxArgs args = softmax_args(weights, terms, static_cast<int>(r), h, heads, t);
+      kernels::RelativeSoftmaxArgs args =
+          softmax_args(weights, terms, static_cast<int>(r), h, heads, t);
       args.scores = scores.data();
       args.queries = 1;
       args.keys = positions;
