@@ -113,28 +113,35 @@ kernels::RelativeSoftmaxArgs softmax_args(const SelfAttentionWeights& weights,
 }  // namespace
 
 void self_attention_forward(const SelfAttentionWeights& weights,
-                            const ArchitectureConfig& architecture, const float* x, int batch,
-                            int length, const std::vector<int>& lengths, float* out) {
+                            const ArchitectureConfig& architecture, const float* x,
+                            const std::vector<int>& offsets, float* out) {
   const int d = architecture.d_model;
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
-  const int tokens = batch * length;
+  const int sequences = static_cast<int>(offsets.size()) - 1;
+  const int tokens = offsets.back();
+  int longest = 0;
+  for (int b = 0; b < sequences; ++b) {
+    longest = std::max(longest, offsets[static_cast<std::size_t>(b) + 1] -
+                                    offsets[static_cast<std::size_t>(b)]);
+  }
   Projections p = project(weights, x, tokens, d, head_dim);
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), tokens, heads, head_dim);
 
   std::vector<float> context(static_cast<std::size_t>(tokens) * d, 0.0f);
   // Every (sequence, head) is independent: one task each across the CPU threads.
-  kernels::parallel_for(static_cast<long>(batch) * heads, 1, [&](long first_task, long last_task) {
-    std::vector<float> scores(static_cast<std::size_t>(length) * length);
+  kernels::parallel_for(static_cast<long>(sequences) * heads, 1, [&](long first_task,
+                                                                      long last_task) {
+    std::vector<float> scores(static_cast<std::size_t>(longest) * longest);
     for (long task = first_task; task < last_task; ++task) {
-      const int b = static_cast<int>(task / heads);
+      const auto b = static_cast<std::size_t>(task / heads);
       const int h = static_cast<int>(task % heads);
-      const int n = lengths[static_cast<std::size_t>(b)];
-      const long first = static_cast<long>(b) * length;
+      const int n = offsets[b + 1] - offsets[b];
+      const long first = offsets[b];
       const float* q = p.scaled_query.data() + first * d + h * head_dim;
       const float* k = p.qkv.data() + first * 3 * d + d + h * head_dim;
       const float* v = p.qkv.data() + first * 3 * d + 2 * d + h * head_dim;
-      // scores [n, n] = q [n, head_dim] k^T; only the n valid keys and queries.
+      // scores [n, n] = q [n, head_dim] k^T
       kernels::gemm_cpu({.transpose_b = true, .m = n, .n = n, .k = head_dim,
                          .a = q, .lda = d, .b = k, .ldb = 3 * d,
                          .c = scores.data(), .ldc = n});
@@ -153,11 +160,6 @@ void self_attention_forward(const SelfAttentionWeights& weights,
   });
   add_value_term(weights, terms, tokens, heads, head_dim, context.data());
   linear_forward(context.data(), tokens, weights.output, out);
-  for (int b = 0; b < batch; ++b) {  // padded rows carry no information: zero them
-    const long first = static_cast<long>(b) * length;
-    std::fill(out + (first + lengths[static_cast<std::size_t>(b)]) * d,
-              out + (first + length) * d, 0.0f);
-  }
 }
 
 void self_attention_step(const SelfAttentionWeights& weights,

@@ -13,13 +13,12 @@
 
 namespace rpt {
 
-// Encoder self-attention over a padded batch; rows past a sequence's length get zeros.
+// Encoder self-attention over packed sequences: sequence b is rows offsets[b] .. offsets[b + 1].
 void self_attention_forward(const SelfAttentionWeights& weights,
                             const ArchitectureConfig& architecture,
-                            const float* x,  // [batch, length, d_model], already normalised
-                            int batch, int length,
-                            const std::vector<int>& lengths,  // [batch]
-                            float* out);                      // [batch, length, d_model]
+                            const float* x,  // [tokens, d_model], already normalised
+                            const std::vector<int>& offsets,  // [sequences + 1]
+                            float* out);                      // [tokens, d_model]
 
 // The self-attention history of a decoder step's rows (engine/position_tree.h): row r at
 // position t has t + 1 cached positions, positions[first[r]] .. positions[first[r] + t], its own

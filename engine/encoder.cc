@@ -1,6 +1,5 @@
 #include "engine/encoder.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "engine/attention.h"
@@ -11,29 +10,26 @@
 namespace rpt {
 namespace {
 
-// Embeds a padded [batch, length] id matrix (pad positions get id 0; they are masked later).
-void embed(const Model& model, const std::vector<std::vector<int>>& source_ids, int length,
+// Embeds the packed tokens of `source_ids`; positions restart at 0 with each sentence.
+void embed(const Model& model, const std::vector<std::vector<int>>& source_ids, int tokens,
            float* out) {
   const ArchitectureConfig& arch = model.config().architecture;
-  const int batch = static_cast<int>(source_ids.size());
-  std::vector<int> ids(static_cast<std::size_t>(batch) * length, 0);
-  std::vector<int> positions(ids.size());
+  std::vector<int> ids;
+  std::vector<int> positions;
+  ids.reserve(static_cast<std::size_t>(tokens));
+  positions.reserve(static_cast<std::size_t>(tokens));
   const int vocab = static_cast<int>(model.encoder_embeddings().dim(0));
-  for (int b = 0; b < batch; ++b) {
-    const auto& sentence = source_ids[static_cast<std::size_t>(b)];
-    for (int t = 0; t < length; ++t) {
-      const std::size_t slot = static_cast<std::size_t>(b) * length + t;
-      positions[slot] = t;
-      if (t < static_cast<int>(sentence.size())) {
-        const int id = sentence[static_cast<std::size_t>(t)];
-        RPT_CHECK(id >= 0 && id < vocab, InvalidArgument, "source token id ", id,
-                  " out of range [0, ", vocab, ")");
-        ids[slot] = id;
-      }
+  for (const auto& sentence : source_ids) {
+    for (std::size_t t = 0; t < sentence.size(); ++t) {
+      const int id = sentence[t];
+      RPT_CHECK(id >= 0 && id < vocab, InvalidArgument, "source token id ", id,
+                " out of range [0, ", vocab, ")");
+      ids.push_back(id);
+      positions.push_back(static_cast<int>(t));
     }
   }
   kernels::embedding_cpu({.ids = ids.data(),
-                          .count = static_cast<int>(ids.size()),
+                          .count = tokens,
                           .table = model.encoder_embeddings().data<float>(),
                           .vocab = vocab,
                           .dim = arch.d_model,
@@ -50,19 +46,18 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
   const ArchitectureConfig& arch = model.config().architecture;
   const int d = arch.d_model;
   EncodedBatch encoded;
-  encoded.batch = static_cast<int>(source_ids.size());
+  encoded.offsets.push_back(0);
   for (const auto& sentence : source_ids) {
     RPT_CHECK(!sentence.empty(), InvalidArgument, "cannot encode an empty sentence");
-    encoded.lengths.push_back(static_cast<int>(sentence.size()));
-    encoded.length = std::max(encoded.length, static_cast<int>(sentence.size()));
+    RPT_CHECK(static_cast<long>(sentence.size()) <= model.max_sequence_length(), InvalidArgument,
+              "source of ", sentence.size(), " tokens exceeds the model's maximum of ",
+              model.max_sequence_length());
+    encoded.offsets.push_back(encoded.offsets.back() + static_cast<int>(sentence.size()));
   }
-  RPT_CHECK(encoded.length <= model.max_sequence_length(), InvalidArgument, "source of ",
-            encoded.length, " tokens exceeds the model's maximum of ",
-            model.max_sequence_length());
-  const int tokens = encoded.batch * encoded.length;
-  encoded.output = Tensor::empty({encoded.batch, encoded.length, d});
+  const int tokens = encoded.tokens();
+  encoded.output = Tensor::empty({tokens, d});
   float* x = encoded.output.data<float>();
-  embed(model, source_ids, encoded.length, x);
+  embed(model, source_ids, tokens, x);
 
   const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
   std::vector<float> normed(static_cast<std::size_t>(tokens) * d);
@@ -73,8 +68,8 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
       layer_norm_forward(x, tokens, layer.self_attention.norm, arch.norm_eps, normed.data());
       attention_input = normed.data();
     }
-    self_attention_forward(layer.self_attention, arch, attention_input, encoded.batch,
-                           encoded.length, encoded.lengths, attended.data());
+    self_attention_forward(layer.self_attention, arch, attention_input, encoded.offsets,
+                           attended.data());
     add_in_place(x, attended.data(), static_cast<long>(tokens) * d);
     if (!pre_norm) layer_norm_forward(x, tokens, layer.self_attention.norm, arch.norm_eps, x);
     feed_forward_forward(x, tokens, layer.ffn, arch);
@@ -82,8 +77,7 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
   if (pre_norm) layer_norm_forward(x, tokens, model.encoder_norm(), arch.norm_eps, x);
 
   const LinearWeights& memory = model.memory_key_value();
-  encoded.memory_keys_values =
-      Tensor::empty({encoded.batch, encoded.length, memory.out_features()});
+  encoded.memory_keys_values = Tensor::empty({tokens, memory.out_features()});
   linear_forward(x, tokens, memory, encoded.memory_keys_values.data<float>());
   return encoded;
 }

@@ -32,28 +32,25 @@ class CpuBackend final : public DecoderBackend {
   CpuBackend(std::shared_ptr<const Model> model, kernels::MemoryBudget* engine_budget)
       : model_(std::move(model)), budget_(0, engine_budget), state_(*model_, &budget_) {}
 
-  // Each sentence gets its own copy of its keys and values, unpadded: a batch's memory held
-  // until its last sentence finished (one run-away sentence kept 31 others' alive) was half of
-  // the decoding state's peak at batch 32 (53 of 107 MiB on the en-de test split). Sentences are
-  // encoded in groups of at most kEncoderTokens padded tokens: the encoder's activations (the
-  // feed-forward's [tokens, d_ff] above all) are what a process's peak memory is made of, and a
-  // sentence encodes the same whatever it is grouped with.
+  // Each sentence gets its own copy of its keys and values: a batch's memory held until its
+  // last sentence finished (one run-away sentence kept 31 others' alive) was half of the decoding
+  // state's peak at batch 32 (53 of 107 MiB on the en-de test split). Sentences are encoded in
+  // groups of at most kEncoderTokens tokens (one longer sentence alone): the encoder's
+  // activations (the feed-forward's [tokens, d_ff] above all) are what a process's peak memory
+  // is made of, and a sentence encodes the same whatever it is grouped with.
   std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override {
     constexpr std::size_t kEncoderTokens = 1024;
     std::vector<EncodedSentence> sentences;
     std::size_t first = 0;
     while (first < sources.size()) {
-      std::size_t end = first;
-      std::size_t longest = 0;
-      while (end < sources.size()) {
-        const std::size_t grown = std::max(longest, sources[end].size());
-        if (end > first && grown * (end + 1 - first) > kEncoderTokens) break;
-        longest = grown;
-        ++end;
+      std::size_t end = first + 1;
+      std::size_t tokens = sources[first].size();
+      while (end < sources.size() && tokens + sources[end].size() <= kEncoderTokens) {
+        tokens += sources[end++].size();
       }
       encode_group({sources.begin() + static_cast<long>(first),
                     sources.begin() + static_cast<long>(end)},
-                   sentences);
+                   tokens, sentences);
       first = end;
     }
     return sentences;
@@ -87,34 +84,28 @@ class CpuBackend final : public DecoderBackend {
   std::size_t device_memory_bytes() const override { return budget_.used_bytes(); }
 
  private:
-  void encode_group(const std::vector<std::vector<int>>& sources,
+  void encode_group(const std::vector<std::vector<int>>& sources, std::size_t tokens,
                     std::vector<EncodedSentence>& sentences) {
-    const kernels::MemoryCharge batch_charge(&budget_, encoding_bytes(sources));
+    // What rpt::encode keeps of the group: final states [tokens, d] and the decoder layers' keys
+    // and values [tokens, layers * 2 * d].
+    const ArchitectureConfig& arch = model_->config().architecture;
+    const std::size_t per_token = static_cast<std::size_t>(arch.d_model) *
+                                  (1 + 2 * static_cast<std::size_t>(arch.decoder_layers));
+    const kernels::MemoryCharge batch_charge(&budget_, tokens * per_token * sizeof(float));
     const EncodedBatch batch = rpt::encode(*model_, sources);
-    const long stride = batch.memory_keys_values.dim(2);
+    const long stride = batch.memory_keys_values.dim(1);
     const float* memory = batch.memory_keys_values.data<float>();
-    for (int i = 0; i < batch.batch; ++i) {
-      const int length = batch.lengths[static_cast<std::size_t>(i)];
+    for (int i = 0; i < batch.batch(); ++i) {
+      const int length = batch.length(i);
       const long count = length * stride;
       auto sentence = std::make_shared<ChargedMemory>();
       sentence->charge =
           kernels::MemoryCharge(&budget_, static_cast<std::size_t>(count) * sizeof(float));
-      const float* start = memory + static_cast<long>(i) * batch.length * stride;
+      const float* start = memory + batch.offsets[static_cast<std::size_t>(i)] * stride;
       sentence->keys_values.assign(start, start + count);
       sentences.push_back(
           {.owner = sentence, .keys_values = sentence->keys_values.data(), .length = length});
     }
-  }
-
-  // What rpt::encode keeps of a batch: final states [batch, length, d] and the decoder layers'
-  // keys and values [batch, length, layers * 2 * d], at the batch's padded length.
-  std::size_t encoding_bytes(const std::vector<std::vector<int>>& sources) const {
-    std::size_t longest = 0;
-    for (const std::vector<int>& ids : sources) longest = std::max(longest, ids.size());
-    const ArchitectureConfig& arch = model_->config().architecture;
-    const auto per_token = static_cast<std::size_t>(arch.d_model) *
-                           (1 + 2 * static_cast<std::size_t>(arch.decoder_layers));
-    return sources.size() * longest * per_token * sizeof(float);
   }
 
   std::shared_ptr<const Model> model_;

@@ -127,7 +127,33 @@ TEST_F(DecoderStateTest, ASentencesEncoderMemoryIsFreedWithIt) {
   EXPECT_EQ(backend->device_memory_bytes(), 3 * per_token);
 }
 
-// More source tokens than one encoder group holds (1,024 padded tokens) are encoded in groups;
+// Sentences are encoded packed, without padding: a long one among short ones costs its own
+// tokens only (a padded group of 21 sentences would hold 21 x 100 positions), and each encodes as
+// it does alone.
+TEST_F(DecoderStateTest, MixedLengthsAreEncodedWithoutPadding) {
+  const std::shared_ptr<const Engine> engine = Engine::create(model_);
+  const std::unique_ptr<DecoderBackend> backend = engine->make_backend();
+  std::vector<std::vector<int>> sources(1);
+  for (int j = 0; j < 100; ++j) sources[0].push_back(4 + (j * 5) % 20);
+  for (int i = 0; i < 20; ++i) sources.push_back({4 + i % 20});
+  const std::vector<EncodedSentence> together = backend->encode(sources);
+  ASSERT_EQ(together.size(), sources.size());
+  const std::size_t d = 16;
+  const std::size_t per_token = 2 * 2 * 16;  // floats: 2 layers x keys and values
+  const std::size_t tokens = 120;
+  // Final states, keys and values of the group, plus each sentence's copy of its keys and values.
+  EXPECT_LE(engine->peak_device_memory_bytes(), tokens * (d + 2 * per_token) * sizeof(float));
+  for (const std::size_t i : {0u, 1u, 20u}) {
+    const std::vector<EncodedSentence> alone = backend->encode({sources[i]});
+    ASSERT_EQ(together[i].length, static_cast<int>(sources[i].size()));
+    ASSERT_EQ(together[i].length, alone[0].length);
+    const auto* a = static_cast<const float*>(together[i].keys_values);
+    const auto* b = static_cast<const float*>(alone[0].keys_values);
+    EXPECT_TRUE(std::equal(a, a + alone[0].length * per_token, b)) << "sentence " << i;
+  }
+}
+
+// More source tokens than one encoder group holds (1,024 tokens) are encoded in groups;
 // every sentence's keys and values are those it has encoded alone.
 TEST_F(DecoderStateTest, ALargeAdmissionIsEncodedInGroupsAsEachSentenceAlone) {
   const std::shared_ptr<const Engine> engine = Engine::create(model_);
@@ -144,10 +170,9 @@ TEST_F(DecoderStateTest, ALargeAdmissionIsEncodedInGroupsAsEachSentenceAlone) {
   std::size_t tokens = 0;
   for (const auto& ids : sources) tokens += ids.size();
   EXPECT_EQ(backend->device_memory_bytes(), tokens * per_token * sizeof(float));
-  // Never the whole admission at once (40 x 36 padded tokens of final states, keys and values,
-  // held while each sentence takes its copy).
-  EXPECT_LT(engine->peak_device_memory_bytes(),
-            (40 * 36 * (16 + per_token) + tokens * per_token) * sizeof(float));
+  // Never the whole admission at once (final states, keys and values of all its tokens, held
+  // while each sentence takes its copy).
+  EXPECT_LT(engine->peak_device_memory_bytes(), tokens * (16 + 2 * per_token) * sizeof(float));
   for (const std::size_t i : {0u, 17u, 39u}) {
     const std::vector<EncodedSentence> alone = backend->encode({sources[i]});
     ASSERT_EQ(together[i].length, alone[0].length);

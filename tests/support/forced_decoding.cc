@@ -15,10 +15,10 @@ std::vector<ForcedDecoding> forced_decode(const Model& model,
   const EncodedBatch encoded = encode(model, sources);
   const auto batch = sources.size();
   std::vector<ForcedDecoding> out(batch);
-  const int stride = static_cast<int>(encoded.memory_keys_values.dim(2));
+  const int stride = static_cast<int>(encoded.memory_keys_values.dim(1));
   for (std::size_t b = 0; b < batch; ++b) {
-    const float* states = encoded.output.data<float>() + b * encoded.length * d;
-    out[b].encoder_output.assign(states, states + encoded.lengths[b] * d);
+    const float* states = encoded.output.data<float>() + encoded.offsets[b] * d;
+    out[b].encoder_output.assign(states, states + encoded.length(static_cast<int>(b)) * d);
   }
 
   DecoderState state(model);
@@ -37,9 +37,10 @@ std::vector<ForcedDecoding> forced_decode(const Model& model,
                                                   : static_cast<int>(previous - rows_of.begin()));
       lengths.push_back(static_cast<int>(t));
       MemoryGroup group;
-      group.keys_values = encoded.memory_keys_values.data<float>() + b * encoded.length * stride;
+      group.keys_values =
+          encoded.memory_keys_values.data<float>() + encoded.offsets[b] * stride;
       group.row_stride = stride;
-      group.memory_length = encoded.lengths[b];
+      group.memory_length = encoded.length(static_cast<int>(b));
       group.first_row = static_cast<int>(input.tokens.size());
       group.rows = 1;
       input.memory.push_back(group);
