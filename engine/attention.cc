@@ -162,9 +162,40 @@ void self_attention_forward(const SelfAttentionWeights& weights,
   linear_forward(context.data(), tokens, weights.output, out);
 }
 
+StepAttentionPlan plan_step_attention(const ArchitectureConfig& architecture,
+                                      const StepHistory& history,
+                                      const std::vector<MemoryGroup>& groups) {
+  const int heads = architecture.heads;
+  const int head_dim = architecture.head_dim();
+  const auto rows = history.first.size() - 1;
+  StepAttentionPlan plan;
+  plan.self_costs.resize(rows * heads);
+  plan.memory_group.assign(rows, -1);
+  plan.cross_costs.assign(rows * heads, 0);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const MemoryGroup& group = groups[g];
+    for (int r = group.first_row; r < group.first_row + group.rows; ++r) {
+      plan.memory_group[static_cast<std::size_t>(r)] = static_cast<int>(g);
+    }
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto positions = static_cast<int>(history.first[r + 1] - history.first[r]);
+    const int group = plan.memory_group[r];
+    for (int h = 0; h < heads; ++h) {
+      plan.self_costs[r * heads + h] = attention_task_cost(positions, head_dim);
+      if (group >= 0) {
+        plan.cross_costs[r * heads + h] = attention_task_cost(
+            groups[static_cast<std::size_t>(group)].memory_length, head_dim);
+      }
+    }
+  }
+  return plan;
+}
+
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture, const float* x,
-                         const StepHistory& history, int layer, float* out) {
+                         const StepHistory& history, const StepAttentionPlan& plan, int layer,
+                         float* out) {
   const int d = architecture.d_model;
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
@@ -178,14 +209,10 @@ void self_attention_step(const SelfAttentionWeights& weights,
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
   // (row, head) pairs are independent: each writes only its own head's slice of its row's new
-  // position. Split by cost (cached positions), not count: rows of one step range from a new
-  // sentence's first token to a long one's 200th.
-  std::vector<long> costs(static_cast<std::size_t>(rows) * heads);
-  for (std::size_t task = 0; task < costs.size(); ++task) {
-    costs[task] = attention_task_cost(row_positions(static_cast<long>(task) / heads), head_dim);
-  }
+  // position.
   const long keys_offset = 2L * layer * d;  // within a position: this layer's keys, then values
-  kernels::parallel_for_balanced(costs, kMinAttentionChunkCost, [&](long first, long last) {
+  kernels::parallel_for_balanced(plan.self_costs, kMinAttentionChunkCost, [&](long first,
+                                                                              long last) {
     std::vector<float> scores;
     for (long task = first; task < last; ++task) {
       const long r = task / heads;
@@ -223,9 +250,11 @@ void self_attention_step(const SelfAttentionWeights& weights,
 }
 
 void cross_attention_step(const CrossAttentionWeights& weights,
-                          const ArchitectureConfig& architecture, const float* x, int rows,
-                          const std::vector<MemoryGroup>& groups, float* out) {
+                          const ArchitectureConfig& architecture, const float* x,
+                          const std::vector<MemoryGroup>& groups, const StepAttentionPlan& plan,
+                          int layer, float* out) {
   const int d = architecture.d_model;
+  const auto rows = static_cast<int>(plan.memory_group.size());
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
   std::vector<float> query(static_cast<std::size_t>(rows) * d);
@@ -234,32 +263,25 @@ void cross_attention_step(const CrossAttentionWeights& weights,
   for (float& value : query) value /= scale;
 
   std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
-  // (row, head) pairs are independent, split by cost (source length): one row and head at a
-  // time, as the beams of a sentence are a handful of rows, where two GEMM calls per head cost
-  // more in the library than in arithmetic (kernels/cpu/gemv_cpu.cc).
-  std::vector<const MemoryGroup*> row_groups(static_cast<std::size_t>(rows), nullptr);
-  for (const MemoryGroup& group : groups) {
-    for (int r = group.first_row; r < group.first_row + group.rows; ++r) {
-      row_groups[static_cast<std::size_t>(r)] = &group;
-    }
-  }
-  std::vector<long> costs(static_cast<std::size_t>(rows) * heads, 0);
-  for (std::size_t task = 0; task < costs.size(); ++task) {
-    const MemoryGroup* group = row_groups[task / static_cast<std::size_t>(heads)];
-    if (group != nullptr) costs[task] = attention_task_cost(group->memory_length, head_dim);
-  }
-  kernels::parallel_for_balanced(costs, kMinAttentionChunkCost, [&](long first, long last) {
+  // (row, head) pairs are independent: one row and head at a time, as the beams of a sentence
+  // are a handful of rows, where two GEMM calls per head cost more in the library than in
+  // arithmetic (kernels/cpu/gemv_cpu.cc).
+  const long keys_offset = 2L * layer * d;  // within a memory row: this layer's keys, then values
+  kernels::parallel_for_balanced(plan.cross_costs, kMinAttentionChunkCost, [&](long first,
+                                                                               long last) {
     std::vector<float> scores;
     for (long task = first; task < last; ++task) {
       const long r = task / heads;
       const int h = static_cast<int>(task % heads);
-      const MemoryGroup* group = row_groups[static_cast<std::size_t>(r)];
-      if (group == nullptr) continue;  // a row no group covers keeps a zero context
+      const int g = plan.memory_group[static_cast<std::size_t>(r)];
+      if (g < 0) continue;  // a row no group covers keeps a zero context
+      const MemoryGroup* group = &groups[static_cast<std::size_t>(g)];
+      const float* keys = group->keys_values + keys_offset;
       scores.resize(static_cast<std::size_t>(group->memory_length));
       const float* q = query.data() + r * d + h * head_dim;
       // scores [memory] = K [memory, head_dim] q
       kernels::gemv_cpu({.rows = group->memory_length, .cols = head_dim,
-                         .a = group->keys_values + h * head_dim, .lda = group->row_stride,
+                         .a = keys + h * head_dim, .lda = group->row_stride,
                          .x = q, .y = scores.data()});
       kernels::RelativeSoftmaxArgs args;
       args.scores = scores.data();
@@ -269,7 +291,7 @@ void cross_attention_step(const CrossAttentionWeights& weights,
       kernels::relative_softmax_cpu(args);
       // context [head_dim] = V^T alpha
       kernels::gemv_cpu({.transpose_a = true, .rows = group->memory_length, .cols = head_dim,
-                         .a = group->keys_values + d + h * head_dim, .lda = group->row_stride,
+                         .a = keys + d + h * head_dim, .lda = group->row_stride,
                          .x = scores.data(), .y = context.data() + r * d + h * head_dim});
     }
   });

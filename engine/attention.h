@@ -29,27 +29,43 @@ struct StepHistory {
   std::vector<long> first;        // [rows + 1]
 };
 
-// One decoder self-attention step of decoder layer `layer`: row r writes its new key and value
-// at its last position and attends to all of its positions.
-void self_attention_step(const SelfAttentionWeights& weights,
-                         const ArchitectureConfig& architecture,
-                         const float* x,  // [rows, d_model], already normalised
-                         const StepHistory& history, int layer,
-                         float* out);  // [rows, d_model]
-
 // Rows [first_row, first_row + rows) attend to one sentence's encoder memory.
 struct MemoryGroup {
-  const float* keys_values = nullptr;  // [memory_length, row_stride]; this layer's K then V
+  // [memory_length, row_stride]: decoder layer l's keys at l * 2 * d_model, its values d_model on
+  const float* keys_values = nullptr;
   int row_stride = 0;
   int memory_length = 0;
   int first_row = 0;
   int rows = 0;
 };
 
+// A decoder step's attention work, the same in every layer: each (row, head) pair is one task,
+// split over the threads by cost (the positions or source tokens it reads), not by count: rows of
+// one step range from a new sentence's first token to a long one's 200th.
+struct StepAttentionPlan {
+  std::vector<long> self_costs;   // [rows * heads]
+  std::vector<int> memory_group;  // [rows]: the group a row attends to, -1 for none
+  std::vector<long> cross_costs;  // [rows * heads]
+};
+
+StepAttentionPlan plan_step_attention(const ArchitectureConfig& architecture,
+                                      const StepHistory& history,
+                                      const std::vector<MemoryGroup>& groups);
+
+// One decoder self-attention step of decoder layer `layer`: row r writes its new key and value
+// at its last position and attends to all of its positions.
+void self_attention_step(const SelfAttentionWeights& weights,
+                         const ArchitectureConfig& architecture,
+                         const float* x,  // [rows, d_model], already normalised
+                         const StepHistory& history, const StepAttentionPlan& plan, int layer,
+                         float* out);  // [rows, d_model]
+
+// Decoder layer `layer`'s cross-attention: each row attends to its group's encoder memory.
 void cross_attention_step(const CrossAttentionWeights& weights,
                           const ArchitectureConfig& architecture,
                           const float* x,  // [rows, d_model], already normalised
-                          int rows, const std::vector<MemoryGroup>& groups,
+                          const std::vector<MemoryGroup>& groups, const StepAttentionPlan& plan,
+                          int layer,
                           float* out);  // [rows, d_model]
 
 }  // namespace rpt

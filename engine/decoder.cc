@@ -75,14 +75,13 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
   const int rows = static_cast<int>(input.tokens.size());
   RPT_CHECK(rows == state.rows() && input.positions.size() == input.tokens.size(),
             InvalidArgument, "decoder step with ", rows, " tokens for ", state.rows(), " rows");
-  if (rows > 0) {
-    const auto [lowest, highest] =
-        std::minmax_element(input.positions.begin(), input.positions.end());
-    RPT_CHECK(*highest + 1 <= model.max_sequence_length(), InvalidArgument, "decoding step ",
-              *highest + 1, " exceeds the model's maximum length ", model.max_sequence_length());
-    RPT_CHECK(*lowest >= 0, InvalidArgument, "decoding step at a negative position");
+  if (rows > 0) {  // each row's position is checked against what it holds by append_positions
+    const int highest = *std::max_element(input.positions.begin(), input.positions.end());
+    RPT_CHECK(highest + 1 <= model.max_sequence_length(), InvalidArgument, "decoding step ",
+              highest + 1, " exceeds the model's maximum length ", model.max_sequence_length());
   }
   const StepHistory& history = state.append_positions(input.positions);
+  const StepAttentionPlan plan = plan_step_attention(arch, history, input.memory);
 
   const int vocab = static_cast<int>(model.decoder_embeddings().dim(0));
   for (int token : input.tokens) {
@@ -105,7 +104,6 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
   const long count = static_cast<long>(rows) * d;
   std::vector<float> normed(x.size());
   std::vector<float> attended(x.size());
-  std::vector<MemoryGroup> memory = input.memory;
   for (std::size_t l = 0; l < model.decoder_layers().size(); ++l) {
     const DecoderLayerWeights& layer = model.decoder_layers()[l];
     // Self-attention over the cache.
@@ -115,7 +113,7 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
                          normed.data());
       input_x = normed.data();
     }
-    self_attention_step(layer.self_attention, arch, input_x, history, static_cast<int>(l),
+    self_attention_step(layer.self_attention, arch, input_x, history, plan, static_cast<int>(l),
                         attended.data());
     add_in_place(x.data(), attended.data(), count);
     if (!pre_norm) {
@@ -128,10 +126,8 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
                          normed.data());
       input_x = normed.data();
     }
-    for (std::size_t g = 0; g < memory.size(); ++g) {
-      memory[g].keys_values = input.memory[g].keys_values + static_cast<long>(l) * 2 * d;
-    }
-    cross_attention_step(layer.cross_attention, arch, input_x, rows, memory, attended.data());
+    cross_attention_step(layer.cross_attention, arch, input_x, input.memory, plan,
+                         static_cast<int>(l), attended.data());
     add_in_place(x.data(), attended.data(), count);
     if (!pre_norm) {
       layer_norm_forward(x.data(), rows, layer.cross_attention.norm, arch.norm_eps, x.data());

@@ -49,6 +49,12 @@ void PositionTree::release(int node) {
     free_.push_back(node);
     node = n.parent;
   }
+  if (free_.size() == nodes_.size()) {
+    nodes_.clear();
+    free_.clear();
+    chunks_.clear();
+    charge_.shrink_to(0);
+  }
 }
 
 int PositionTree::depth(int node) const {

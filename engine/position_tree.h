@@ -7,7 +7,8 @@
 // A node lives while it is some row's last position or some node's parent; releasing the last
 // hold frees it and, up the tree, every ancestor no one else holds. Storage comes in chunks of
 // kNodesPerChunk nodes that never move (pointers into them stay valid), reused through a free
-// list and charged to the budget as they are allocated. Not thread-safe.
+// list and charged to the budget as they are allocated; once no node is live every chunk is
+// given back (a long-lived server keeps no peak between its busy spells). Not thread-safe.
 #pragma once
 
 #include <memory>
@@ -31,7 +32,8 @@ class PositionTree {
   // a hold (its child).
   int add(int parent);
   void hold(int node);
-  // One hold less: a node no one holds is freed, and so, in turn, is its parent.
+  // One hold less: a node no one holds is freed, and so, in turn, is its parent. The last live
+  // node's release frees all storage.
   void release(int node);
 
   int parent(int node) const { return nodes_[static_cast<std::size_t>(node)].parent; }

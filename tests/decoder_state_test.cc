@@ -72,11 +72,25 @@ TEST_F(DecoderStateTest, ForksShareTheirParentsPrefix) {
   // Only beam 2 goes on: the other three new positions are freed, the prefix is kept.
   state.reorder({2}, {21});
   EXPECT_EQ(state.cached_positions(), 21);
-  // The sentence ends: all of it is freed, and its memory serves the next one.
+  // The sentence ends: all of it is freed, and with nothing live the storage goes back too.
   const std::size_t held = budget.used_bytes();
+  EXPECT_GT(held, 0u);
   state.reorder({}, {});
   EXPECT_EQ(state.cached_positions(), 0);
+  EXPECT_EQ(budget.used_bytes(), 0u);
   decode_one_row(state, 20);
+  EXPECT_EQ(budget.used_bytes(), held);
+  // While a row lives, the positions freed by others are reused, not allocated anew.
+  state.reorder({0, -1}, {20, 0});
+  for (int step = 0, t = 0; step < 30; ++step) {
+    state.append_positions({20, t});
+    if (++t < 10) {
+      state.reorder({0, 1}, {20, t});  // row 0 keeps its 20 positions, row 1 grows
+    } else {
+      state.reorder({0, -1}, {20, 0});  // row 1 ends, a new one starts
+      t = 0;
+    }
+  }
   EXPECT_EQ(budget.used_bytes(), held);
 }
 
