@@ -46,7 +46,7 @@ Projections project(const SelfAttentionWeights& weights, const float* x, int row
 struct RelativeTerms {
   int k = 0;
   int width = 0;  // 2k + 1
-  std::vector<float> key_term;
+  ScratchFloats key_term;  // the key-term GEMM writes it whole
   std::vector<float> bucket_sums;
 };
 
@@ -128,7 +128,8 @@ void self_attention_forward(const SelfAttentionWeights& weights,
   Projections p = project(weights, x, tokens, d, head_dim);
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), tokens, heads, head_dim);
 
-  std::vector<float> context(static_cast<std::size_t>(tokens) * d, 0.0f);
+  // Each (sequence, head) writes its slice.
+  ScratchFloats context(static_cast<std::size_t>(tokens) * d);
   // Every (sequence, head) is independent: one task each across the CPU threads.
   kernels::parallel_for(static_cast<long>(sequences) * heads, 1, [&](long first_task,
                                                                       long last_task) {
@@ -207,7 +208,7 @@ void self_attention_step(const SelfAttentionWeights& weights,
   Projections p = project(weights, x, rows, d, head_dim);
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), rows, heads, head_dim);
 
-  std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
+  ScratchFloats context(static_cast<std::size_t>(rows) * d);  // each (row, head) writes a slice
   // (row, head) pairs are independent: each writes only its own head's slice of its row's new
   // position.
   const long keys_offset = 2L * layer * d;  // within a position: this layer's keys, then values
@@ -257,12 +258,18 @@ void cross_attention_step(const CrossAttentionWeights& weights,
   const auto rows = static_cast<int>(plan.memory_group.size());
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
-  std::vector<float> query(static_cast<std::size_t>(rows) * d);
+  ScratchFloats query(static_cast<std::size_t>(rows) * d);
   linear_forward(x, rows, weights.query, query.data());
   const float scale = std::sqrt(static_cast<float>(head_dim));
   for (float& value : query) value /= scale;
 
-  std::vector<float> context(static_cast<std::size_t>(rows) * d, 0.0f);
+  // Each (row, head) of a row in a group writes its slice; a row no group covers keeps zeros.
+  ScratchFloats context(static_cast<std::size_t>(rows) * d);
+  for (int r = 0; r < rows; ++r) {
+    if (plan.memory_group[static_cast<std::size_t>(r)] < 0) {
+      std::fill_n(context.data() + static_cast<long>(r) * d, d, 0.0f);
+    }
+  }
   // (row, head) pairs are independent: one row and head at a time, as the beams of a sentence
   // are a handful of rows, where two GEMM calls per head cost more in the library than in
   // arithmetic (kernels/cpu/gemv_cpu.cc).

@@ -5,6 +5,7 @@
 
 #include "kernels/errors.h"
 #include "engine/layers.h"
+#include "engine/scratch.h"
 #include "kernels/embedding.h"
 
 namespace rpt {
@@ -88,7 +89,7 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
     RPT_CHECK(token >= 0 && token < vocab, InvalidArgument, "target token id ", token,
               " out of range");
   }
-  std::vector<float> x(static_cast<std::size_t>(rows) * d);
+  ScratchFloats x(static_cast<std::size_t>(rows) * d);  // the embedding writes it whole
   kernels::embedding_cpu({.ids = input.tokens.data(),
                           .count = rows,
                           .table = model.decoder_embeddings().data<float>(),
@@ -102,8 +103,8 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
 
   const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
   const long count = static_cast<long>(rows) * d;
-  std::vector<float> normed(x.size());
-  std::vector<float> attended(x.size());
+  ScratchFloats normed(x.size());    // written by each layer norm before it is read
+  ScratchFloats attended(x.size());  // each sub-layer's output
   for (std::size_t l = 0; l < model.decoder_layers().size(); ++l) {
     const DecoderLayerWeights& layer = model.decoder_layers()[l];
     // Self-attention over the cache.

@@ -5,6 +5,7 @@
 #include "engine/attention.h"
 #include "kernels/errors.h"
 #include "engine/layers.h"
+#include "engine/scratch.h"
 #include "kernels/embedding.h"
 
 namespace rpt {
@@ -60,8 +61,8 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
   embed(model, source_ids, tokens, x);
 
   const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
-  std::vector<float> normed(static_cast<std::size_t>(tokens) * d);
-  std::vector<float> attended(normed.size());
+  ScratchFloats normed(static_cast<std::size_t>(tokens) * d);
+  ScratchFloats attended(normed.size());
   for (const EncoderLayerWeights& layer : model.encoder_layers()) {
     const float* attention_input = x;
     if (pre_norm) {
