@@ -318,6 +318,21 @@ TEST(Int8GemmKinds, PackedWeightsHoldNoPlainCopy) {
               static_cast<double>(weights->packed->bytes()) / weights->plain->bytes());
 }
 
+// A matrix's columns come in one block per thread's share (at least 256 wide): each thread's
+// share of a product is one call into oneDNN, whose setup costs microseconds a call.
+TEST(Int8GemmKinds, OneColumnBlockPerThreadsShare) {
+  const std::vector<float> w = random_matrix(1000, 64, 27, 0.05f);
+  for (const int threads : {1, 2, 3}) {
+    set_cpu_threads(threads);
+    const auto weights = Int8Weights::quantize(w.data(), 1000, 64);
+    EXPECT_EQ(weights->column_blocks(), threads) << threads << " threads";
+    EXPECT_EQ(weights->block_columns() % 64, 0);
+  }
+  set_cpu_threads(2);
+  EXPECT_EQ(Int8Weights::quantize(w.data(), 256, 64)->column_blocks(), 1);  // 2 x 128: too narrow
+  set_cpu_threads(0);
+}
+
 // The models' matrices are packed; one whose packed layout would cost much more memory than its
 // values (oneDNN spends some 12 KiB a block on headers and alignment) stays plain.
 TEST(Int8GemmKinds, ModelsPackAllButTinyMatrices) {

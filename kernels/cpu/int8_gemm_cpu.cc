@@ -17,17 +17,18 @@ namespace {
 struct BlockBuffers {
   std::vector<std::uint8_t> quantized;  // [rows, k]
   std::vector<float> row_scales;        // [rows]
-  std::vector<std::int32_t> sums;       // [rows, cols]
+  std::vector<std::int32_t> sums;       // [sum_rows, cols]
 };
 
-BlockBuffers& thread_buffers(int rows, int cols, int k) {
+// Room for `rows` quantized rows and the sums of `sum_rows` of them over `cols` columns.
+BlockBuffers& thread_buffers(int rows, int sum_rows, int cols, int k) {
   thread_local BlockBuffers buffers;
   const auto grow = [](auto& buffer, long size) {
     if (static_cast<long>(buffer.size()) < size) buffer.resize(static_cast<std::size_t>(size));
   };
   grow(buffers.quantized, static_cast<long>(rows) * k);
   grow(buffers.row_scales, rows);
-  grow(buffers.sums, static_cast<long>(rows) * cols);
+  grow(buffers.sums, static_cast<long>(sum_rows) * cols);
   return buffers;
 }
 
@@ -83,12 +84,24 @@ RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, float
   }
 }
 
-// Output features per product call, measured with gemm_bench's int8 shapes (AVX2 EPYC): on one
-// thread 256 and 512 are within 7% of each other and 3 to 12% faster than 128; on two, 256
-// splits the demo models' widths (768, 1024, 8000) into even shares where 512 does not; oneDNN's
-// layout adds 19% to the values' bytes at 256 (38% at 128); a block's sums at 128 rows (a
-// decoder step of 32 sentences at beam 4) take 128 KiB, a quarter of that CPU's L2.
-constexpr int kBlockColumns = 256;
+// Output features per packed block: one block for each thread's share of a matrix's columns (in
+// multiples of 64, at least 256), so that a thread's share is one product call. oneDNN spends
+// microseconds setting up each call: with 256-column blocks, at batch 1 (4 rows) a decoder step
+// made some 65 calls and their setup (libdnnl outside its kernels) was 13% of the time; one
+// block per thread was 12-15% faster there and as fast at batch 32 (en-de int8, one thread).
+// Narrower blocks than 256 would cost the packed layout's per-block headers more than a quarter
+// of a 256-wide matrix's bytes (the limit int8_products packs under).
+int block_columns_for(int n) {
+  constexpr int kMultiple = 64;
+  constexpr int kNarrowest = 256;
+  const int threads = cpu_threads();
+  const int share = (n + threads - 1) / threads;
+  return std::max(kNarrowest, (share + kMultiple - 1) / kMultiple * kMultiple);
+}
+
+// Integer sums per product call at most (256 KiB, a quarter of a 1 MiB L2): a call covers fewer
+// rows the wider its block, so that its sums are still in cache when they are dequantized.
+constexpr int kSumsInCache = 65536;
 
 // qw [rows, cols] with one scale per row and the rows' sums.
 struct QuantizedMatrix {
@@ -133,7 +146,7 @@ std::shared_ptr<const Int8Weights> Int8Weights::quantize(const float* weights, i
   std::shared_ptr<Int8Weights> out(new Int8Weights());
   out->rows_ = rows;
   out->cols_ = cols;
-  out->block_columns_ = kBlockColumns;
+  out->block_columns_ = block_columns_for(rows);
   out->scales_ = std::move(quantized.scales);
   out->row_sums_ = std::move(quantized.row_sums);
   out->products_ = int8_products(std::move(quantized.values), rows, cols, out->block_columns_);
@@ -177,15 +190,14 @@ namespace {
 
 // y[rows, range] = act(row_scale * weight_scale * (sum - zero_point * row_sum) + bias) from one
 // column block's sums [rows, range.count]; `rows` start at output row m0.
-void dequantize_block(const Int8LinearArgs& args, const BlockBuffers& buffers, long m0, int rows,
-                      BlockRange range) {
+void dequantize_block(const Int8LinearArgs& args, const std::int32_t* sums,
+                      const float* row_scales, long m0, int rows, BlockRange range) {
   const Int8Weights& weights = *args.weights;
   const int n = weights.rows();
   for (int r = 0; r < rows; ++r) {
     float* y = args.output + (m0 + r) * n + range.first;
-    dequantize_row(buffers.sums.data() + static_cast<long>(r) * range.count, range.count,
-                   buffers.row_scales[static_cast<std::size_t>(r)], weights.scales() + range.first,
-                   weights.row_sums() + range.first,
+    dequantize_row(sums + static_cast<long>(r) * range.count, range.count, row_scales[r],
+                   weights.scales() + range.first, weights.row_sums() + range.first,
                    args.bias != nullptr ? args.bias + range.first : nullptr, y);
     if (args.activation != ActivationKind::kIdentity) {
       // Serial: inside a part.
@@ -209,14 +221,22 @@ void int8_linear_cpu(const Int8LinearArgs& args) {
     const int rows = static_cast<int>(m1 - m0);
     const int blocks_per_call =
         static_cast<int>(std::min<long>(weights.products().blocks_per_call(), b1 - b0));
-    BlockBuffers& buffers = thread_buffers(rows, blocks_per_call * weights.block_columns(), k);
+    // Rows in chunks whose sums stay in cache until they are dequantized.
+    const int widest = blocks_per_call * weights.block_columns();
+    const int chunk = std::min(rows, std::max(4, kSumsInCache / widest));
+    BlockBuffers& buffers = thread_buffers(rows, chunk, widest, k);
     quantize_rows(args.input + m0 * k, rows, k, buffers.quantized.data(),
                   buffers.row_scales.data());
     for (int b = static_cast<int>(b0); b < b1; b += blocks_per_call) {
       const BlockRange columns = block_range(b, std::min<int>(blocks_per_call, b1 - b),
                                              weights.block_columns(), weights.rows());
-      weights.products().run(buffers.quantized.data(), rows, columns, buffers.sums.data());
-      dequantize_block(args, buffers, m0, rows, columns);
+      for (int r0 = 0; r0 < rows; r0 += chunk) {
+        const int count = std::min(chunk, rows - r0);
+        weights.products().run(buffers.quantized.data() + static_cast<long>(r0) * k, count,
+                               columns, buffers.sums.data());
+        dequantize_block(args, buffers.sums.data(), buffers.row_scales.data() + r0, m0 + r0,
+                         count, columns);
+      }
     }
   };
   parallel_gemm_column_blocks(m, weights.rows(), k, weights.block_columns(), part);
