@@ -168,7 +168,7 @@ StepAttentionPlan plan_step_attention(const ArchitectureConfig& architecture,
                                       const std::vector<MemoryGroup>& groups) {
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
-  const auto rows = history.first.size() - 1;
+  const auto rows = static_cast<std::size_t>(history.rows());
   StepAttentionPlan plan;
   plan.self_costs.resize(rows * heads);
   plan.memory_group.assign(rows, -1);
@@ -180,15 +180,14 @@ StepAttentionPlan plan_step_attention(const ArchitectureConfig& architecture,
     }
   }
   for (std::size_t r = 0; r < rows; ++r) {
-    const auto positions = static_cast<int>(history.first[r + 1] - history.first[r]);
     const int group = plan.memory_group[r];
-    for (int h = 0; h < heads; ++h) {
-      plan.self_costs[r * heads + h] = attention_task_cost(positions, head_dim);
-      if (group >= 0) {
-        plan.cross_costs[r * heads + h] = attention_task_cost(
-            groups[static_cast<std::size_t>(group)].memory_length, head_dim);
-      }
-    }
+    const long self_cost = attention_task_cost(history.count(static_cast<long>(r)), head_dim);
+    const long cross_cost =
+        group < 0 ? 0
+                  : attention_task_cost(groups[static_cast<std::size_t>(group)].memory_length,
+                                        head_dim);
+    std::fill_n(plan.self_costs.begin() + static_cast<long>(r * heads), heads, self_cost);
+    std::fill_n(plan.cross_costs.begin() + static_cast<long>(r * heads), heads, cross_cost);
   }
   return plan;
 }
@@ -200,11 +199,7 @@ void self_attention_step(const SelfAttentionWeights& weights,
   const int d = architecture.d_model;
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
-  const int rows = static_cast<int>(history.first.size()) - 1;
-  const auto row_positions = [&](long r) {
-    return static_cast<int>(history.first[static_cast<std::size_t>(r) + 1] -
-                            history.first[static_cast<std::size_t>(r)]);
-  };
+  const int rows = history.rows();
   Projections p = project(weights, x, rows, d, head_dim);
   RelativeTerms terms = relative_terms(weights, p.scaled_query.data(), rows, heads, head_dim);
 
@@ -218,10 +213,9 @@ void self_attention_step(const SelfAttentionWeights& weights,
     for (long task = first; task < last; ++task) {
       const long r = task / heads;
       const int h = static_cast<int>(task % heads);
-      const int positions = row_positions(r);
+      const int positions = history.count(r);
       const int t = positions - 1;
-      float* const* row_history =
-          history.positions.data() + history.first[static_cast<std::size_t>(r)];
+      float* const* row_history = history.of(r);
       const long key_at = keys_offset + h * head_dim;
       const long value_at = key_at + d;
       const float* qkv = p.qkv.data() + r * 3 * d + h * head_dim;

@@ -27,6 +27,14 @@ void self_attention_forward(const SelfAttentionWeights& weights,
 struct StepHistory {
   std::vector<float*> positions;  // every row's positions, root first, rows one after another
   std::vector<long> first;        // [rows + 1]
+
+  int rows() const { return static_cast<int>(first.size()) - 1; }
+  // Row r's positions (its step + 1) and where they start.
+  int count(long r) const {
+    return static_cast<int>(first[static_cast<std::size_t>(r) + 1] -
+                            first[static_cast<std::size_t>(r)]);
+  }
+  float* const* of(long r) const { return positions.data() + first[static_cast<std::size_t>(r)]; }
 };
 
 // Rows [first_row, first_row + rows) attend to one sentence's encoder memory.

@@ -45,8 +45,7 @@ class DecoderStateTest : public ::testing::Test {
 
   // Row r's positions in the last step's history.
   static std::vector<float*> history_of(const StepHistory& history, int r) {
-    return {history.positions.begin() + history.first[static_cast<std::size_t>(r)],
-            history.positions.begin() + history.first[static_cast<std::size_t>(r) + 1]};
+    return {history.of(r), history.of(r) + history.count(r)};
   }
 
   std::string directory_;
