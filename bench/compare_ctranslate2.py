@@ -3,26 +3,36 @@
 
 No checkpoint needed: the CTranslate2 model is built from the rpt directory's own weights
 (tools/rpt_to_ctranslate2.py, tested token-identical greedy outputs in
-tests/test_rpt_to_ctranslate2.py). For every setting (compute type x batch size x threads) both
-engines translate the same raw sentences, each in its own subprocess, alternating, --repeat
-times; the table shows medians of the translation time (text in, text out, model loading
-excluded; rpt-translate's own clock, the same span timed around CTranslate2's tokenize +
-translate_batch + detokenize), sentences/s (the headline), target tokens/s with both outputs
-re-encoded by the target SentencePiece model, peak RSS of each process (ru_maxrss, measured the same
-way for both; the CTranslate2 side is a Python process importing ctranslate2 and sentencepiece), BLEU
-(sacrebleu) of each, identical outputs, and the outputs that reached max length. rpt runs with
---no-protect-spans: CTranslate2 has no span protection, so both do the same work. A second
-table re-times both engines on the sentences that neither sent to max length. The CPU model,
-its avx/vnni/amx flags and the ISA each library runs (BLIS arch, oneDNN ISA of
-rpt's int8 path, CTranslate2's selected ISA and GEMM backends) head every result.
+tests/test_rpt_to_ctranslate2.py). Each engine runs in its own subprocess; the CTranslate2 worker
+imports ctranslate2, sentencepiece and tools/ct2_text.py only (no torch).
+
+Fair by construction: every engine runs in its best thread layout on the same cores.
+- batch > 1 is throughput on N cores (N = the largest of --threads): rpt with each thread count of
+  --threads, CTranslate2 with intra_threads=N, inter_threads=1 and with inter_threads=N,
+  intra_threads=1 (translate_batch's sub-batches of --batch-size on N translator replicas); each
+  engine's fastest layout is its figure.
+- batch 1 is latency, one sentence at a time (inter_threads=1): each engine at each thread count of
+  --threads, the fastest counts.
+- --searches default,lp0: each engine's own default search (rpt stops a sentence when its best
+  hypothesis ends, as OpenNMT-py; CTranslate2 with length_penalty 1 decodes on until beam-size
+  hypotheses have ended), and the same search for both, length penalty 0.
+Every layout of both engines runs --repeat times, alternating (the order reversed every other
+round); the tables show each engine's best layout's median translation time (text in, text out,
+model loading excluded; rpt-translate's own clock, the same span timed around CTranslate2's
+tokenize + translate_batch + detokenize), sentences/s (the headline), target tokens/s with both
+outputs re-encoded by the target SentencePiece model, peak RSS (ru_maxrss of each process), BLEU
+(sacrebleu), identical outputs and outputs that reached max length. rpt runs with
+--no-protect-spans: CTranslate2 has no span protection, so both do the same work. A second table
+re-times both best layouts on the sentences that neither sent to max length. The CPU model, its
+vector extensions and the kernels each engine runs (rpt's CPU kernels from rpt-translate
+--verbose, CTranslate2's CT2_VERBOSE report) head every result.
 
 Python: needs ctranslate2 (4.8.5), sentencepiece, sacrebleu and NumPy. tools/setup.sh installs
-them for Debian's /usr/bin/python3; on the shared dev VM the default `python3` (pyenv 3.11)
-has them, /usr/bin/python3 there has NumPy and torch only.
+them for Debian's /usr/bin/python3.
 
-    python3 bench/compare_ctranslate2.py --model models/en-fr \\
-        --source-tsv /work/shared/data/ui.en-fr.test.tsv --limit 500 \\
-        --compute-types float32,int8 --batch-sizes 32,1 --threads 1,2 --beam-size 4 \\
+    /usr/bin/python3 bench/compare_ctranslate2.py --model models/en-fr \\
+        --source-tsv ../shared/data/ui.en-fr.test.tsv --limit 1000 \\
+        --compute-types float32,int8 --batch-sizes 32,1 --threads 1,2 --searches default,lp0 \\
         --repeat 3 --json en-fr.json
 
 --source FILE [--reference FILE] instead of --source-tsv (source TAB reference). On a GPU
@@ -61,19 +71,20 @@ CPU_FLAGS = re.compile(r"^(avx\w*|fma|f16c|amx\w*|\w*vnni\w*)$")
 def ct2_worker(request_path):
     """Translates request["input"] with CTranslate2; writes the texts and the seconds taken."""
     import ctranslate2
-    import rpt_to_ctranslate2
+    import ct2_text
 
     request = json.loads(Path(request_path).read_text())
     translator = ctranslate2.Translator(request["ct2_dir"], device=request["device"],
-                                        compute_type=request["compute_type"], inter_threads=1,
-                                        intra_threads=request["threads"])
-    spms = rpt_to_ctranslate2.tokenizers(request["model"])
+                                        compute_type=request["compute_type"],
+                                        inter_threads=request["inter_threads"],
+                                        intra_threads=request["intra_threads"])
+    spms = ct2_text.tokenizers(request["model"])
     lines = Path(request["input"]).read_text(encoding="utf-8").splitlines()
     start = time.perf_counter()
-    texts = rpt_to_ctranslate2.translate(
+    texts = ct2_text.translate(
         translator, spms, lines, beam_size=request["beam_size"],
         max_batch_size=request["batch_size"], max_decoding_length=request["max_length"],
-        max_input_length=0)
+        max_input_length=0, length_penalty=request["length_penalty"])
     seconds = time.perf_counter() - start
     Path(request["output"]).write_text(json.dumps({"texts": texts, "seconds": seconds}))
 
@@ -143,32 +154,63 @@ def run_measured(command, stdin_path, env=None, gpu=False):
                 rss_kib / 1024, memory.peak_mib)
 
 
-def run_rpt(args, compute_type, batch, threads, input_path):
-    command = [args.rpt_translate, "--model", args.model, "--no-protect-spans", "--beam-size", str(args.beam_size),
-               "--batch-size", str(batch), "--threads", str(threads),
-               "--max-length", str(args.max_length), "--device", args.device,
-               "--compute-type", compute_type, "--max-input-length", "2048", "--verbose"]
+# Length penalty per search: each engine's default, or 0 for both (the same search).
+SEARCHES = {"default": {"rpt": None, "ctranslate2": 1.0}, "lp0": {"rpt": 0.0, "ctranslate2": 0.0}}
+
+
+def run_rpt(args, compute_type, batch, layout, search, input_path):
+    command = [args.rpt_translate, "--model", args.model, "--no-protect-spans",
+               "--beam-size", str(args.beam_size), "--batch-size", str(batch),
+               "--threads", str(layout["threads"]), "--max-length", str(args.max_length),
+               "--device", args.device, "--compute-type", compute_type,
+               "--max-input-length", "2048", "--verbose"]
+    if SEARCHES[search]["rpt"] is not None:
+        command += ["--length-penalty", str(SEARCHES[search]["rpt"])]
     code, out, err, rss, gpu = run_measured(command, input_path, gpu=args.device == "cuda")
     if code != 0:
         sys.exit(f"rpt-translate failed ({code}): {err}")
     seconds = float(re.search(r"tokens in ([0-9.]+) s", err).group(1))
-    return {"texts": out.splitlines(), "seconds": seconds, "rss_mib": rss, "gpu_mib": gpu}
+    kernels = re.search(r"CPU kernels: (.*)", err)
+    return {"texts": out.splitlines(), "seconds": seconds, "rss_mib": rss, "gpu_mib": gpu,
+            "kernels": kernels.group(1) if kernels else None}
 
 
-def run_ct2(args, ct2_dir, compute_type, batch, threads, input_path, work, env=None):
+def run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path, work, env=None):
     request = {"ct2_dir": str(ct2_dir), "model": args.model, "device": args.device,
-               "compute_type": CT2_TYPES[compute_type][1], "threads": threads,
-               "beam_size": args.beam_size, "batch_size": batch, "max_length": args.max_length,
+               "compute_type": CT2_TYPES[compute_type][1], "intra_threads": layout["intra"],
+               "inter_threads": layout["inter"], "beam_size": args.beam_size,
+               "batch_size": batch, "max_length": args.max_length,
+               "length_penalty": SEARCHES[search]["ctranslate2"],
                "input": str(input_path), "output": str(work / "ct2_out.json")}
     request_path = work / "ct2_request.json"
     request_path.write_text(json.dumps(request))
     command = [sys.executable, __file__, "--ct2-worker", str(request_path)]
+    env = {**(env or os.environ), "PYTHONPATH": str(REPO / "tools")}
     code, _, err, rss, gpu = run_measured(command, os.devnull, env=env,
                                           gpu=args.device == "cuda")
     if code != 0:
         sys.exit(f"CTranslate2 worker failed ({code}): {err}")
     result = json.loads(Path(request["output"]).read_text())
     return {**result, "rss_mib": rss, "gpu_mib": gpu, "stderr": err}
+
+
+def layout_name(engine, layout):
+    if engine == "rpt":
+        return f"{layout['threads']} thr"
+    return f"intra {layout['intra']} / inter {layout['inter']}"
+
+
+def layouts(args, batch):
+    """Each engine's thread layouts to try for one batch size (see the module's doc)."""
+    cores = max(args.threads)
+    rpt = [{"threads": t} for t in args.threads]
+    if batch > 1:
+        ct2 = [{"intra": cores, "inter": 1}]
+        if cores > 1:
+            ct2.append({"intra": 1, "inter": cores})
+    else:
+        ct2 = [{"intra": t, "inter": 1} for t in args.threads]
+    return {"rpt": rpt, "ctranslate2": ct2}
 
 
 # -- what the machine and the libraries run ----------------------------------------------------
@@ -181,44 +223,18 @@ def cpu_description():
             "cpus": os.cpu_count(), "flags": sorted(f for f in flags if CPU_FLAGS.match(f))}
 
 
-def linked_library(binary, stem):
-    """Path of the shared library `stem` that `binary` loads (ldd), or None."""
-    ldd = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
-    match = re.search(rf"{stem}\S*\s+=>\s+(\S+)", ldd)
-    return match.group(1) if match else None
-
-
-def call_string(library, function, *argument_functions):
-    """A C function returning const char*, its arguments computed by other functions of it."""
-    if library is None:
+def rpt_kernels(args, compute_type, input_path):
+    """rpt's own report of the kernels it chose for this CPU (rpt-translate --verbose)."""
+    if args.device != "cpu":
         return None
-    try:
-        lib = ctypes.CDLL(library)
-        arguments = [getattr(lib, name)() for name in argument_functions]
-        getattr(lib, function).restype = ctypes.c_char_p
-        return getattr(lib, function)(*arguments).decode()
-    except (OSError, AttributeError) as e:
-        return f"unknown ({e})"
-
-
-def onednn_isa(args, compute_type, input_path):
-    """oneDNN's ISA line from an rpt run with ONEDNN_VERBOSE, None when it never calls oneDNN.
-
-    rpt's packed int8 weights go through oneDNN's internal GEMM, which logs nothing: the probe runs
-    with RPT_INT8_PACKED=0 (oneDNN's matmul primitive, which logs its ISA; both dispatch on the
-    same CPU detection and JIT kernels)."""
-    env = {**os.environ, "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1", "RPT_INT8_PACKED": "0"}
-    command = [args.rpt_translate, "--model", args.model, "--no-protect-spans", "--compute-type", compute_type,
-               "--device", args.device]
-    _, out, _, _, _ = run_measured(command, input_path, env=env)
-    match = re.search(r"(?:onednn|dnnl)_verbose,info,cpu,isa:([^\n]*)", out)
-    return match.group(1).strip() if match else None
+    return run_rpt(args, compute_type, 1, {"threads": 1}, "default", input_path)["kernels"]
 
 
 def ct2_isa(args, ct2_dirs, compute_type, input_path, work):
     """CTranslate2's own CT2_VERBOSE report: CPU, selected ISA, GEMM backends, compute type."""
     env = {**os.environ, "CT2_VERBOSE": "1"}
-    result = run_ct2(args, ct2_dirs[compute_type], compute_type, 1, 1, input_path, work, env)
+    result = run_ct2(args, ct2_dirs[compute_type], compute_type, 1, {"intra": 1, "inter": 1},
+                     "default", input_path, work, env)
     keep = ("CPU:", "Selected ISA", "SGEMM backend", "GEMM_S8 backend", "Selected compute type")
     return [line.split("[info]", 1)[1].strip().lstrip("- ") for line in
             result["stderr"].splitlines() if "[info]" in line and any(k in line for k in keep)]
@@ -229,14 +245,11 @@ def libraries(args, compute_types, ct2_dirs, work):
 
     probe = work / "probe.txt"
     probe.write_text("Open file\nSave the file as %s\n")
-    blis = linked_library(args.rpt_translate, "libblis")
-    info = {"blis": {"library": blis,
-                     "arch": call_string(blis, "bli_arch_string", "bli_arch_query_id")},
+    info = {"rpt_kernels": {t: rpt_kernels(args, t, probe) for t in compute_types},
             "ctranslate2": {"version": ctranslate2.__version__,
                             "supported": sorted(ctranslate2.get_supported_compute_types(
                                 args.device))}}
     if args.device == "cpu":
-        info["onednn_isa"] = {t: onednn_isa(args, t, probe) for t in compute_types}
         info["ctranslate2"]["verbose"] = {t: ct2_isa(args, ct2_dirs, t, probe, work)
                                           for t in compute_types}
     return info
@@ -244,34 +257,51 @@ def libraries(args, compute_types, ct2_dirs, work):
 
 # -- measuring ---------------------------------------------------------------------------------
 
-def measure(args, ct2_dir, compute_type, batch, threads, lines, work):
-    """Both engines `--repeat` times, alternating who goes first; every run's figures."""
+def measure(args, ct2_dir, setting, lines, work, tried=None):
+    """Every layout of both engines (`tried`, else layouts()) `--repeat` times, alternating (the
+    order reversed every other round); {engine: {layout name: [runs]}}."""
+    compute_type, batch, search = setting
     input_path = work / f"input_{len(lines)}.txt"
     input_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    runs = {"rpt": [], "ctranslate2": []}
-    engines = {"rpt": lambda: run_rpt(args, compute_type, batch, threads, input_path),
-               "ctranslate2": lambda: run_ct2(args, ct2_dir, compute_type, batch, threads,
-                                              input_path, work)}
+    tried = tried or layouts(args, batch)
+    jobs = [("rpt", layout) for layout in tried["rpt"]] + \
+           [("ctranslate2", layout) for layout in tried["ctranslate2"]]
+    runs = {"rpt": {}, "ctranslate2": {}}
     for repeat in range(args.repeat):
-        order = ["rpt", "ctranslate2"] if repeat % 2 == 0 else ["ctranslate2", "rpt"]
-        for name in order:
-            runs[name].append(engines[name]())
+        for engine, layout in (jobs if repeat % 2 == 0 else jobs[::-1]):
+            if engine == "rpt":
+                run = run_rpt(args, compute_type, batch, layout, search, input_path)
+            else:
+                run = run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path,
+                              work)
+            runs[engine].setdefault(layout_name(engine, layout), []).append(run)
     return runs
 
 
+def best_layouts(runs):
+    """{engine: (layout name, its runs)}: the layout with the lowest median time."""
+    return {engine: min(by_layout.items(),
+                        key=lambda item: statistics.median(r["seconds"] for r in item[1]))
+            for engine, by_layout in runs.items()}
+
+
 def summarize(runs, lines, references, target_spm, max_length):
-    """Medians over runs plus the outputs' tokens, BLEU and max-length count (first run's
-    outputs; a run whose outputs differ from the first is counted as unstable)."""
+    """Each engine's best layout: medians plus the outputs' tokens, BLEU and max-length count
+    (first run's outputs; a run whose outputs differ from the first is counted as unstable), and
+    every layout's median."""
     import sacrebleu
 
     summary = {}
-    for name, engine_runs in runs.items():
+    for name, (layout, engine_runs) in best_layouts(runs).items():
         texts = engine_runs[0]["texts"]
         tokens = [len(target_spm.encode(text, out_type=str)) for text in texts]
         seconds = statistics.median(run["seconds"] for run in engine_runs)
         gpu = [run["gpu_mib"] for run in engine_runs if run["gpu_mib"] is not None]
         summary[name] = {
-            "seconds": seconds, "all_seconds": [run["seconds"] for run in engine_runs],
+            "layout": layout, "seconds": seconds,
+            "all_seconds": [run["seconds"] for run in engine_runs],
+            "layouts": {name: statistics.median(r["seconds"] for r in layout_runs)
+                        for name, layout_runs in runs[name].items()},
             "sentences_per_second": len(lines) / seconds,
             "target_tokens": sum(tokens), "target_tokens_per_second": sum(tokens) / seconds,
             "peak_rss_mib": max(run["rss_mib"] for run in engine_runs),
@@ -293,43 +323,49 @@ def fmt_bleu(value):
 
 
 def header(cpu, libs, args, sentences):
-    lines = [f"CPU: {cpu['model']} ({cpu['cpus']} CPUs), flags: {' '.join(cpu['flags'])}",
-             f"BLIS arch: {libs['blis']['arch']}"]
-    for compute_type, isa in libs.get("onednn_isa", {}).items():
-        lines.append(f"oneDNN ISA in rpt {compute_type}: {isa or 'not called'}")
+    lines = [f"CPU: {cpu['model']} ({cpu['cpus']} CPUs), flags: {' '.join(cpu['flags'])}"]
+    for compute_type, kernels in libs.get("rpt_kernels", {}).items():
+        lines.append(f"rpt {compute_type}: {kernels or 'GPU'}")
     lines.append(f"CTranslate2 {libs['ctranslate2']['version']} "
                  f"(supports {', '.join(libs['ctranslate2']['supported'])})")
     for compute_type, report in libs["ctranslate2"].get("verbose", {}).items():
         lines.append(f"CTranslate2 {compute_type}: {'; '.join(report)}")
     lines.append(f"model {args.model}, {sentences} sentences, beam {args.beam_size}, "
-                 f"max length {args.max_length}, device {args.device}, medians of "
+                 f"max length {args.max_length}, device {args.device}, thread counts "
+                 f"{','.join(map(str, args.threads))}, each engine in its best layout, medians of "
                  f"{args.repeat} alternating runs")
     return lines
 
 
+def layouts_cell(summary):
+    return "; ".join(f"{name} {seconds:.2f}" for name, seconds in summary["layouts"].items())
+
+
 def main_table(results):
-    rows = ["| compute | batch | threads | rpt s | CT2 s | rpt sent/s | CT2 sent/s | "
-            "**rpt / CT2** | rpt tok/s | CT2 tok/s | peak RSS rpt / CT2 MiB | BLEU rpt / CT2 | "
-            "identical | at max length rpt / CT2 | load |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = ["| compute | batch | search | rpt layout | CT2 layout | rpt s | CT2 s | rpt sent/s | "
+            "CT2 sent/s | **rpt / CT2** | rpt tok/s | CT2 tok/s | peak RSS rpt / CT2 MiB | "
+            "BLEU rpt / CT2 | identical | at max length rpt / CT2 | every layout, median s "
+            "(rpt; CT2) |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         a, b, n = r["all"]["rpt"], r["all"]["ctranslate2"], r["sentences"]
         memory = f"{a['peak_rss_mib']:.0f} / {b['peak_rss_mib']:.0f}"
         if a["peak_gpu_mib"] is not None:
             memory += f" (GPU {a['peak_gpu_mib']} / {b['peak_gpu_mib']})"
         rows.append(
-            f"| {r['compute_type']} | {r['batch']} | {r['threads']} | {a['seconds']:.2f} | "
-            f"{b['seconds']:.2f} | {a['sentences_per_second']:.1f} | "
-            f"{b['sentences_per_second']:.1f} | **{b['seconds'] / a['seconds']:.2f}x** | "
-            f"{a['target_tokens_per_second']:.0f} | {b['target_tokens_per_second']:.0f} | "
-            f"{memory} | {fmt_bleu(a['bleu'])} / {fmt_bleu(b['bleu'])} | "
-            f"{r['all']['identical']}/{n} | {len(a['at_max_length'])} / "
-            f"{len(b['at_max_length'])} | {r['load_before']:.1f} |")
+            f"| {r['compute_type']} | {r['batch']} | {r['search']} | {a['layout']} | "
+            f"{b['layout']} | {a['seconds']:.2f} | {b['seconds']:.2f} | "
+            f"{a['sentences_per_second']:.1f} | {b['sentences_per_second']:.1f} | "
+            f"**{b['seconds'] / a['seconds']:.2f}x** | {a['target_tokens_per_second']:.0f} | "
+            f"{b['target_tokens_per_second']:.0f} | {memory} | "
+            f"{fmt_bleu(a['bleu'])} / {fmt_bleu(b['bleu'])} | {r['all']['identical']}/{n} | "
+            f"{len(a['at_max_length'])} / {len(b['at_max_length'])} | "
+            f"{layouts_cell(a)}; {layouts_cell(b)} |")
     return rows
 
 
 def normal_table(results):
-    rows = ["| compute | batch | threads | sentences | rpt s | CT2 s | rpt sent/s | CT2 sent/s | "
+    rows = ["| compute | batch | search | sentences | rpt s | CT2 s | rpt sent/s | CT2 sent/s | "
             "**rpt / CT2** | rpt tok/s | CT2 tok/s |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -338,7 +374,7 @@ def normal_table(results):
             continue
         a, b = normal["rpt"], normal["ctranslate2"]
         rows.append(
-            f"| {r['compute_type']} | {r['batch']} | {r['threads']} | {normal['sentences']} | "
+            f"| {r['compute_type']} | {r['batch']} | {r['search']} | {normal['sentences']} | "
             f"{a['seconds']:.2f} | {b['seconds']:.2f} | {a['sentences_per_second']:.1f} | "
             f"{b['sentences_per_second']:.1f} | **{b['seconds'] / a['seconds']:.2f}x** | "
             f"{a['target_tokens_per_second']:.0f} | {b['target_tokens_per_second']:.0f} |")
@@ -373,14 +409,14 @@ def long_inputs(lines, spm, tokens):
 
 
 def one_setting(args, ct2_dir, setting, lines, references, target_spm, work):
-    """The full-input summary and, when some output reached max length, the same measurement
-    on the sentences where neither engine's did."""
-    compute_type, batch, threads = setting
+    """The full-input summary and, when some output reached max length, both engines' best
+    layouts re-timed on the sentences where neither engine's did."""
+    compute_type, batch, search = setting
     # Other jobs on a shared machine show here (and CTranslate2's OpenMP threads, which spin,
-    # suffer most from them): the load before the runs goes into the table.
-    result = {"compute_type": compute_type, "batch": batch, "threads": threads,
+    # suffer most from them): the load before the runs goes into the JSON.
+    result = {"compute_type": compute_type, "batch": batch, "search": search,
               "sentences": len(lines), "load_before": os.getloadavg()[0]}
-    runs = measure(args, ct2_dir, compute_type, batch, threads, lines, work)
+    runs = measure(args, ct2_dir, setting, lines, work)
     result["all"] = summarize(runs, lines, references, target_spm, args.max_length)
     excluded = set(result["all"]["rpt"]["at_max_length"] +
                    result["all"]["ctranslate2"]["at_max_length"])
@@ -388,7 +424,10 @@ def one_setting(args, ct2_dir, setting, lines, references, target_spm, work):
         keep = [i for i in range(len(lines)) if i not in excluded]
         subset = [lines[i] for i in keep]
         normal_refs = [references[i] for i in keep] if references is not None else None
-        runs = measure(args, ct2_dir, compute_type, batch, threads, subset, work)
+        best = {engine: [layout for layout in layouts(args, batch)[engine]
+                         if layout_name(engine, layout) == result["all"][engine]["layout"]]
+                for engine in ("rpt", "ctranslate2")}
+        runs = measure(args, ct2_dir, setting, subset, work, tried=best)
         result["normal"] = summarize(runs, subset, normal_refs, target_spm, args.max_length)
         result["normal"]["sentences"] = len(subset)
     return result
@@ -406,13 +445,18 @@ def parse_args(argv):
     source.add_argument("--source-tsv", help="source TAB reference, one pair a line")
     source.add_argument("--source", help="raw source sentences, one a line")
     parser.add_argument("--reference", help="with --source: raw references for BLEU")
-    parser.add_argument("--limit", type=int, default=500, help="first N sentences (0: all)")
+    parser.add_argument("--limit", type=int, default=1000,
+                        help="first N sentences (0: all); 300-sentence subsets swing the ratio "
+                             "by 30%% or more")
     parser.add_argument("--rpt-translate", default=str(REPO / "build" / "tools" / "rpt-translate"))
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--compute-types", default="float32,int8",
                         help="comma list of float32, int8 (CPU), float16, bfloat16 (GPU)")
     parser.add_argument("--batch-sizes", default="32,1")
-    parser.add_argument("--threads", default="1,2", help="comma list of CPU thread counts")
+    parser.add_argument("--threads", default="1,2",
+                        help="CPU thread counts to try; the largest is the cores for batch > 1")
+    parser.add_argument("--searches", default="default,lp0",
+                        help="default (each engine's own), lp0 (length penalty 0 for both)")
     parser.add_argument("--beam-size", type=int, default=4)
     parser.add_argument("--max-length", type=int, default=250)
     parser.add_argument("--repeat", type=int, default=3, help="runs per engine and setting")
@@ -426,6 +470,9 @@ def parse_args(argv):
     if unknown:
         parser.error(f"unknown compute type(s): {', '.join(unknown)}")
     args.batch_sizes, args.threads = parse_list(args.batch_sizes, int), parse_list(args.threads, int)
+    args.searches = parse_list(args.searches)
+    if any(search not in SEARCHES for search in args.searches):
+        parser.error(f"--searches takes {', '.join(SEARCHES)}")
     return args
 
 
@@ -433,10 +480,11 @@ def main(argv=None):
     if "--ct2-worker" in (argv or sys.argv):
         return ct2_worker((argv or sys.argv)[(argv or sys.argv).index("--ct2-worker") + 1])
     args = parse_args(argv)
+    import ct2_text
     import rpt_to_ctranslate2
 
     lines, references = read_inputs(args)
-    source_spm, target_spm = rpt_to_ctranslate2.tokenizers(args.model)
+    source_spm, target_spm = ct2_text.tokenizers(args.model)
     if args.long_input:
         lines, references = long_inputs(lines, source_spm, args.long_input), None
     with tempfile.TemporaryDirectory() as temp:
@@ -447,11 +495,11 @@ def main(argv=None):
         intro = header(cpu, libs, args, len(lines))
         print("\n".join(intro), flush=True)
         results = []
-        for compute_type in args.compute_types:
-            for batch in args.batch_sizes:
-                for threads in args.threads:
+        for search in args.searches:
+            for compute_type in args.compute_types:
+                for batch in args.batch_sizes:
                     results.append(one_setting(args, ct2_dirs[compute_type],
-                                               (compute_type, batch, threads), lines,
+                                               (compute_type, batch, search), lines,
                                                references, target_spm, work))
                     print(main_table(results[-1:])[-1], flush=True)
     print("\nAll sentences:\n")
@@ -472,7 +520,7 @@ def main(argv=None):
             {"header": intro, "cpu": cpu, "libraries": libs,
              "settings": {k: getattr(args, k) for k in ("model", "device", "beam_size",
                                                        "max_length", "repeat", "limit",
-                                                       "long_input")},
+                                                       "long_input", "threads", "searches")},
              "results": results}, indent=1, ensure_ascii=False))
     return 0
 

@@ -5,6 +5,7 @@
 
 #include "engine/decoder.h"
 #include "engine/encoder.h"
+#include "kernels/cpu_kernels.h"
 #include "kernels/errors.h"
 #include "kernels/memory_budget.h"
 #include "kernels/top_k_log_softmax.h"
@@ -162,6 +163,7 @@ std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Model> model,
   RPT_CHECK(options.precision == kernels::Precision::kFloat32 || int8, InvalidArgument,
             "the CPU computes in float32 or int8; ", kernels::precision_name(options.precision),
             " needs --device cuda");
+  kernels::cpu_kernels();  // chosen now: an override this CPU cannot run fails here, not mid-call
   return std::make_shared<CpuEngine>(std::move(model), options);
 }
 

@@ -20,8 +20,8 @@
 // and _compute): libdnnl.so.2 exports those functions, but no installed header declares them,
 // so rpt looks them up by their mangled names, once, at run time. Where one is missing (another
 // oneDNN build or version), RPT_INT8_PACKED=0 is set when the weights are quantized, or the
-// matrix is so small that the layout's headers and alignment would add more than a quarter to
-// its bytes, the weights stay plain and each block goes through the matmul primitive instead:
+// matrix is so small that the layout's padding, headers and alignment would add more than half
+// to its bytes, the weights stay plain and each block goes through the matmul primitive instead:
 // the same integer sums, so the same outputs, bit for bit (RPT_INT8_PACKED=1 packs every
 // matrix, for tests).
 //

@@ -95,7 +95,18 @@ Metrics::Metrics()
       model_info_(BuildGauge()
                       .Name("rpt_model_info")
                       .Help("Loaded models (value 1) with their languages, device and dtype")
-                      .Register(*registry_)) {}
+                      .Register(*registry_)),
+      cpu_kernels_info_(BuildGauge()
+                            .Name("rpt_cpu_kernels_info")
+                            .Help("The CPU's vector extensions and the kernels chosen for them "
+                                  "(value 1)")
+                            .Register(*registry_)) {}
+
+void Metrics::set_cpu_kernels(const kernels::CpuKernels& kernels) {
+  cpu_kernels_info_
+      .Add({{"isa", kernels.isa}, {"float32", kernels.float32}, {"int8", kernels.int8}})
+      .Set(1);
+}
 
 std::string Metrics::render() const {
   return prometheus::TextSerializer().Serialize(registry_->Collect());

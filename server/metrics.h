@@ -14,6 +14,8 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include "kernels/cpu_kernels.h"
+
 
 namespace rpt::server {
 
@@ -67,6 +69,9 @@ class Metrics {
   // Registers a model: rpt_model_info and device memory, and returns its scheduler metrics.
   ModelMetrics add_model(const ModelDescription& model);
 
+  // rpt_cpu_kernels_info{isa, float32, int8} 1: the kernels chosen for this CPU.
+  void set_cpu_kernels(const kernels::CpuKernels& kernels);
+
   // One finished call: rpt_requests_total{model, method, protocol, code} and the end-to-end
   // histogram. A call of no model (empty: ListModels, a refusal before routing) is counted under
   // model="_none" and kept out of the histogram, whose series are per model: a series no call
@@ -92,6 +97,7 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& active_sentences_;
   prometheus::Family<prometheus::Gauge>& device_memory_;
   prometheus::Family<prometheus::Gauge>& model_info_;
+  prometheus::Family<prometheus::Gauge>& cpu_kernels_info_;
 };
 
 }  // namespace rpt::server

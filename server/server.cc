@@ -12,6 +12,7 @@
 #include <grpcpp/server_builder.h>
 #include <spdlog/spdlog.h>
 
+#include "kernels/cpu_kernels.h"
 #include "kernels/parallel.h"
 
 namespace rpt::server {
@@ -77,6 +78,9 @@ Server::Server(const ServerOptions& options)
   health->SetServingStatus(true);
   health->SetServingStatus(kTranslatorService, true);
   serving_.store(true);
+  const kernels::CpuKernels& cpu_kernels = kernels::cpu_kernels();
+  spdlog::info("CPU kernels: {}", cpu_kernels.summary());
+  metrics_.set_cpu_kernels(cpu_kernels);
   spdlog::info("serving {} model(s) on port {} ({}), HTTP (probes, metrics, JSON API) on port {}",
                registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
                http_->port());

@@ -24,6 +24,16 @@ check "first n-best equals the 1-best" \
 "$translate" --model "$model" --verbose < "$work/in.txt" > /dev/null 2> "$work/verbose.txt"
 check "exit 0 with --verbose" test $? -eq 0
 check "verbose reports throughput" grep -q "sentences/s" "$work/verbose.txt"
+check "verbose names the CPU kernels" grep -q "CPU kernels: cpu: .*; float32: blis-.*; int8: onednn-" \
+  "$work/verbose.txt"
+
+# BLIS's own guesses for unknown CPUs (generic: SIGFPE once) and AVX-512 Xeons (skx) are ignored.
+for arch in 25 0; do
+  BLIS_ARCH_TYPE=$arch "$translate" --model "$model" --beam-size 4 < "$work/in.txt" \
+    > "$work/arch.txt" 2> "$work/arch_err.txt"
+  check "BLIS_ARCH_TYPE=$arch translates" test $? -eq 0
+  check "BLIS_ARCH_TYPE=$arch gives the same translations" diff "$work/arch.txt" "$work/out.txt"
+done
 
 # A refusal is a clean exit with an error status, not a crash (128 + signal).
 refused() { test "$1" -ge 1 && test "$1" -lt 128; }
@@ -31,6 +41,14 @@ refused() { test "$1" -ge 1 && test "$1" -lt 128; }
 "$translate" --model "$work/missing-model" < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
 check "missing model exits with an error status" refused $?
 check "missing model message names the directory" grep -q "missing-model" "$work/bad.txt"
+
+RPT_BLIS_CONFIG=pentium "$translate" --model "$model" < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
+check "an unknown RPT_BLIS_CONFIG is refused" refused $?
+check "the refusal lists the configurations" grep -q "haswell, zen3" "$work/bad.txt"
+RPT_BLIS_CONFIG=generic RPT_FLOAT32_GEMM=sup "$translate" --model "$model" < "$work/in.txt" \
+  > /dev/null 2> "$work/bad.txt"
+check "sup where the configuration has none is refused" refused $?
+check "the refusal says why" grep -q "no float32 sup kernels" "$work/bad.txt"
 
 "$translate" --model "$model" --beam-size 0 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
 check "beam size 0 is refused" refused $?

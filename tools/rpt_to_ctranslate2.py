@@ -25,6 +25,7 @@ from ctranslate2.specs import common_spec, transformer_spec
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rpt_model  # noqa: E402  (sits beside this file)
+from ct2_text import tokenizers, translate  # noqa: E402,F401  (re-exported for the tests)
 
 ACTIVATIONS = {"relu": common_spec.Activation.RELU, "gelu": common_spec.Activation.GELU,
                "silu": common_spec.Activation.SWISH}
@@ -173,24 +174,6 @@ def convert(model_dir, out_dir, quantization=None):
     os.makedirs(out_dir, exist_ok=True)
     spec.save(out_dir)
     return out_dir
-
-
-def tokenizers(model_dir):
-    """(source, target) SentencePiece processors of an rpt model directory (needs sentencepiece)."""
-    import sentencepiece
-
-    config = rpt_model.read_config(model_dir)
-    return tuple(sentencepiece.SentencePieceProcessor(
-        model_file=os.path.join(model_dir, config[key]))
-        for key in ("source_tokenizer", "target_tokenizer"))
-
-
-def translate(translator, spms, lines, **options):
-    """Text in, text out, as rpt-translate: tokenize, translate_batch(**options), detokenize."""
-    source, target = spms
-    results = translator.translate_batch([source.encode(line, out_type=str) for line in lines],
-                                         **options)
-    return [target.decode(result.hypotheses[0]) for result in results]
 
 
 def main(argv=None):

@@ -21,6 +21,7 @@
 #include "engine/errors.h"
 #include "engine/process_memory.h"
 #include "engine/translator.h"
+#include "kernels/cpu_kernels.h"
 #include "kernels/parallel.h"
 #include "tools/line_reader.h"
 #include "tools/progress_line.h"
@@ -95,6 +96,10 @@ int run(const CliOptions& cli) {
                  static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size,
                  cli.batch_size, translator.engine().device_description().c_str(),
                  cli.compute_type.c_str(), rpt::kernels::cpu_threads());
+    if (translator.engine().device_description() == "cpu") {
+      std::fprintf(stderr, "rpt-translate: CPU kernels: %s\n",
+                   rpt::kernels::cpu_kernels().summary().c_str());
+    }
     std::fprintf(stderr, "rpt-translate: %ld protected spans, %ld translations missing some\n",
                  totals.protected_spans, totals.spans_lost);
     const std::size_t peak = translator.engine().peak_device_memory_bytes();

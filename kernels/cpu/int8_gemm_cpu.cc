@@ -89,8 +89,8 @@ RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, float
 // microseconds setting up each call: with 256-column blocks, at batch 1 (4 rows) a decoder step
 // made some 65 calls and their setup (libdnnl outside its kernels) was 13% of the time; one
 // block per thread was 12-15% faster there and as fast at batch 32 (en-de int8, one thread).
-// Narrower blocks than 256 would cost the packed layout's per-block headers more than a quarter
-// of a 256-wide matrix's bytes (the limit int8_products packs under).
+// Narrower blocks than 256 would cost the packed layout's per-block headers a quarter or more of
+// a 256-wide matrix's bytes (int8_products packs under half).
 int block_columns_for(int n) {
   constexpr int kMultiple = 64;
   constexpr int kNarrowest = 256;

@@ -264,12 +264,43 @@ std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8
   const PackedGemmApi* api = packed_gemm_api();
   if (api != nullptr && packing != Packing::kNever) {
     std::vector<std::size_t> offsets = packed_block_offsets(*api, n, k, block_columns);
-    if (packing == Packing::kAlways || offsets.back() <= values.size() * 5 / 4) {
+    if (packing == Packing::kAlways || offsets.back() <= values.size() * 3 / 2) {
       return std::make_unique<PackedProducts>(*api, values.data(), n, k, block_columns,
                                               std::move(offsets));
     }
   }
   return std::make_unique<MatmulProducts>(std::move(values), k);
+}
+
+}  // namespace rpt::kernels
+
+namespace rpt::kernels {
+namespace {
+
+std::string_view isa_name(dnnl::cpu_isa isa) {
+  switch (isa) {
+    case dnnl::cpu_isa::sse41: return "sse41";
+    case dnnl::cpu_isa::avx: return "avx";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "unknown";
+  }
+}
+
+}  // namespace
+
+std::string int8_products_description() {
+  const dnnl_version_t* version = dnnl_version();
+  const bool packs = packed_gemm_api() != nullptr && packing_setting() != Packing::kNever;
+  return "onednn-" + std::to_string(version->major) + "." + std::to_string(version->minor) + "." +
+         std::to_string(version->patch) + (packs ? " packed " : " matmul ") +
+         std::string(isa_name(dnnl::get_effective_cpu_isa()));
 }
 
 }  // namespace rpt::kernels

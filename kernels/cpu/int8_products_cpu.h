@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/int8_gemm.h"
@@ -34,10 +35,17 @@ struct Int8Weights::Products {
 };
 
 // Products of qw [n, k] in blocks of `block_columns` output features: packed when oneDNN can and
-// packing adds at most a quarter to the values' bytes (the layout spends some 12 KiB a block on
-// headers and alignment: small matrices, whose products cost little, stay plain), unless
+// packing adds at most half to the values' bytes (the layout pads a block's output features to
+// the kernel's unroll, 16 on AVX2 and 48 on AVX-512, and spends some 12 KiB a block on headers
+// and alignment: a 256 x 256 matrix grows by about 20% on AVX2 and 31% on AVX-512, whose 25%
+// limit kept it plain there; small matrices, whose products cost little, stay plain), unless
 // RPT_INT8_PACKED says otherwise (0: never, 1: always).
 std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t> values, int n,
                                                            int k, int block_columns);
+
+// What the products run on, e.g. "onednn-2.6.3 packed avx2_vnni" (oneDNN's version, packed or
+// matmul as RPT_INT8_PACKED and this oneDNN allow for a large matrix, the ISA oneDNN dispatches
+// to on this CPU, ONEDNN_MAX_CPU_ISA applied).
+std::string int8_products_description();
 
 }  // namespace rpt::kernels
