@@ -8,7 +8,7 @@ imports ctranslate2, sentencepiece and tools/ct2_text.py only (no torch).
 
 Fair by construction: every engine runs in its best thread layout on the same cores.
 - batch > 1 is throughput on N cores (N = the largest of --threads): rpt with each thread count of
-  --threads, CTranslate2 with intra_threads=N, inter_threads=1 and with inter_threads=N,
+  --threads and with N decoders of one thread each (--inter-threads N --threads 1), CTranslate2 with intra_threads=N, inter_threads=1 and with inter_threads=N,
   intra_threads=1 (translate_batch's sub-batches of --batch-size on N translator replicas); each
   engine's fastest layout is its figure.
 - batch 1 is latency, one sentence at a time (inter_threads=1): each engine at each thread count of
@@ -161,7 +161,8 @@ SEARCHES = {"default": {"rpt": None, "ctranslate2": 1.0}, "lp0": {"rpt": 0.0, "c
 def run_rpt(args, compute_type, batch, layout, search, input_path):
     command = [args.rpt_translate, "--model", args.model, "--no-protect-spans",
                "--beam-size", str(args.beam_size), "--batch-size", str(batch),
-               "--threads", str(layout["threads"]), "--max-length", str(args.max_length),
+               "--threads", str(layout["threads"]),
+               "--inter-threads", str(layout.get("inter", 1)), "--max-length", str(args.max_length),
                "--device", args.device, "--compute-type", compute_type,
                "--max-input-length", "2048", "--verbose"]
     if SEARCHES[search]["rpt"] is not None:
@@ -196,7 +197,8 @@ def run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path, work
 
 def layout_name(engine, layout):
     if engine == "rpt":
-        return f"{layout['threads']} thr"
+        inter = layout.get("inter", 1)
+        return f"{layout['threads']} thr" + (f" x {inter} decoders" if inter > 1 else "")
     return f"intra {layout['intra']} / inter {layout['inter']}"
 
 
@@ -207,6 +209,7 @@ def layouts(args, batch):
     if batch > 1:
         ct2 = [{"intra": cores, "inter": 1}]
         if cores > 1:
+            rpt.append({"threads": 1, "inter": cores})
             ct2.append({"intra": 1, "inter": cores})
     else:
         ct2 = [{"intra": t, "inter": 1} for t in args.threads]

@@ -15,6 +15,21 @@ RequestStatus invalid(std::string message) {
   return {StatusCode::kInvalidArgument, std::move(message)};
 }
 
+// Thrown by the parser's callback at an object or array nested kMaxJsonDepth deep, before the
+// parser goes any deeper: what comes after (the options' dump(), protobuf's JSON parser, the
+// document's destruction) recurses per level, and 100,000 levels overflowed an HTTP worker's
+// stack (SIGSEGV: every call on the pod lost).
+struct NestedTooDeep {};
+
+json parse_bounded(std::string_view text) {
+  return json::parse(text, [](int depth, json::parse_event_t event, json&) {
+    const bool opens = event == json::parse_event_t::object_start ||
+                       event == json::parse_event_t::array_start;
+    if (opens && depth >= kMaxJsonDepth) throw NestedTooDeep{};  // depth: enclosing levels
+    return true;
+  });
+}
+
 // Reads the optional string `name` of `body` into `*out`; null counts as absent.
 RequestStatus read_string(const json& body, const char* name, std::string* out) {
   const auto found = body.find(name);
@@ -76,9 +91,12 @@ RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequ
   // the parser's position; no field can hold it.
   json body;
   try {
-    body = json::parse(body_text);
+    body = parse_bounded(body_text);
   } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e999
     return invalid(std::string("the body is not valid JSON: ") + error.what());
+  } catch (const NestedTooDeep&) {
+    return invalid("the body nests objects and arrays more than " +
+                   std::to_string(kMaxJsonDepth) + " levels deep");
   }
   if (!body.is_object()) {
     return invalid(std::string("the body must be a JSON object, not ") + body.type_name());

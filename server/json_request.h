@@ -19,12 +19,17 @@
 
 namespace rpt::server {
 
+// Objects and arrays nest at most this deep in a body (a request needs 2: the body and its
+// options); deeper bodies are refused as they are parsed, before anything recurses over them.
+inline constexpr int kMaxJsonDepth = 32;
+
 struct JsonTranslateRequest {
   v1::TranslateRequest request;
   std::optional<double> timeout_seconds;  // > 0 when set
 };
 
-// INVALID_ARGUMENT with the reason (invalid JSON, a field of the wrong type, an unknown field).
+// INVALID_ARGUMENT with the reason (invalid JSON, nesting past kMaxJsonDepth, a field of the
+// wrong type, an unknown field).
 RequestStatus parse_translate_json(std::string_view body, JsonTranslateRequest* parsed);
 
 // {"error": {"code": "NOT_FOUND", "message": "..."}}

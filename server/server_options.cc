@@ -44,7 +44,8 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   app.add_option("--http-max-body-bytes", options.http_max_body_bytes,
-                 "Largest request body the HTTP port takes; larger ones get 413")
+                 "Largest request body the HTTP port takes; larger ones get 413 (a JSON body "
+                 "also nests objects and arrays at most 32 levels deep, else 400)")
       ->check(CLI::Range(1024L, 1L << 30))
       ->capture_default_str();
   app.add_option("--device", options.device, "Where models compute: cpu or cuda")

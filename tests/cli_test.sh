@@ -66,4 +66,21 @@ check "the int8 refusal names the compute type" grep -q "compute-type int8" "$wo
 "$translate" --model "$model" --compute-type float16 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
 check "float16 on the CPU is refused" refused $?
 
+# Several decoders on their own threads: the same lines in the same order; a line that cannot be
+# translated (blank) stops the run with the lines before it written.
+for i in $(seq 1 40); do echo "Save the file number $i as %s"; done > "$work/many.txt"
+"$translate" --model "$model" --threads 1 < "$work/many.txt" > "$work/one.txt"
+"$translate" --model "$model" --threads 1 --inter-threads 3 --batch-size 4 --verbose \
+  < "$work/many.txt" > "$work/three.txt" 2> "$work/three.err"
+check "--inter-threads 3 exits 0" test $? -eq 0
+check "--inter-threads 3 gives the same output" diff "$work/one.txt" "$work/three.txt"
+check "--verbose counts the decoders" grep -q "3 decoders" "$work/three.err"
+{ head -25 "$work/many.txt"; echo "   "; tail -15 "$work/many.txt"; } > "$work/gap.txt"
+"$translate" --model "$model" --threads 1 --inter-threads 2 --batch-size 4 < "$work/gap.txt" \
+  > "$work/gap.out" 2> "$work/bad.txt"
+check "a blank line stops --inter-threads 2 with an error status" refused $?
+check "the lines before the blank one are written" diff "$work/gap.out" <(head -25 "$work/one.txt")
+"$translate" --model "$model" --inter-threads 0 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
+check "--inter-threads 0 is refused" refused $?
+
 exit $failures

@@ -37,6 +37,7 @@ struct CliOptions {
   double device_memory_limit_mib = 0;
   std::string gpu_gemm = "batch-invariant";
   int threads = 0;
+  int inter_threads = 1;
   int batch_size = 32;
   int max_input_length = 1024;
   bool with_scores = false;
@@ -76,7 +77,12 @@ int run(const CliOptions& cli) {
   {
     rpt::tools::ProgressLine progress("rpt-translate", "sentences", !cli.quiet);
     totals = rpt::tools::translate_stream(
-        translator, cli.decoding, {.enabled = cli.protect_spans, .accelerators = cli.accelerators, .mask = cli.span_masking},
+        translator,
+        {.decoding = cli.decoding,
+         .spans = {.enabled = cli.protect_spans,
+                   .accelerators = cli.accelerators,
+                   .mask = cli.span_masking},
+         .decoders = cli.inter_threads},
         input, progress, [&cli](const rpt::TranslationResult& result) {
           for (const auto& hypothesis : result.hypotheses) {
             if (cli.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score));
@@ -91,11 +97,12 @@ int run(const CliOptions& cli) {
     const auto sentences = static_cast<double>(totals.sentences);
     std::fprintf(stderr,
                  "rpt-translate: %ld sentences, %ld target tokens in %.3f s: %.1f sentences/s, "
-                 "%.1f target tokens/s (beam %d, batch %d, %s %s, %d CPU threads)\n",
+                 "%.1f target tokens/s (beam %d, batch %d, %s %s, %d CPU threads, %d "
+                 "decoders)\n",
                  totals.sentences, totals.target_tokens, seconds, sentences / seconds,
                  static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size,
                  cli.batch_size, translator.engine().device_description().c_str(),
-                 cli.compute_type.c_str(), rpt::kernels::cpu_threads());
+                 cli.compute_type.c_str(), rpt::kernels::cpu_threads(), cli.inter_threads);
     if (translator.engine().device_description() == "cpu") {
       std::fprintf(stderr, "rpt-translate: CPU kernels: %s\n",
                    rpt::kernels::cpu_kernels().summary().c_str());
@@ -148,8 +155,14 @@ int main(int argc, char** argv) {
                  "batch-invariant: a sentence's translation does not depend on its batch (one "
                  "frozen cuBLASLt algorithm per weight shape); fastest: cuBLAS's choice per call")
       ->check(CLI::IsMember({"batch-invariant", "fastest"}));
-  app.add_option("--threads", cli.threads, "CPU threads (0: all)")
+  app.add_option("--threads", cli.threads, "CPU threads of each decoder's ops (0: all)")
       ->check(CLI::Range(0, 1024));
+  app.add_option("--inter-threads", cli.inter_threads,
+                 "Batch decoders, each on its own thread and taking the next lines as its batch "
+                 "has room (throughput on several cores: e.g. --inter-threads 2 --threads 1); "
+                 "the output is the same")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--verbose", cli.verbose, "Print throughput on stderr");
   app.add_flag("--quiet", cli.quiet, "No progress line on stderr (shown only on a terminal)");

@@ -1,11 +1,18 @@
 #include "tools/stream_translation.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <exception>
 #include <iterator>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
 
 #include "engine/batch_decoder.h"
+#include "engine/errors.h"
 
 namespace rpt::tools {
 
@@ -17,64 +24,169 @@ namespace {
 // read, so a slow pipe is never waited for, and no line waits longer than its block.
 constexpr std::size_t kBlockBatches = 8;
 
+struct Pending {
+  SentenceRequest request;
+  PreparedSource source;
+};
+
+// What the decoders share: the input side (the reader and the block read ahead, under
+// input_mutex) and the output side (results waiting for an earlier line, under output_mutex).
+class Stream {
+ public:
+  Stream(const Translator& translator, const StreamOptions& options, LineReader& input,
+         ProgressLine& progress, const std::function<void(const TranslationResult&)>& write)
+      : translator_(translator),
+        options_(options),
+        input_(input),
+        progress_(progress),
+        write_(write),
+        batch_(static_cast<std::size_t>(translator.options().max_batch_size)) {}
+
+  // One decoder's loop, until the input has ended (or failed) and its batch is empty.
+  void decode() {
+    BatchDecoder decoder(translator_.shared_engine());
+    std::map<std::uint64_t, PreparedSource> sources;  // of this decoder's active sentences
+    try {
+      while (true) {
+        std::vector<Pending> admitted;
+        if (!take(decoder, admitted)) break;
+        if (!admitted.empty()) {
+          std::vector<SentenceRequest> requests;
+          for (Pending& pending : admitted) {
+            sources.emplace(pending.request.id, std::move(pending.source));
+            requests.push_back(std::move(pending.request));
+          }
+          decoder.add(requests);
+        }
+        if (decoder.empty()) continue;
+        std::vector<std::pair<std::uint64_t, TranslationResult>> finished;
+        for (FinishedSentence& done : decoder.step()) {
+          auto source = sources.find(done.id);
+          finished.emplace_back(done.id,
+                                translator_.to_result(std::move(done.hypotheses), source->second));
+          sources.erase(source);
+        }
+        deliver(finished);
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+
+  StreamTotals totals() const { return totals_; }
+  std::exception_ptr error() const { return error_; }
+
+ private:
+  // Moves what fits into the decoder's batch from the shared block into `admitted`, reading input
+  // first when the block is empty (waiting for it only when the decoder has nothing to decode).
+  // A decoder with work does not wait for another that is reading. False when this decoder is
+  // done: empty, and nothing more will come.
+  bool take(const BatchDecoder& decoder, std::vector<Pending>& admitted) {
+    std::unique_lock lock(input_mutex_, std::defer_lock);
+    if (decoder.empty()) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      return true;
+    }
+    if (block_.empty() && !input_ended_ && !failed_) read_block(decoder.empty());
+    const std::size_t room = batch_ - static_cast<std::size_t>(decoder.active_sentences());
+    const std::size_t count = std::min(room, block_.size());
+    admitted.insert(admitted.end(), std::make_move_iterator(block_.begin()),
+                    std::make_move_iterator(block_.begin() + static_cast<long>(count)));
+    block_.erase(block_.begin(), block_.begin() + static_cast<long>(count));
+    return !(decoder.empty() && admitted.empty() && block_.empty() && (input_ended_ || failed_));
+  }
+
+  // Under input_mutex_: the lines available now (all that have arrived, up to a block; with
+  // `wait`, at least one or the end), longest first.
+  void read_block(bool wait) {
+    try {
+      for (auto line = input_.next(wait); line; line = input_.next(false)) {
+        PreparedSource source = translator_.prepare(*line, next_id_, options_.spans);
+        SentenceRequest request{.id = next_id_++,
+                                .source_ids = source.ids,
+                                .options = options_.decoding,
+                                .constraints = source.spans ? source.spans->constraints : nullptr};
+        block_.push_back({std::move(request), std::move(source)});
+        if (block_.size() == batch_ * kBlockBatches) break;
+      }
+    } catch (...) {  // the lines before the bad one still decode and are written
+      fail(std::current_exception());
+    }
+    const std::optional<long> total = input_.total();
+    if (total) total_lines_ = *total;
+    input_ended_ = total && static_cast<long>(next_id_) == *total;
+    std::stable_sort(block_.begin(), block_.end(), [](const Pending& a, const Pending& b) {
+      return a.request.source_ids.size() > b.request.source_ids.size();
+    });
+  }
+
+  // Writes every result whose earlier lines have all been written.
+  void deliver(std::vector<std::pair<std::uint64_t, TranslationResult>>& finished) {
+    const std::lock_guard lock(output_mutex_);
+    for (auto& [id, result] : finished) waiting_.emplace(id, std::move(result));
+    for (auto it = waiting_.find(next_to_write_); it != waiting_.end();
+         it = waiting_.find(++next_to_write_)) {
+      write_(it->second);
+      ++totals_.sentences;
+      totals_.protected_spans += it->second.protected_spans;
+      if (!it->second.hypotheses.empty()) {
+        totals_.target_tokens += static_cast<long>(it->second.hypotheses[0].ids.size());
+        totals_.spans_lost += it->second.hypotheses[0].spans_kept ? 0 : 1;
+      }
+      waiting_.erase(it);
+    }
+    const long total = total_lines_;
+    progress_.update(totals_.sentences, total >= 0 ? std::optional<long>(total) : std::nullopt);
+  }
+
+  // The first failure is the one reported; no more input is read after it.
+  void fail(std::exception_ptr error) {
+    const std::lock_guard lock(error_mutex_);
+    if (!error_) error_ = error;
+    failed_ = true;
+  }
+
+  const Translator& translator_;
+  const StreamOptions& options_;
+  LineReader& input_;
+  ProgressLine& progress_;
+  const std::function<void(const TranslationResult&)>& write_;
+  const std::size_t batch_;
+
+  std::mutex input_mutex_;
+  std::vector<Pending> block_;  // read, waiting for a decoder's room, longest first
+  std::uint64_t next_id_ = 0;
+  bool input_ended_ = false;
+  std::atomic<long> total_lines_ = -1;  // once the input's end has been read (the reader is
+                                        // not for other threads)
+  std::atomic<bool> failed_ = false;
+
+  std::mutex output_mutex_;
+  std::map<std::uint64_t, TranslationResult> waiting_;  // finished before an earlier line
+  std::uint64_t next_to_write_ = 0;
+  StreamTotals totals_;
+
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
 }  // namespace
 
-StreamTotals translate_stream(const Translator& translator, const DecodingOptions& options,
-                              const SpanProtectionOptions& spans, LineReader& input,
-                              ProgressLine& progress,
+StreamTotals translate_stream(const Translator& translator, const StreamOptions& options,
+                              LineReader& input, ProgressLine& progress,
                               const std::function<void(const TranslationResult&)>& write) {
-  translator.check_options(options);
-  const auto batch = static_cast<std::size_t>(translator.options().max_batch_size);
-  BatchDecoder decoder(translator.shared_engine());
-  std::vector<SentenceRequest> block;  // read, waiting for a decoder slot, shortest last
-  std::map<std::uint64_t, PreparedSource> sources;     // of the sentences read, not finished
-  std::map<std::uint64_t, TranslationResult> waiting;  // finished before an earlier one
-  std::uint64_t next_id = 0;
-  std::uint64_t next_to_write = 0;
-  StreamTotals totals;
-  while (true) {
-    if (block.empty()) {
-      // Wait for input only when there is nothing to decode meanwhile.
-      for (auto line = input.next(decoder.empty()); line; line = input.next(false)) {
-        const PreparedSource& source =
-            sources.emplace(next_id, translator.prepare(*line, next_id, spans)).first->second;
-        block.push_back({.id = next_id++,
-                         .source_ids = source.ids,
-                         .options = options,
-                         .constraints = source.spans ? source.spans->constraints : nullptr});
-        if (block.size() == batch * kBlockBatches) break;
-      }
-      std::stable_sort(block.begin(), block.end(), [](const auto& a, const auto& b) {
-        return a.source_ids.size() > b.source_ids.size();
-      });
-    }
-    if (block.empty() && decoder.empty()) break;  // the input has ended
-    const std::size_t room = batch - static_cast<std::size_t>(decoder.active_sentences());
-    const std::size_t admitted = std::min(room, block.size());
-    if (admitted > 0) {
-      decoder.add({std::make_move_iterator(block.begin()),
-                   std::make_move_iterator(block.begin() + static_cast<long>(admitted))});
-      block.erase(block.begin(), block.begin() + static_cast<long>(admitted));
-    }
-    for (FinishedSentence& done : decoder.step()) {
-      auto source = sources.find(done.id);
-      waiting.emplace(done.id, translator.to_result(std::move(done.hypotheses), source->second));
-      sources.erase(source);
-    }
-    for (auto it = waiting.find(next_to_write); it != waiting.end();
-         it = waiting.find(++next_to_write)) {
-      write(it->second);
-      ++totals.sentences;
-      totals.protected_spans += it->second.protected_spans;
-      if (!it->second.hypotheses.empty()) {
-        totals.target_tokens += static_cast<long>(it->second.hypotheses[0].ids.size());
-        totals.spans_lost += it->second.hypotheses[0].spans_kept ? 0 : 1;
-      }
-      waiting.erase(it);
-    }
-    progress.update(totals.sentences, input.total());
-  }
-  return totals;
+  translator.check_options(options.decoding);
+  RPT_CHECK(options.decoders >= 1, InvalidArgument, "decoders must be at least 1, got ",
+            options.decoders);
+  Stream stream(translator, options, input, progress, write);
+  {
+    std::vector<std::jthread> others;
+    for (int i = 1; i < options.decoders; ++i) others.emplace_back([&stream] { stream.decode(); });
+    stream.decode();
+  }  // joined
+  if (stream.error()) std::rethrow_exception(stream.error());
+  return stream.totals();
 }
 
 }  // namespace rpt::tools

@@ -2,6 +2,11 @@
 // and each translation is handed on in input order as soon as every earlier one has been, so
 // output streams while input is still being read (a sentence's result does not depend on what it
 // is batched with, DESIGN.md §4).
+//
+// With `decoders` > 1, that many batch decoders run on as many threads (the caller's and
+// decoders - 1 more), each admitting lines from one shared, longest-first block as its batch has
+// room: throughput on several cores without the synchronisation of splitting each step's ops
+// (CTranslate2's inter_threads). The output is the same, line for line.
 #pragma once
 
 #include <functional>
@@ -19,12 +24,18 @@ struct StreamTotals {
   long spans_lost = 0;  // best hypotheses that did not keep every span of their source
 };
 
+struct StreamOptions {
+  DecodingOptions decoding;
+  SpanProtectionOptions spans;
+  int decoders = 1;  // batch decoders, each on its own thread
+};
+
 // Translates every line of `input` with `translator`'s batch size, telling `progress` of each
-// written sentence. Throws InvalidArgument for bad options or a line that cannot be translated
-// (blank, too long): the lines before it have been written.
-StreamTotals translate_stream(const Translator& translator, const DecodingOptions& options,
-                              const SpanProtectionOptions& spans, LineReader& input,
-                              ProgressLine& progress,
+// written sentence; `write` is called in input order, from one thread at a time. Throws
+// InvalidArgument for bad options or a line that cannot be translated (blank, too long): the
+// lines before it have been written.
+StreamTotals translate_stream(const Translator& translator, const StreamOptions& options,
+                              LineReader& input, ProgressLine& progress,
                               const std::function<void(const TranslationResult&)>& write);
 
 }  // namespace rpt::tools

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import unittest
 
 from rpt_server import FIXTURE_MODEL, REPO, GrpcTranslator, ServerProcess
@@ -296,6 +297,49 @@ class HttpHangupTest(unittest.TestCase):
             connection.close()
             self.assertEqual(response.status, 200, body)
             self.assertEqual([t["target_tokens"] for t in body["translations"]], [200, 200])
+        finally:
+            server.close()
+
+
+class HttpDeepBodyTest(unittest.TestCase):
+    """Bodies nested far past any request's shape (100,000 levels once killed the server with
+    SIGSEGV, losing every call in flight) are 400 at once, and the server keeps serving."""
+
+    def test_deep_bodies_are_400_while_a_call_completes(self):
+        server = ServerProcess(["--model", f"en-de={FIXTURE_MODEL}", "--max-decoding-length",
+                                "2000"])
+        try:
+            answers = []
+            running = threading.Thread(
+                target=lambda: answers.append(server.translate(long_work(2, 300), timeout=120)))
+            running.start()
+            levels = 100_000
+            prefix = '{"model": "en-de", "texts": ["Cancel"], "options": '
+            bodies = {
+                "options": prefix + '{"a": ' * levels + "1" + "}" * levels + "}",
+                "texts": '{"model": "en-de", "texts": ' + "[" * levels + "]" * levels + "}",
+                "unknown field": '{"x": ' + "[" * levels + "]" * levels + "}",
+                "33 levels": prefix + '{"a": ' * 32 + "1" + "}" * 32 + "}",
+            }
+            for what, body in bodies.items():
+                with self.subTest(what=what):
+                    started = time.monotonic()
+                    status, _, data = server.request("POST", "/v1/translate", body.encode())
+                    self.assertLess(time.monotonic() - started, 1.0)
+                    self.assertEqual(status, 400, data)
+                    error = json.loads(data)["error"]
+                    self.assertEqual(error["code"], "INVALID_ARGUMENT")
+                    self.assertIn("more than 32 levels deep", error["message"])
+            # 32 levels are parsed (and refused by protobuf for the unknown field, not for depth).
+            status, _, data = server.request(
+                "POST", "/v1/translate", (prefix + '{"a": ' * 31 + "1" + "}" * 31 + "}").encode())
+            self.assertEqual(status, 400, data)
+            self.assertNotIn("levels deep", json.loads(data)["error"]["message"])
+            running.join()
+            self.assertEqual(answers[0][0], 200, answers[0][2])
+            status, _, body = server.translate({"model": "en-de", "texts": ["Cancel"]})
+            self.assertEqual(status, 200, body)
+            self.assertIsNone(server.process.poll())
         finally:
             server.close()
 

@@ -301,6 +301,10 @@ TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
   }
   EXPECT_THAT(after, HasSubstr("rpt_model_info{device=\"cpu\",dtype=\"float32\",model=\"en-de\""));
   EXPECT_THAT(after, HasSubstr("rpt_device_memory_bytes{device=\"cpu\",model=\"en-de\""));
+  // The kernels chosen for this CPU (kernels/cpu_kernels.h), one series of value 1.
+  EXPECT_THAT(after, ::testing::ContainsRegex(
+                         "\nrpt_cpu_kernels_info\\{float32=\"blis-[^\"]+ (sup|packed) [a-z0-9]+\","
+                         "int8=\"onednn-[^\"]+\",isa=\"[a-z0-9_ ]+\"\\} 1\n"));
   EXPECT_EQ(http_get(server_->metrics_port(), "/other").rfind("not found", 0), 0u);
 }
 
