@@ -45,10 +45,10 @@ class ModelLoader {
       layer.self_attention = self_attention(prefix + "self_attention.", encoder_k,
                                             /*bidirectional=*/true, max_sequence_length);
       layer.ffn = feed_forward(prefix + "ffn.");
-      for (LinearWeights* linear :
+      for (LinearWeights* each :
            {&layer.self_attention.qkv, &layer.self_attention.output, &layer.ffn.inner,
             &layer.ffn.outer}) {
-        finish(*linear);
+        finish(*each);
       }
       model_.encoder_layers_.push_back(std::move(layer));
     }
@@ -69,10 +69,10 @@ class ModelLoader {
         memory_biases.push_back(projection.bias);
       }
       layer.ffn = feed_forward(prefix + "ffn.");
-      for (LinearWeights* linear :
+      for (LinearWeights* each :
            {&layer.self_attention.qkv, &layer.self_attention.output, &layer.cross_attention.query,
             &layer.cross_attention.output, &layer.ffn.inner, &layer.ffn.outer}) {
-        finish(*linear);
+        finish(*each);
       }
       model_.decoder_layers_.push_back(std::move(layer));
     }
