@@ -1,26 +1,38 @@
-# rpt server image (CPU). Build: docker build -t rpt:0.1.0 .
-# Run: docker run -p 50051:50051 -p 9464:9464 rpt:0.1.0
-# deploy/kubernetes/rpt.yaml runs it (tests/deploy_run_test.py starts rpt-server with this
-# ENTRYPOINT plus the Deployment's args). Base image pinned to a Debian point release; the runtime
-# libraries are pinned by their Debian 12 sonames.
+# rpt server image (CPU). docs/kubernetes.md: building it with docker, podman or buildah, its size,
+# user, flags and environment. deploy/image/test.sh builds and runs it as the Deployment does.
+#   docker build -t rpt:0.1.0 .
+#   docker run -p 50051:50051 -p 9464:9464 rpt:0.1.0
+# The base is a Debian 12 point release (a tag a reader can look up, not a digest no one can
+# read); its packages are then installed from the Debian 12 archive as it stands at build time,
+# security updates included, so a digest would not make the build reproducible anyway.
+# Without a registry: --build-arg DEBIAN_IMAGE=$(bash deploy/image/base-image.sh) (debootstrap).
 ARG DEBIAN_IMAGE=debian:12.12-slim
+
 FROM ${DEBIAN_IMAGE} AS build
 WORKDIR /src
+# The build packages only (tools/setup.sh's build_packages): its own layer, cached until
+# setup.sh changes.
 COPY tools/setup.sh tools/setup.sh
 RUN RPT_SETUP_TEST_TOOLS=0 bash tools/setup.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=OFF \
       -DRPT_BUILD_BENCH=OFF -DRPT_WITH_CUDA=OFF \
- && cmake --build build \
- && cmake --install build --prefix /opt/rpt
+ && cmake --build build --target rpt-server rpt-translate rpt-spans \
+ && cmake --install build --prefix /opt/rpt --component runtime \
+ && mkdir -p /opt/rpt/share/rpt \
+ && bash deploy/image/runtime-packages.sh /opt/rpt/bin/* > /opt/rpt/share/rpt/runtime-packages
 
 FROM ${DEBIAN_IMAGE}
-RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      libgrpc++1.51 libprotobuf32 libsentencepiece0 libopenblas0-pthread libblis4-serial libspdlog1.10 \
-      libprometheus-cpp-core1.0 libmicrohttpd12 zlib1g \
- && rm -rf /var/lib/apt/lists/*
+# Exactly the packages whose libraries the binaries load (runtime-packages.sh, from ldd).
+COPY --from=build /opt/rpt/share/rpt/runtime-packages /opt/rpt/share/rpt/runtime-packages
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      $(cat /opt/rpt/share/rpt/runtime-packages) \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 COPY --from=build /opt/rpt /opt/rpt
 COPY models /opt/rpt/models
+# Fails the build if a binary cannot load one of its libraries here.
+RUN ! ldd /opt/rpt/bin/* | grep "not found"
 EXPOSE 50051 9464
 # nobody:nogroup, numeric so that Kubernetes can check runAsNonRoot; the server writes no files
 # (a read-only root filesystem works).

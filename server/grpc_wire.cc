@@ -12,7 +12,10 @@ RequestStatus decode_translate_request(const grpc::ByteBuffer& raw, v1::Translat
   v1::wire::TranslateRequestBytes wire;
   if (!grpc::SerializationTraits<v1::wire::TranslateRequestBytes>::Deserialize(&readable, &wire)
            .ok()) {
-    return {StatusCode::kInvalidArgument, "the request is not a valid rpt.v1.TranslateRequest"};
+    // protobuf's parser stops at its recursion limit (100) rather than exhaust the stack.
+    return {StatusCode::kInvalidArgument,
+            "the request is not a valid rpt.v1.TranslateRequest (malformed, or messages or groups "
+            "nested more than 100 levels deep)"};
   }
   v1::wire::ModelSelectorBytes& selector = *wire.mutable_model();
   const std::pair<const char*, std::string*> fields[] = {

@@ -317,6 +317,7 @@ HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
       flags, 0, nullptr, nullptr, &Dispatch::access, this,
       MHD_OPTION_LISTEN_SOCKET, listener,
       MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(options.threads),
+      MHD_OPTION_THREAD_STACK_SIZE, options.thread_stack_bytes,
       MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(options.max_connections),
       MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(options.idle_timeout.count()),
       MHD_OPTION_NOTIFY_COMPLETED, &Dispatch::completed, this,

@@ -73,6 +73,10 @@ struct HttpServerOptions {
   // connections (a translation running) do not time out.
   std::chrono::seconds idle_timeout{15};
   std::size_t max_body_bytes = 16 << 20;  // larger bodies set HttpRequest::body_too_large
+  // Each event-loop thread's stack, set rather than inherited (containers vary `ulimit -s`):
+  // the handler parses bodies (at most 32 levels deep), validates and tokenizes texts on it, a
+  // few hundred KiB at most.
+  std::size_t thread_stack_bytes = 8 << 20;
 };
 
 class HttpServer {

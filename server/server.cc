@@ -7,7 +7,6 @@
 #include <thread>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 #include <spdlog/spdlog.h>
@@ -42,6 +41,7 @@ Server::Server(const ServerOptions& options)
       registry_((kernels::set_cpu_threads(options.threads), options), metrics_),
       context_{.registry = registry_, .metrics = metrics_, .options = options_},
       service_(context_),
+      health_({kTranslatorService}),
       http_api_(context_, [this] { return serving_.load(); }) {
   http_ = std::make_unique<HttpServer>(
       HttpServerOptions{.address = options.metrics_listen,
@@ -50,11 +50,11 @@ Server::Server(const ServerOptions& options)
         http_api_.handle(std::move(request), std::move(respond));
       });
 
-  grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, credentials(options), &grpc_port_);
   builder.RegisterService(&service_);
+  builder.RegisterService(&health_);
   builder.SetMaxReceiveMessageSize(16 << 20);
   if (options.max_connection_age_seconds > 0) {
     builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS,
@@ -74,9 +74,7 @@ Server::Server(const ServerOptions& options)
                    " a PEM certificate chain and --tls-key " + options.tls_key +
                    " its PEM private key? (gRPC's reason is logged above)"));
   }
-  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
-  health->SetServingStatus(true);
-  health->SetServingStatus(kTranslatorService, true);
+  health_.set_serving(true);
   serving_.store(true);
   const kernels::CpuKernels& cpu_kernels = kernels::cpu_kernels();
   spdlog::info("CPU kernels: {}", cpu_kernels.summary());
@@ -90,6 +88,7 @@ Server::Server(const ServerOptions& options)
 Server::~Server() {
   if (server_ != nullptr) {
     registry_.stop();
+    health_.finish_watches();
     server_->Shutdown(std::chrono::system_clock::now());
   }
 }
@@ -111,11 +110,10 @@ void Server::drain_and_stop() {
   const auto grace = duration_cast<steady_clock::duration>(
       duration<double>(options_.grace_period_seconds));
   const auto give_up = steady_clock::now() + grace;
-  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   // /readyz and new calls see the drain no later than a health watcher does.
   serving_.store(false);
   context_.draining.store(true);
-  health->SetServingStatus(false);
+  health_.set_serving(false);
   // gRPC's Shutdown sends GOAWAY at once: clients stop sending here (round_robin clients pick
   // the other replicas; pick_first ones reconnect through their resolver) while the calls in
   // flight finish. Shutdown blocks until they have, so it runs beside the wait below; its own
@@ -136,6 +134,9 @@ void Server::drain_and_stop() {
     spdlog::warn("grace period over: {} call(s) still in flight end with UNAVAILABLE", left);
   }
   registry_.stop();  // finishes what is left
+  // The health Watch streams are the only calls left: ending them lets Shutdown return now
+  // instead of at its deadline.
+  health_.finish_watches();
   goaway.join();
   server_->Wait();
   server_.reset();

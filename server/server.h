@@ -10,6 +10,7 @@
 #include <grpcpp/server.h>
 
 #include "server/call_record.h"
+#include "server/health_service.h"
 #include "server/http_api.h"
 #include "server/http_server.h"
 #include "server/metrics.h"
@@ -47,6 +48,7 @@ class Server {
   ModelRegistry registry_;
   ServiceContext context_;
   TranslatorService service_;
+  HealthService health_;  // outlives server_: gRPC finishes its streams first
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
   HttpApi http_api_;

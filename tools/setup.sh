@@ -3,23 +3,30 @@
 # alone has: kubernetes-validate (pinned in tools/test-requirements.txt) into the repository's
 # .venv, CTranslate2 and sacrebleu beside Debian's python3 (below). Idempotent and
 # non-interactive: what is already present is skipped, so a second run does nothing.
-# RPT_SETUP_TEST_TOOLS=0 skips the Python test tools (the Dockerfile's build stage).
+# RPT_SETUP_TEST_TOOLS=0 installs only what building rpt needs (the Dockerfile's build stage).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
-packages=(
-  build-essential cmake ninja-build pkg-config git
+# What building rpt needs (the Dockerfile's build stage installs only these).
+build_packages=(
+  build-essential cmake ninja-build pkg-config
   protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc
   golang-google-grpc-dev  # gRPC health and reflection .proto files (CMake generates C++ from them)
-  openssl                 # the TLS server tests make a throwaway certificate
-  libsentencepiece-dev sentencepiece
+  libsentencepiece-dev
   prometheus-cpp-dev libcivetweb-dev
   libspdlog-dev libfmt-dev
-  libopenblas-dev libblis-serial-dev
+  libblis-serial-dev
   libdnnl-dev             # oneDNN: int8 GEMMs on the CPU
   libcli11-dev nlohmann-json3-dev
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)
+)
+# What the tests, benchmarks and the image test add.
+test_packages=(
+  git
+  openssl                 # the TLS server tests make a throwaway certificate
+  sentencepiece
+  libopenblas-dev         # bench/gemm_bench compares BLIS with OpenBLAS
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # libFuzzer and sanitizers for -DRPT_BUILD_FUZZERS=ON (tests/fuzz/)
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
@@ -29,7 +36,12 @@ packages=(
   python3-venv            # the .venv for PyPI-only test tools (below)
   iproute2 util-linux     # deploy_run_test: a private network namespace with the manifest's ports
   bsdutils                # script(1): the progress-line tests run a command on a pseudo-terminal
+  # deploy/image/test.sh: builds the Dockerfile on a debootstrapped base and runs the image
+  podman buildah runc containernetworking-plugins iptables catatonit debootstrap
 )
+# RPT_SETUP_TEST_TOOLS=0: the build packages only (and no Python test tools, below).
+packages=("${build_packages[@]}")
+[ "${RPT_SETUP_TEST_TOOLS:-1}" = 0 ] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -196,6 +196,13 @@ TEST_F(ServerApiTest, HealthIsServing) {
   unknown.set_service("no.such.Service");
   grpc::health::v1::HealthCheckResponse response;
   EXPECT_EQ(health->Check(&context, unknown, &response).error_code(), grpc::StatusCode::NOT_FOUND);
+  // Watch of an unknown service stays open with SERVICE_UNKNOWN (the health protocol).
+  grpc::ClientContext watch_context;
+  auto watch = health->Watch(&watch_context, unknown);
+  ASSERT_TRUE(watch->Read(&response));
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVICE_UNKNOWN);
+  watch_context.TryCancel();
+  EXPECT_EQ(watch->Finish().error_code(), grpc::StatusCode::CANCELLED);
 }
 
 TEST_F(ServerApiTest, ReflectionListsTheServices) {

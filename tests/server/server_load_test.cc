@@ -348,6 +348,57 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
   EXPECT_EQ(server.wait_exit(30), 0) << server.log();
 }
 
+// Open health Watch streams (service meshes and Envoy health checkers hold them) and a
+// TranslateStream still sending: the drain lets the stream finish, then sends each Watch
+// NOT_SERVING and finishes it, and the process exits within a second of its last call, not at
+// the end of the grace period.
+TEST(ServerLoadTest, DrainEndsWithTheWorkWhileHealthWatchesStayOpen) {
+  ServerProcess server({"--model", "en-de=" + fixture_model(), "--max-decoding-length", "2000",
+                        "--grace-period", "60"});
+  auto stub = server.stub();
+  auto health = grpc::health::v1::Health::NewStub(server.channel());
+  struct Watcher {
+    grpc::ClientContext context;
+    std::unique_ptr<grpc::ClientReader<grpc::health::v1::HealthCheckResponse>> stream;
+  };
+  std::vector<std::unique_ptr<Watcher>> watchers;
+  for (const char* service : {"", "rpt.v1.Translator"}) {
+    auto watcher = std::make_unique<Watcher>();
+    grpc::health::v1::HealthCheckRequest watched;
+    watched.set_service(service);
+    watcher->stream = health->Watch(&watcher->context, watched);
+    grpc::health::v1::HealthCheckResponse status;
+    ASSERT_TRUE(watcher->stream->Read(&status));
+    EXPECT_EQ(status.status(), grpc::health::v1::HealthCheckResponse::SERVING) << service;
+    watchers.push_back(std::move(watcher));
+  }
+  grpc::ClientContext stream_context;
+  auto translations = stub->TranslateStream(&stream_context, long_request(2, 600));
+  ASSERT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v >= 8; }));
+  server.signal(SIGTERM);
+
+  for (auto& watcher : watchers) {
+    grpc::health::v1::HealthCheckResponse status;
+    ASSERT_TRUE(watcher->stream->Read(&status));
+    EXPECT_EQ(status.status(), grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+  }
+  int sent = 0;
+  for (v1::TranslateStreamResponse part; translations->Read(&part);) ++sent;
+  const grpc::Status streamed = translations->Finish();
+  const auto last_call_done = Clock::now();
+  EXPECT_TRUE(streamed.ok()) << streamed.error_message();
+  EXPECT_EQ(sent, 2) << "both translations of the stream arrive during the drain";
+  for (auto& watcher : watchers) {
+    grpc::health::v1::HealthCheckResponse status;
+    EXPECT_FALSE(watcher->stream->Read(&status)) << "the Watch stream is finished";
+    const grpc::Status finished = watcher->stream->Finish();
+    EXPECT_TRUE(finished.ok()) << finished.error_message();
+  }
+  EXPECT_EQ(server.wait_exit(30), 0) << server.log();
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - last_call_done).count(), 1.0)
+      << server.log();
+}
+
 TEST(ServerLoadTest, GracePeriodBoundsTheDrain) {
   ServerProcess server({"--model", "en-de=" + fixture_model(), "--max-decoding-length", "2000",
                         "--grace-period", "0.5"});
