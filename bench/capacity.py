@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Capacity of one rpt-server: latency and goodput against offered load, with and without
-in-flight batching.
+in-flight batching, with and without the translation cache.
 
 Starts rpt-server on a model (loopback, --threads as asked) once per batching mode (`inflight`,
 the default, and `static`: a batch is admitted only into an empty decoder), and sweeps open-loop
@@ -12,12 +12,23 @@ rate at which at least 95% of the calls are answered OK within the objective (th
 goodput curve); the sentences per second per core there size replicas (docs/capacity.md). Its
 saturation is the highest offered rate at which the median call still met the objective.
 
+Modes: `inflight` and `static` run with the translation cache off (--cache-size 0), so that
+repeats of the input measure decoding; `cached` is `inflight` with the cache on (64 MiB). The
+server, and so its cache, lives through all the rates of a mode: later rates meet a warmer cache,
+as a long-running server does; the mode's hit ratio comes from /metrics at its end.
+--profile zipf draws the calls' sentences from the split with Zipf-distributed popularity (UI
+strings repeat: "Cancel", "Save as..."), --profile uniform (the default) cycles through the
+shuffled split.
+
 Writes a JSON file (settings, hardware, one row per mode and rate); --plot draws latency and
 goodput against offered load into a PNG (matplotlib: Debian python3-matplotlib).
 
   bench/capacity.py --model models/en-fr --tsv ../shared/data/ui.en-fr.test.tsv \\
       --rates 2,4,6,8,10,12,14,16 --json docs/capacity_en-fr.json
   bench/capacity.py --plot docs/capacity_en-fr.png docs/capacity_en-fr.json
+  bench/capacity.py --model models/en-fr --tsv ../shared/data/ui.en-fr.test.tsv --profile zipf \
+      --modes inflight,cached --rates 4,8,16,32,64 --json docs/capacity_cache_en-fr.json \
+      --plot docs/capacity_cache_en-fr.png
 """
 import argparse
 import json
@@ -28,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 from compare_ctranslate2 import cpu_description  # lscpu model, count and vector flags
 
@@ -44,6 +56,12 @@ def sources(tsv, limit, seed):
     return lines[:limit] if limit else lines
 
 
+def zipf_draws(lines, count, exponent, seed):
+    """`count` sentences drawn from `lines` with popularity falling as 1 / rank^exponent."""
+    weights = [1.0 / (rank ** exponent) for rank in range(1, len(lines) + 1)]
+    return random.Random(seed).choices(lines, weights=weights, k=count)
+
+
 class Server:
     """rpt-server on loopback, until the with-block ends (SIGTERM, then the drain)."""
 
@@ -57,7 +75,8 @@ class Server:
         for _ in range(600):
             if os.path.exists(ready):
                 with open(ready) as f:
-                    self.port = json.load(f)["grpc_port"]
+                    ports = json.load(f)
+                self.port, self.metrics_port = ports["grpc_port"], ports["metrics_port"]
                 return
             if self.process.poll() is not None:
                 sys.exit(f"rpt-server exited with {self.process.returncode}")
@@ -68,6 +87,13 @@ class Server:
     def __enter__(self):
         return self
 
+    def metric_sum(self, name):
+        """The sum of a metric's samples on /metrics (0 when absent)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics") as reply:
+            text = reply.read().decode()
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith(name + "{") or line.startswith(name + " "))
+
     def __exit__(self, *exc):
         self.process.send_signal(signal.SIGTERM)
         try:
@@ -76,9 +102,13 @@ class Server:
             self.process.kill()
 
 
-def sweep(options, batching, input_path):
+def sweep(options, mode, input_path):
+    """The rows of one mode's rates, and its cache hit ratio (None with the cache off)."""
+    batching = "inflight" if mode == "cached" else mode
+    cache_mib = 64 if mode == "cached" else 0
     server_args = ["--threads", str(options.threads), "--compute-type", options.compute_type,
                    "--batching", batching, "--beam-size", str(options.beam_size),
+                   "--cache-size", str(cache_mib),
                    "--max-queued-sentences", "100000", "--max-queued-tokens", "100000000"]
     with Server(options.build, options.model, server_args) as server:
         command = [os.path.join(options.build, "client", "rpt-loadgen"),
@@ -91,14 +121,16 @@ def sweep(options, batching, input_path):
         process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         for line in process.stdout:
             row = json.loads(line)
-            row["batching"] = batching
+            row["batching"] = mode
             rows.append(row)
-            print(f"{batching:8s} offered {row['offered_rate']:6.2f}/s  "
+            print(f"{mode:8s} offered {row['offered_rate']:6.2f}/s  "
                   f"goodput {row['goodput']:6.2f}/s  p50 {row['latency_p50'] * 1e3:7.0f} ms  "
                   f"p99 {row['latency_p99'] * 1e3:7.0f} ms  {row['codes']}", file=sys.stderr)
         if process.wait() != 0:
             sys.exit(f"rpt-loadgen exited with {process.returncode}")
-        return rows
+        hits = server.metric_sum("rpt_cache_hits_total")
+        misses = server.metric_sum("rpt_cache_misses_total")
+        return rows, (hits / (hits + misses) if cache_mib and hits + misses else None)
 
 
 def good_share(row):
@@ -130,6 +162,7 @@ def summarize(result):
                                               if at_capacity else 0.0),
             "p99_ms_at_capacity": at_capacity["latency_p99"] * 1e3 if at_capacity else None,
             "saturation_calls_per_second": saturation(rows, result["settings"]["slo_ms"] / 1e3),
+            "cache_hit_ratio": result.get("cache_hit_ratio", {}).get(batching),
         }
     return summary
 
@@ -146,7 +179,8 @@ def plot(png, result_files):
         results[-1]["summary"] = summarize(results[-1])
     figure, axes = plt.subplots(len(results), 2, figsize=(10, 3.6 * len(results)), squeeze=False)
     styles = {"inflight": ("tab:blue", "in-flight batching"),
-              "static": ("tab:orange", "static batching")}
+              "static": ("tab:orange", "static batching"),
+              "cached": ("tab:green", "in-flight + cache")}
     for (latency, goodput), result in zip(axes, results):
         settings = result["settings"]
         slo = settings["slo_ms"]
@@ -166,8 +200,9 @@ def plot(png, result_files):
                 for axis in (latency, goodput):
                     axis.axvline(rate, color=color, alpha=0.35, linewidth=3)
             saturated = summary["saturation_calls_per_second"]
+            hits = summary.get("cache_hit_ratio")
             goodput.annotate(f"{label}: capacity {rate:g}/s, median within objective up to "
-                             f"{saturated:g}/s",
+                             f"{saturated:g}/s" + (f", {hits:.0%} cache hits" if hits else ""),
                              xy=(0.02, 0.97 - 0.07 * list(result["modes"]).index(batching)),
                              xycoords="axes fraction", fontsize=6, color=color, va="top")
         top = max(r["offered_rate"] for r in result["rows"])
@@ -179,7 +214,8 @@ def plot(png, result_files):
         goodput.set_xlabel("offered load (calls/s)")
         goodput.set_ylabel(f"goodput (OK within {slo:.0f} ms, calls/s)")
         title = (f"{os.path.basename(settings['model'])} {settings['compute_type']}, beam "
-                 f"{settings['beam_size']}, {settings['threads']} threads; "
+                 f"{settings['beam_size']}, {settings['threads']} threads, "
+                 f"{settings.get('profile', 'uniform')} sentences; "
                  f"{result['hardware']['model']}")
         latency.set_title(title, fontsize=8, loc="left")
         latency.legend(fontsize=6, ncol=2)
@@ -206,7 +242,12 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--compute-type", default="int8")
     parser.add_argument("--beam-size", type=int, default=4)
-    parser.add_argument("--modes", default="inflight,static", help="batching modes to sweep")
+    parser.add_argument("--modes", default="inflight,static",
+                        help="modes to sweep: inflight, static, cached")
+    parser.add_argument("--profile", choices=("uniform", "zipf"), default="uniform",
+                        help="which sentences the calls carry (module docstring)")
+    parser.add_argument("--zipf-exponent", type=float, default=1.0)
+    parser.add_argument("--draws", type=int, default=50000, help="--profile zipf: sentences drawn")
     parser.add_argument("--build", default=os.path.join(REPO, "build"))
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--plot", help="draw the given JSON results into this PNG")
@@ -221,13 +262,19 @@ def main():
     if options.plot and not options.json:
         parser.error("a sweep draws its --plot from its --json: give both")
     lines = sources(options.tsv, options.limit, seed=1)
+    split_sentences = len(lines)
+    if options.profile == "zipf":
+        lines = zipf_draws(lines, options.draws, options.zipf_exponent, seed=2)
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(lines) + "\n")
         input_path = f.name
     modes = options.modes.split(",")
     result = {
         "settings": {"model": os.path.relpath(os.path.abspath(options.model), REPO),
-                     "tsv": os.path.basename(options.tsv), "sentences": len(lines),
+                     "tsv": os.path.basename(options.tsv), "sentences": split_sentences,
+                     "profile": options.profile,
+                     "zipf_exponent": options.zipf_exponent if options.profile == "zipf" else None,
+                     "distinct_sentences_in_input": len(set(lines)),
                      "rates": options.rates, "duration_s": options.duration,
                      "warmup_s": options.warmup, "timeout_s": options.timeout,
                      "slo_ms": options.slo_ms, "threads": options.threads,
@@ -236,10 +283,14 @@ def main():
         "hardware": cpu_description(),
         "modes": modes,
         "rows": [],
+        "cache_hit_ratio": {},
     }
     try:
-        for batching in modes:
-            result["rows"] += sweep(options, batching, input_path)
+        for mode in modes:
+            rows, hit_ratio = sweep(options, mode, input_path)
+            result["rows"] += rows
+            if hit_ratio is not None:
+                result["cache_hit_ratio"][mode] = hit_ratio
     finally:
         os.unlink(input_path)
     result["summary"] = summarize(result)

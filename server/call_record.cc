@@ -42,9 +42,10 @@ void CallRecord::complete(const RequestStatus& status) {
   const auto level = status.code == StatusCode::kInternal ? spdlog::level::err
                                                           : spdlog::level::info;
   spdlog::log(level,
-              "request id={} protocol={} method={} model={} sentences={} source_tokens={} "
-              "target_tokens={} latency_ms={:.2f} code={}{}{}",
-              id_, protocol_, method_, model_.empty() ? "-" : model_, sentences_, source_tokens_,
+              "request id={} protocol={} method={} model={} sentences={} cached={} "
+              "source_tokens={} target_tokens={} latency_ms={:.2f} code={}{}{}",
+              id_, protocol_, method_, model_.empty() ? "-" : model_, sentences_,
+              cached_sentences_, source_tokens_,
               target_tokens_, seconds * 1e3, code, status.message.empty() ? "" : " message=",
               status.message);
   service_.in_flight.fetch_sub(1);

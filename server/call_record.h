@@ -52,6 +52,7 @@ class CallRecord {
     source_tokens_ += source_tokens;
   }
   void add_target_tokens(long tokens) { target_tokens_ += tokens; }
+  void add_cached_sentences(int sentences) { cached_sentences_ += sentences; }
 
   // Records the metric and the log line and leaves the in-flight count. Call once.
   void complete(const RequestStatus& status);
@@ -64,6 +65,7 @@ class CallRecord {
   std::string id_;
   std::string model_;  // empty until routed (ListModels, unroutable or bad requests)
   int sentences_ = 0;
+  int cached_sentences_ = 0;  // of sentences_, answered from the translation cache
   long source_tokens_ = 0;
   long target_tokens_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();

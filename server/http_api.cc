@@ -96,6 +96,11 @@ class HttpTranslateCall final : public JobObserver {
     Clock::time_point deadline;
     status = deadline_of(request, parsed.timeout_seconds, &deadline);
     if (!status.ok()) return status;
+    // Cache-Control: no-cache asks for a fresh decode unless the body's options say otherwise.
+    if (header(request, "cache-control").find("no-cache") != std::string::npos &&
+        !parsed.request.options().has_use_cache()) {
+      parsed.request.mutable_options()->set_use_cache(false);
+    }
     status = prepare_translation(service_, parsed.request, deadline, this, record_, &pending_);
     if (!status.ok()) return status;
     for (int i = 0; i < pending_.texts(); ++i) response_.add_translations();

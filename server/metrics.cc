@@ -100,7 +100,36 @@ Metrics::Metrics()
                             .Name("rpt_cpu_kernels_info")
                             .Help("The CPU's vector extensions and the kernels chosen for them "
                                   "(value 1)")
-                            .Register(*registry_)) {}
+                            .Register(*registry_)),
+      cache_hits_(prometheus::BuildCounter()
+                      .Name("rpt_cache_hits_total")
+                      .Help("Sentences answered from the translation cache")
+                      .Register(*registry_)),
+      cache_misses_(prometheus::BuildCounter()
+                        .Name("rpt_cache_misses_total")
+                        .Help("Sentences looked up in the translation cache and decoded")
+                        .Register(*registry_)),
+      cache_evictions_(prometheus::BuildCounter()
+                           .Name("rpt_cache_evictions_total")
+                           .Help("Translation cache entries evicted to stay within --cache-size")
+                           .Register(*registry_)),
+      cache_bytes_(prometheus::BuildGauge()
+                       .Name("rpt_cache_bytes")
+                       .Help("Estimated heap bytes of the translation cache's entries")
+                       .Register(*registry_)),
+      cache_entries_(prometheus::BuildGauge()
+                         .Name("rpt_cache_entries")
+                         .Help("Sentences in the translation cache")
+                         .Register(*registry_)) {}
+
+CacheMetrics Metrics::add_cache(const std::string& model) {
+  const prometheus::Labels labels{{"model", model}};
+  return {.hits = &cache_hits_.Add(labels),
+          .misses = &cache_misses_.Add(labels),
+          .evictions = &cache_evictions_.Add(labels),
+          .bytes = &cache_bytes_.Add(labels),
+          .entries = &cache_entries_.Add(labels)};
+}
 
 void Metrics::set_cpu_kernels(const kernels::CpuKernels& kernels) {
   cpu_kernels_info_

@@ -15,6 +15,7 @@
 #include <prometheus/registry.h>
 
 #include "kernels/cpu_kernels.h"
+#include "server/translation_cache.h"
 
 
 namespace rpt::server {
@@ -69,6 +70,9 @@ class Metrics {
   // Registers a model: rpt_model_info and device memory, and returns its scheduler metrics.
   ModelMetrics add_model(const ModelDescription& model);
 
+  // The translation cache's counters and gauges for one model (rpt_cache_*{model}).
+  CacheMetrics add_cache(const std::string& model);
+
   // rpt_cpu_kernels_info{isa, float32, int8} 1: the kernels chosen for this CPU.
   void set_cpu_kernels(const kernels::CpuKernels& kernels);
 
@@ -98,6 +102,11 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& device_memory_;
   prometheus::Family<prometheus::Gauge>& model_info_;
   prometheus::Family<prometheus::Gauge>& cpu_kernels_info_;
+  prometheus::Family<prometheus::Counter>& cache_hits_;
+  prometheus::Family<prometheus::Counter>& cache_misses_;
+  prometheus::Family<prometheus::Counter>& cache_evictions_;
+  prometheus::Family<prometheus::Gauge>& cache_bytes_;
+  prometheus::Family<prometheus::Gauge>& cache_entries_;
 };
 
 }  // namespace rpt::server

@@ -15,6 +15,7 @@
 #include "server/scheduler.h"
 #include "server/server_options.h"
 #include "server/status.h"
+#include "server/translation_cache.h"
 
 namespace rpt::server {
 
@@ -26,6 +27,7 @@ struct ServedModel {
   ModelDescription description;
   int max_input_length = 0;  // the server limit, capped by the model's maximum sequence length
   std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<TranslationCache> cache;  // null with --cache-size 0
 };
 
 // What a request asks for; empty fields are unset.

@@ -98,6 +98,8 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   if (!options.ok()) return options;
   prepared->return_scores = request.options().return_scores();
   prepared->return_tokens = request.options().return_tokens();
+  prepared->use_cache =
+      !request.options().has_use_cache() || request.options().use_cache();
 
   const Model& m = *model.model;
   prepared->source_ids.assign(static_cast<std::size_t>(count), {});

@@ -22,6 +22,7 @@ struct PreparedRequest {
   DecodingOptions options;                   // defaults filled in, validated
   bool return_scores = false;
   bool return_tokens = false;
+  bool use_cache = true;  // DecodingOptions.use_cache (unset: true)
 };
 
 // The decoding options of `request` with the server's defaults for unset fields, checked

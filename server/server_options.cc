@@ -155,6 +155,11 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();
   app.add_flag("--log-json", options.log_json, "One JSON object per log line");
+  app.add_option("--cache-size", options.cache_size_mib,
+                 "MiB per model for the exact translation cache (repeated texts with the same "
+                 "options are answered from it, identical to a fresh decode); 0: off")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
   app.add_option("--grace-period", options.grace_period_seconds,
                  "Seconds in-flight calls may take to finish after SIGTERM/SIGINT")
       ->check(CLI::Range(0.0, 3600.0))

@@ -68,6 +68,8 @@ struct ServerOptions {
   std::string log_level = "info";
   bool log_json = false;
   double grace_period_seconds = 30.0;
+  // Per model, the exact translation cache's bound (server/translation_cache.h); 0: off.
+  double cache_size_mib = 64;
   // A client connection older than this gets GOAWAY and reconnects (re-resolving DNS, so
   // long-lived clients spread over replicas added since); its calls in flight then have the
   // grace to finish. 0: connections live as long as clients keep them.

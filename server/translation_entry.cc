@@ -1,6 +1,63 @@
 #include "server/translation_entry.h"
 
+#include <mutex>
+#include <optional>
+#include <utility>
+
 namespace rpt::server {
+
+// Between a job of the texts the cache did not have and the call: maps each decoded sentence
+// back to its index in the call and stores it in the cache; delivers the cached sentences once
+// the job is queued, and holds back the job's final status until they are.
+class CacheFill final : public JobObserver {
+ public:
+  CacheFill(JobObserver* call, TranslationCache* cache) : call_(call), cache_(cache) {}
+
+  std::vector<int> call_index;  // per text of the job, its index in the call
+  std::vector<std::string> keys;  // per text of the job, its cache key
+  std::vector<std::pair<int, TranslationResult>> hits;  // call index, cached result
+
+  void on_sentence(int index, TranslationResult result) override {
+    const auto i = static_cast<std::size_t>(index);
+    cache_->insert(keys[i], result);
+    std::lock_guard lock(mutex_);
+    call_->on_sentence(call_index[i], std::move(result));
+  }
+
+  void on_finish(const RequestStatus& status) override {
+    JobObserver* call = call_;
+    {
+      std::lock_guard lock(mutex_);
+      if (!hits_delivered_) {
+        held_status_ = status;
+        return;
+      }
+    }
+    call->on_finish(status);  // may delete the call, and this with it
+  }
+
+  // The cached sentences, then the job's final status if it came meanwhile.
+  void deliver_hits() {
+    JobObserver* call = call_;
+    std::optional<RequestStatus> finished;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto& [index, result] : hits) call_->on_sentence(index, std::move(result));
+      hits.clear();
+      hits_delivered_ = true;
+      finished = held_status_;
+    }
+    if (finished) call->on_finish(*finished);  // may delete the call, and this with it
+  }
+
+ private:
+  JobObserver* const call_;
+  TranslationCache* const cache_;
+  std::mutex mutex_;  // one delivery to the call at a time
+  bool hits_delivered_ = false;
+  std::optional<RequestStatus> held_status_;
+};
+
 namespace {
 
 RequestStatus draining_status() {
@@ -29,21 +86,55 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
                                         service.options.default_decoding, &pending->prepared);
   if (!valid.ok()) return valid;
 
+  const PreparedRequest& prepared = pending->prepared;
   auto job = std::make_shared<TranslationJob>();
   job->id = record.number();
-  job->source_ids = pending->prepared.source_ids;
-  job->spans = pending->prepared.spans;
   job->span_protector = pending->model->span_protector.get();
-  job->options = pending->prepared.options;
+  job->options = prepared.options;
   job->deadline = deadline;
   job->observer = observer;
-  record.add_sentences(static_cast<int>(job->source_ids.size()), job->source_tokens());
+  record.add_sentences(pending->texts(), [&] {
+    long tokens = 0;
+    for (const auto& ids : prepared.source_ids) tokens += static_cast<long>(ids.size());
+    return tokens;
+  }());
+  TranslationCache* cache = prepared.use_cache ? pending->model->cache.get() : nullptr;
+  if (cache == nullptr) {
+    job->source_ids = prepared.source_ids;
+    job->spans = prepared.spans;
+  } else {
+    auto fill = std::make_shared<CacheFill>(observer, cache);
+    const bool protect = !prepared.spans.empty();
+    for (int i = 0; i < pending->texts(); ++i) {
+      const auto at = static_cast<std::size_t>(i);
+      std::string key = TranslationCache::key(request.texts(i), prepared.options, protect);
+      if (std::optional<TranslationResult> hit = cache->find(key)) {
+        fill->hits.emplace_back(i, std::move(*hit));
+        continue;
+      }
+      job->source_ids.push_back(prepared.source_ids[at]);
+      if (protect) job->spans.push_back(prepared.spans[at]);
+      fill->call_index.push_back(i);
+      fill->keys.push_back(std::move(key));
+    }
+    record.add_cached_sentences(static_cast<int>(fill->hits.size()));
+    job->observer = fill.get();
+    pending->cache_fill = std::move(fill);
+  }
   pending->job = std::move(job);
   return RequestStatus::Ok();
 }
 
 RequestStatus submit_translation(const PendingTranslation& pending) {
-  return pending.model->scheduler->submit(pending.job);
+  CacheFill* fill = pending.cache_fill.get();
+  if (fill != nullptr && pending.job->source_ids.empty()) {  // every text was cached
+    fill->on_finish(RequestStatus::Ok());  // held until the hits are delivered
+    fill->deliver_hits();  // `pending` may be gone from here on
+    return RequestStatus::Ok();
+  }
+  RequestStatus queued = pending.model->scheduler->submit(pending.job);
+  if (queued.ok() && fill != nullptr) fill->deliver_hits();  // `pending` may be gone after
+  return queued;
 }
 
 void collect_sentence(const TranslationResult& result, const PendingTranslation& pending,

@@ -183,8 +183,9 @@ TEST(ServerLoadTest, MemoryLimitRetriesInSmallerGroupsAndLosesNothing) {
   // The fixture model's decoding state: about 0.5 MiB for one of these sentences at beam 4,
   // 1.6 MiB for all twelve at once (rpt-translate --verbose). At 0.75 MiB each fits alone and
   // the twelve together do not: the scheduler must requeue and narrow, never fail a call.
+  // The translation cache off: every call here must decode (the clients repeat one another).
   ServerProcess server({"--model", "en-de=" + fixture_model(), "--device-memory-limit", "0.75",
-                        "--max-decoding-length", "400"});
+                        "--max-decoding-length", "400", "--cache-size", "0"});
   const std::vector<std::string> expected = offline(kSentences, 4);
   ASSERT_EQ(expected.size(), kSentences.size());
   std::vector<std::future<std::vector<std::string>>> clients;

@@ -1,0 +1,146 @@
+#include "server/translation_cache.h"
+
+#include <bit>
+#include <cstdint>
+#include <functional>
+
+namespace rpt::server {
+
+struct TranslationCache::Shard {
+  struct Entry {
+    std::string key;
+    TranslationResult result;
+    std::size_t bytes = 0;
+  };
+  mutable std::mutex mutex;  // guards all below
+  std::list<Entry> entries;  // most recently used first
+  std::unordered_map<std::string_view, std::list<Entry>::iterator> index;  // views of Entry::key
+  std::size_t bytes = 0;
+};
+
+namespace {
+
+// What an entry holds on the heap, roughly: strings and vectors by capacity, plus the list
+// node, the index slot and their bookkeeping.
+std::size_t entry_bytes(const std::string& key, const TranslationResult& result) {
+  constexpr std::size_t kOverhead = 160;
+  std::size_t total = kOverhead + key.capacity() +
+                      result.hypotheses.capacity() * sizeof(TranslationHypothesis);
+  for (const TranslationHypothesis& h : result.hypotheses) {
+    total += h.text.capacity() + h.ids.capacity() * sizeof(int) +
+             h.tokens.capacity() * sizeof(std::string);
+    for (const std::string& token : h.tokens) total += token.capacity();
+  }
+  return total;
+}
+
+template <typename T>
+void append_bytes(std::string& out, T value) {
+  const auto* bytes = reinterpret_cast<const char*>(&value);
+  out.append(bytes, sizeof(value));
+}
+
+}  // namespace
+
+TranslationCache::TranslationCache(std::size_t max_bytes, CacheMetrics metrics, int shards)
+    : shard_bytes_(max_bytes / static_cast<std::size_t>(shards)), metrics_(metrics) {
+  for (int i = 0; i < shards; ++i) shards_.push_back(std::make_unique<Shard>());
+}
+
+TranslationCache::~TranslationCache() = default;
+
+std::string TranslationCache::key(std::string_view text, const DecodingOptions& options,
+                                  bool protect) {
+  // Fixed-size options first, then the text: no two distinct (options, text) pairs meet.
+  std::string key;
+  key.reserve(32 + text.size());
+  append_bytes(key, static_cast<std::int32_t>(options.beam_size));
+  append_bytes(key, static_cast<std::int32_t>(options.n_best));
+  append_bytes(key, static_cast<std::int32_t>(options.max_length));
+  append_bytes(key, static_cast<std::int32_t>(options.min_length));
+  append_bytes(key, std::bit_cast<std::uint32_t>(options.length_penalty));
+  append_bytes(key, static_cast<std::int32_t>(options.length_penalty_type));
+  key.push_back(protect ? '\1' : '\0');
+  key.append(text);
+  return key;
+}
+
+TranslationCache::Shard& TranslationCache::shard_of(const std::string& key) {
+  return *shards_[std::hash<std::string>{}(key) % shards_.size()];
+}
+
+std::optional<TranslationResult> TranslationCache::find(const std::string& key) {
+  Shard& shard = shard_of(key);
+  std::optional<TranslationResult> found;
+  {
+    std::lock_guard lock(shard.mutex);
+    const auto at = shard.index.find(key);
+    if (at != shard.index.end()) {
+      shard.entries.splice(shard.entries.begin(), shard.entries, at->second);
+      found = at->second->result;
+    }
+  }
+  prometheus::Counter* counter = found ? metrics_.hits : metrics_.misses;
+  if (counter != nullptr) counter->Increment();
+  return found;
+}
+
+void TranslationCache::insert(const std::string& key, const TranslationResult& result) {
+  const std::size_t bytes = entry_bytes(key, result);
+  if (bytes > shard_bytes_) return;
+  Shard& shard = shard_of(key);
+  long added_entries = 0;
+  long added_bytes = 0;
+  long evicted = 0;
+  {
+    std::lock_guard lock(shard.mutex);
+    const auto at = shard.index.find(key);
+    if (at != shard.index.end()) {  // decoded twice at once: the results are the same
+      shard.entries.splice(shard.entries.begin(), shard.entries, at->second);
+      return;
+    }
+    while (shard.bytes + bytes > shard_bytes_ && !shard.entries.empty()) {
+      const Shard::Entry& oldest = shard.entries.back();
+      shard.bytes -= oldest.bytes;
+      added_bytes -= static_cast<long>(oldest.bytes);
+      --added_entries;
+      ++evicted;
+      shard.index.erase(oldest.key);
+      shard.entries.pop_back();
+    }
+    shard.entries.push_front({key, result, bytes});
+    shard.index.emplace(shard.entries.front().key, shard.entries.begin());
+    shard.bytes += bytes;
+    added_bytes += static_cast<long>(bytes);
+    ++added_entries;
+  }
+  if (metrics_.evictions != nullptr && evicted > 0) {
+    metrics_.evictions->Increment(static_cast<double>(evicted));
+  }
+  add_gauges(added_entries, added_bytes);
+}
+
+void TranslationCache::add_gauges(long entries, long bytes) {
+  if (metrics_.entries != nullptr) metrics_.entries->Increment(static_cast<double>(entries));
+  if (metrics_.bytes != nullptr) metrics_.bytes->Increment(static_cast<double>(bytes));
+}
+
+std::size_t TranslationCache::bytes() const {
+  std::size_t total = 0;
+  for (const auto& shard : shards_) {
+    std::lock_guard lock(shard->mutex);
+    total += shard->bytes;
+  }
+  return total;
+}
+
+std::size_t TranslationCache::entries() const {
+  std::size_t total = 0;
+  for (const auto& shard : shards_) {
+    std::lock_guard lock(shard->mutex);
+    total += shard->entries.size();
+  }
+  return total;
+}
+
+}  // namespace rpt::server
