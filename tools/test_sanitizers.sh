@@ -3,7 +3,7 @@
 # ONE clang build of the CPU tree (CUDA off, no benchmarks) with AddressSanitizer,
 # UndefinedBehaviorSanitizer (any undefined behaviour aborts its test) and libFuzzer's coverage
 # instrumentation (-DRPT_BUILD_FUZZERS=ON), then every test of it: the CPU engine, the server on
-# loopback, and each libFuzzer target of tests/fuzz/ for RPT_FUZZ_RUNS iterations from its
+# loopback, and each libFuzzer target of tests/fuzz/ for RPT_FUZZ_RUNS iterations (or RPT_FUZZ_SECONDS) from its
 # committed corpus (which replays the corpus first). One build does both jobs, so CI pays for one
 # sanitized tree: about 12 minutes of building and 2 of tests on 2 shared cores (2026-11-25,
 # 168 tests), about what the g++ ASan tree alone took to build.
