@@ -93,11 +93,7 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   job->options = prepared.options;
   job->deadline = deadline;
   job->observer = observer;
-  record.add_sentences(pending->texts(), [&] {
-    long tokens = 0;
-    for (const auto& ids : prepared.source_ids) tokens += static_cast<long>(ids.size());
-    return tokens;
-  }());
+  record.add_sentences(pending->texts(), total_tokens(prepared.source_ids));
   TranslationCache* cache = prepared.use_cache ? pending->model->cache.get() : nullptr;
   if (cache == nullptr) {
     job->source_ids = prepared.source_ids;

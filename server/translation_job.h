@@ -17,6 +17,13 @@ namespace rpt::server {
 
 using Clock = std::chrono::steady_clock;
 
+// Tokens in all of `texts`.
+inline long total_tokens(const std::vector<std::vector<int>>& texts) {
+  long total = 0;
+  for (const auto& ids : texts) total += static_cast<long>(ids.size());
+  return total;
+}
+
 // Implemented by the gRPC call. Called only from the scheduler's thread: on_sentence once per
 // text, as it finishes (any order), then on_finish exactly once, last. After on_finish the
 // scheduler never touches the observer again (the call may be gone).
@@ -46,11 +53,7 @@ struct TranslationJob {
   int remaining = 0;     // texts not yet delivered
   bool finished = false;  // on_finish has been called
 
-  long source_tokens() const {
-    long total = 0;
-    for (const auto& ids : source_ids) total += static_cast<long>(ids.size());
-    return total;
-  }
+  long source_tokens() const { return total_tokens(source_ids); }
 };
 
 }  // namespace rpt::server

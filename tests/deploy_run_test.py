@@ -390,7 +390,6 @@ def main():
         server = LocalPod(command + args, container, options.binary)
     probes = Probes(options.proto_dir, server.host_ports)
     server.start()
-    status = "not stopped"
     try:
         give_up = time.monotonic() + START_TIMEOUT_SECONDS
         while not probes.grpc_serving("grpc"):
