@@ -1,71 +1,249 @@
 #!/usr/bin/env bash
-# Everything a GPU session checks, in one command (run on the GPU machine, repository root):
-#   1. every CUDA op against its CPU definition (cuda_ops_test),
-#   2. the CUDA engine end to end against the CPU engine on the OpenNMT-py fixtures, batch
-#      invariance, the memory limit, 1,024-token inputs (cuda_engine_test),
-#   3. the cost of relative positions on the GPU (relative_cost_bench, float32 and float16),
-#   4. the demo models on their test split: GPU float32 / float16 / bfloat16 translations
-#      against the CPU's (token-identical share; the bar is 100% for float32, 99% for float16),
-#      with throughput and peak device memory of each run (batch 32 and batch 1, beam 4), and
-#      float16 with cuBLAS's fastest GEMMs instead of the batch-invariant ones.
+# Everything a GPU session checks, in phases that each fit the device tool's 10-minute command
+# with margin (run on the GPU machine, repository root):
+#   machine    nvidia-smi, the host CPU (lscpu), the CUDA libraries found
+#   host_cpu   the host CPU's engine tests (kernels, golden parity, translator, int8) under its
+#              own kernels and every forced configuration it can execute (tests/cpu_config.sh),
+#              and rpt float32 vs int8 speed there: the CPU paths an AVX-512 / VNNI / AMX host
+#              takes. Runs in the background on the upper half of the cores while the GPU
+#              phases run on the lower half.
+#   tests      every CUDA op against its CPU definition (cuda_ops_test) and the CUDA engine end
+#              to end against the CPU engine (cuda_engine_test), with RPT_REQUIRE_GPU=1: a
+#              machine whose driver or libraries do not resolve fails instead of skipping
+#   float32    both bundled models' test splits: the CPU's translations, then GPU float32 at
+#              batch 32 (all lines) and batch 1 (the first $RPT_BATCH1_LINES): identical to the
+#              CPU's, every line (the bar)
+#   half       float16 (bar: 99% token-identical) and bfloat16 (measured; no bar until one is
+#              set from measurements), batch 32 and 1, and float16 at batch 32 with cuBLAS's
+#              fastest GEMMs instead of the batch-invariant ones
+#   sanitizer  compute-sanitizer memcheck, racecheck and synccheck over the CUDA ops and one
+#              small end-to-end engine test
+#   bench      relative_cost_bench on the GPU (float32, float16)
+# Throughput and peak device memory of every translation run are in the summary.
 #
-#   bash bench/gpu_checks.sh PACK_DIR [OUT_DIR]     (PACK_DIR from tools/device_pack.sh)
+#   bash bench/gpu_checks.sh PACK_DIR PHASE... | all     (PACK_DIR from tools/device_pack.sh)
+#
+# Writes OUT (default /tmp/rpt-gpu): summary.txt (every phase's result lines) and logs.tar.xz
+# (every log and translation), refreshed after each phase, so a run stopped at its time limit
+# still returns what it did; the device tool brings back at most 8 files. Exit status: 0 when
+# every phase run passed.
 set -uo pipefail
-PACK="${1:?usage: gpu_checks.sh PACK_DIR [OUT_DIR]}"
-OUT="${2:-${OUT:-/tmp/rpt-gpu}}"
-mkdir -p "$OUT"
+PACK="${1:?usage: gpu_checks.sh PACK_DIR PHASE... | all}"
+shift
+PHASES=("$@")
+[ "${#PHASES[@]}" -gt 0 ] || { echo "usage: gpu_checks.sh PACK_DIR PHASE... | all" >&2; exit 2; }
+[ "${PHASES[0]}" = all ] && PHASES=(machine host_cpu tests float32 half bench sanitizer)
+OUT="${OUT:-/tmp/rpt-gpu}"
+LOGS="$OUT/logs"
+mkdir -p "$LOGS"
+SUMMARY="$OUT/summary.txt"
+BATCH1_LINES="${RPT_BATCH1_LINES:-200}"
+# cpu: a dry run of the translation phases (float32 only) on a machine without a GPU.
+DEVICE="${RPT_CHECKS_DEVICE:-cuda}"
+
 # The pack's Debian libraries, then CUDA 13's runtime and cuBLAS wherever the machine has them
 # (the toolkit, or the wheels PyTorch ships).
 cuda_dirs=$(find /usr/local/cuda*/lib* /usr/lib/x86_64-linux-gnu /opt -name 'libcublas.so.13*' \
   -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
 export LD_LIBRARY_PATH="$PACK/lib:${cuda_dirs}${LD_LIBRARY_PATH:-}"
-missing=$(ldd "$PACK/bin/cuda_ops_test" | grep "not found" || true)
-[ -z "$missing" ] || { echo "gpu_checks: unresolved libraries: $missing" >&2; exit 1; }
 export RPT_SOURCE_DIR="$PWD"  # the tests' fixtures, wherever the binaries were built
+export RPT_REQUIRE_GPU=1
 BIN="$PACK/bin"
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-
+CORES=$(nproc)
+HALF=$(( CORES > 1 ? CORES / 2 : 1 ))
+# GPU phases on cores [0, HALF), the host CPU phase on [HALF, CORES), where taskset exists:
+# command prefixes, e.g. timeout 60 "${GPU_CPUS[@]}" BINARY.
+GPU_CPUS=() HOST_CPUS=()
+if command -v taskset > /dev/null && [ "$CORES" -gt 1 ]; then
+  GPU_CPUS=(taskset -c "0-$((HALF - 1))")
+  HOST_CPUS=(taskset -c "$HALF-$((CORES - 1))")
+fi
+say() { echo "$*" | tee -a "$SUMMARY"; }
+save_logs() { tar -cJf "$OUT/logs.tar.xz.part" -C "$OUT" logs && mv "$OUT/logs.tar.xz.part" "$OUT/logs.tar.xz"; }
 status=0
-for suite in cuda_ops_test cuda_engine_test; do
-  "$BIN/$suite" --gtest_brief=1 > "$OUT/$suite.log" 2>&1 || status=1
-  echo "$suite: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$suite.log" | tr '\n' ' ')"
+fail() { status=1; say "FAIL: $*"; }
+
+# Models: the tree's, and those the pack carries (tools/device_slim.sh).
+MODELS=()
+for model in models/*/ "$PACK"/models/*/; do
+  [ -f "$model/model.bin" ] && MODELS+=("${model%/}")
 done
-grep -E "token-identical|peak device memory" "$OUT/cuda_engine_test.log"
 
-"$BIN/relative_cost_bench" --benchmark_filter='device:[12]' --benchmark_min_time=1 \
-  > "$OUT/relative_cost_gpu.txt" 2>&1 || status=1
-grep -E "^BM_" "$OUT/relative_cost_gpu.txt"
+missing=$(ldd "$BIN/cuda_ops_test" "$PACK/lib/librpt_cuda.so" | grep "not found" | sort -u || true)
+[ -z "$missing" ] || { fail "unresolved libraries: $missing"; exit 1; }
 
-threads=$(nproc)
-for model in models/*/; do
-  pair=$(basename "$model")
-  tsv="$PACK/data/ui.$pair.test.tsv"
-  [ -f "$tsv" ] || continue
-  cut -f1 "$tsv" > "$OUT/$pair.src"
-  "$BIN/rpt-translate" --model "$model" --threads "$threads" --batch-size 32 --verbose \
-    < "$OUT/$pair.src" > "$OUT/$pair.cpu" 2> "$OUT/$pair.cpu.log" || status=1
-  echo "$pair cpu: $(tail -1 "$OUT/$pair.cpu.log")"
-  for precision in float32 float16 bfloat16; do
-    for batch in 32 1; do
-      run="$pair.$precision.b$batch"
-      "$BIN/rpt-translate" --model "$model" --device cuda --compute-type "$precision" \
-        --batch-size "$batch" --verbose < "$OUT/$pair.src" > "$OUT/$run" 2> "$OUT/$run.log" \
-        || { status=1; echo "$run failed: $(tail -2 "$OUT/$run.log")"; continue; }
-      same=$(paste -d '\t' "$OUT/$pair.cpu" "$OUT/$run" | awk -F'\t' '$1 == $2' | wc -l)
-      total=$(wc -l < "$OUT/$pair.cpu")
-      echo "$run: $same/$total identical to the CPU; $(grep -h 'sentences' "$OUT/$run.log" | sed 's/^rpt-translate: //'); $(grep -h 'peak' "$OUT/$run.log" | sed 's/^rpt-translate: //')"
-      # The bar: float32 every sentence, the half precisions 99%.
-      bar=$total; [ "$precision" = float32 ] || bar=$(( (99 * total + 99) / 100 ))
-      [ "$same" -ge "$bar" ] || { status=1; echo "$run: FAIL, below the bar of $bar/$total"; }
+phase_machine() {
+  say "gpu: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader)"
+  say "host: $(lscpu | sed -n 's/^Model name: *//p'), $CORES cores"
+  say "host flags: $(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | \
+    grep -E '^(avx|avx2|fma|f16c|avx512[a-z_0-9]*|avx_vnni|amx[a-z_0-9]*)$' | tr '\n' ' ')"
+  say "cuda libraries: ${cuda_dirs:-none found}"
+  say "cuBLAS 12 (CTranslate2 4.x's): $(find /usr /opt -name 'libcublas.so.12*' 2>/dev/null | head -1)"
+  lscpu > "$LOGS/lscpu.txt"
+  nvidia-smi > "$LOGS/nvidia-smi.txt" 2>&1
+}
+
+# One gtest binary, its result line in the summary.
+run_suite() {  # name timeout binary args...
+  local name=$1 limit=$2
+  shift 2
+  timeout "$limit" "$@" --gtest_brief=1 > "$LOGS/$name.log" 2>&1 || fail "$name (exit $?)"
+  say "$name: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$LOGS/$name.log" | \
+    sed 's/, where GetParam.*//' | tr '\n' ' ')"
+}
+
+phase_host_cpu() {
+  local configs=(default blis-arch-generic blis-arch-skx sup-haswell sup-zen3 packed-generic
+                 onednn-avx2 int8-matmul oldest)
+  local suites=("kernels_test --gtest_filter=CpuFeatures.*:CpuKernels.*:*Gemm*:*Int8*:GemvCpu.*:*FusedAttention*"
+                "golden_test --gtest_filter=*"
+                "engine_test --gtest_filter=TranslatorTest.*:Int8TranslationTest.*:*ReferenceModelTest*:DecoderStateTest.*")
+  for config in "${configs[@]}"; do
+    for suite in "${suites[@]}"; do
+      read -r binary filter <<< "$suite"
+      local log="$LOGS/host.$config.$binary.log"
+      if [ "$config" = default ]; then
+        OMP_NUM_THREADS=2 timeout 240 "$BIN/$binary" "$filter" --gtest_brief=1 > "$log" 2>&1
+      else
+        OMP_NUM_THREADS=2 timeout 240 bash tests/cpu_config.sh "$config" "$BIN/$binary" "$filter" \
+          --gtest_brief=1 > "$log" 2>&1
+      fi
+      local rc=$?
+      case $rc in
+        0) echo "host $config $binary: passed" ;;
+        77) echo "host $config $binary: skipped ($(head -1 "$log"))" ;;
+        *) echo "host $config $binary: FAILED (exit $rc): $(grep -E '^\[  FAILED  \]' "$log" | head -3 | tr '\n' ' ')" ;;
+      esac
     done
-  done
-  # The cost of batch-invariant GEMMs: cuBLAS's own choice per call, float16, both batches.
+  done > "$LOGS/host_cpu_tests.txt"
+  # rpt float32 vs int8 on this CPU: en-de's first 500 lines at batch 32, 200 at batch 1, with
+  # 1 and 2 threads, alternating, twice.
+  local model=models/en-de tsv="$PACK/data/ui.en-de.test.tsv"
   for batch in 32 1; do
-    run="$pair.float16.b$batch.fastest"
-    "$BIN/rpt-translate" --model "$model" --device cuda --compute-type float16 --gpu-gemm fastest \
-      --batch-size "$batch" --verbose < "$OUT/$pair.src" > "$OUT/$run" 2> "$OUT/$run.log" \
-      || { status=1; echo "$run failed: $(tail -2 "$OUT/$run.log")"; continue; }
-    echo "$run: $(grep -h 'sentences' "$OUT/$run.log" | sed 's/^rpt-translate: //')"
+    head -n "$([ "$batch" = 1 ] && echo 200 || echo 500)" "$tsv" | cut -f1 > "$LOGS/host.src"
+    for threads in 2 1; do
+      for type in float32 int8 float32 int8; do
+        timeout 200 "$BIN/rpt-translate" --model "$model" --compute-type "$type" \
+          --batch-size "$batch" --threads "$threads" --verbose < "$LOGS/host.src" \
+          > "$LOGS/host.$type.out" 2> "$LOGS/host.$type.b$batch.t$threads.log"
+        echo "host speed $type batch $batch threads $threads: $(grep -h 'sentences/s' "$LOGS/host.$type.b$batch.t$threads.log" | sed 's/^rpt-translate: //')"
+      done
+    done
+  done >> "$LOGS/host_cpu_tests.txt"
+  grep -h "CPU kernels" "$LOGS"/host.*.log | sort | uniq -c >> "$LOGS/host_cpu_tests.txt"
+}
+
+phase_tests() {
+  run_suite cuda_ops_test 240 "${GPU_CPUS[@]}" "$BIN/cuda_ops_test"
+  run_suite cuda_engine_test 240 "${GPU_CPUS[@]}" "$BIN/cuda_engine_test"
+  grep -hE "token-identical|peak device memory" "$LOGS/cuda_engine_test.log" | tee -a "$SUMMARY"
+}
+
+# One GPU translation run against the CPU's: identical lines, throughput, peak memory.
+gpu_run() {  # pair precision batch lines bar_percent(-1: none) [extra rpt-translate args]
+  local pair=$1 precision=$2 batch=$3 lines=$4 bar=$5
+  shift 5
+  local model=$MODEL run="$pair.$precision.b$batch${1:+.fastest}"
+  head -n "$lines" "$LOGS/$pair.src" > "$LOGS/$run.src"
+  if ! timeout 150 "${GPU_CPUS[@]}" "$BIN/rpt-translate" --model "$model" --device "$DEVICE" \
+      --compute-type "$precision" --batch-size "$batch" --verbose "$@" < "$LOGS/$run.src" \
+      > "$LOGS/$run" 2> "$LOGS/$run.log"; then
+    fail "$run: $(tail -2 "$LOGS/$run.log" | tr '\n' ' ')"
+    return
+  fi
+  local same total
+  same=$(paste -d '\t' <(head -n "$lines" "$LOGS/$pair.cpu") "$LOGS/$run" | awk -F'\t' '$1 == $2' | wc -l)
+  total=$(wc -l < "$LOGS/$run.src")
+  say "$run: $same/$total identical to the CPU; $(grep -h 'sentences/s' "$LOGS/$run.log" | sed 's/^rpt-translate: //'); $(grep -h 'peak' "$LOGS/$run.log" | sed 's/^rpt-translate: //')"
+  if [ "$bar" -ge 0 ]; then
+    local needed=$(( (bar * total + 99) / 100 ))
+    [ "$same" -ge "$needed" ] || fail "$run: $same/$total, below the bar of $needed"
+  fi
+}
+
+# The CPU's translations of a model's test split (float32, every core the GPU phases use).
+cpu_reference() {  # pair
+  local pair=$1
+  [ -s "$LOGS/$pair.cpu" ] && return
+  cut -f1 "$PACK/data/ui.$pair.test.tsv" > "$LOGS/$pair.src"
+  timeout 240 "${GPU_CPUS[@]}" "$BIN/rpt-translate" --model "$MODEL" --threads "$HALF" --batch-size 32 \
+    --verbose < "$LOGS/$pair.src" > "$LOGS/$pair.cpu" 2> "$LOGS/$pair.cpu.log" \
+    || fail "$pair cpu: $(tail -2 "$LOGS/$pair.cpu.log" | tr '\n' ' ')"
+  say "$pair cpu: $(grep -h 'sentences/s' "$LOGS/$pair.cpu.log" | sed 's/^rpt-translate: //')"
+}
+
+for_each_model() {  # function
+  for MODEL in "${MODELS[@]}"; do
+    local pair
+    pair=$(basename "$MODEL")
+    [ -f "$PACK/data/ui.$pair.test.tsv" ] || { say "$pair: no test split in the pack"; continue; }
+    cpu_reference "$pair"
+    "$1" "$pair"
   done
+}
+
+float32_runs() {
+  local lines
+  lines=$(wc -l < "$LOGS/$1.src")
+  gpu_run "$1" float32 32 "$lines" 100
+  gpu_run "$1" float32 1 "$BATCH1_LINES" 100
+}
+phase_float32() { for_each_model float32_runs; }
+
+half_runs() {
+  local lines
+  lines=$(wc -l < "$LOGS/$1.src")
+  gpu_run "$1" float16 32 "$lines" 99
+  gpu_run "$1" float16 1 "$BATCH1_LINES" 99
+  gpu_run "$1" bfloat16 32 "$lines" -1
+  gpu_run "$1" bfloat16 1 "$BATCH1_LINES" -1
+  gpu_run "$1" float16 32 "$lines" -1 --gpu-gemm fastest
+}
+phase_half() { for_each_model half_runs; }
+
+phase_sanitizer() {
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  [ -n "$sanitizer" ] || { fail "compute-sanitizer not found"; return; }
+  local ops_filter="*CudaPrecisionTest.*:CudaOpsTest.*:CudaTopKTest.*:*CudaRelativeSoftmaxTest.*:*CudaFusedAttentionTest*decoder_cache*:*CudaFusedAttentionTest*encoder_shaw*:*CudaFusedAttentionTest*cross*"
+  for tool in memcheck racecheck synccheck; do
+    local log="$LOGS/sanitizer.$tool.log"
+    timeout 150 "${GPU_CPUS[@]}" "$sanitizer" --tool "$tool" --error-exitcode 3 "$BIN/cuda_ops_test" \
+      --gtest_filter="$ops_filter" --gtest_brief=1 > "$log" 2>&1 || fail "$tool over cuda_ops_test (exit $?)"
+    say "$tool cuda_ops_test: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$log" | tr '\n' ' ')"
+  done
+  local log="$LOGS/sanitizer.memcheck.engine.log"
+  timeout 150 "${GPU_CPUS[@]}" "$sanitizer" --tool memcheck --error-exitcode 3 "$BIN/cuda_engine_test" \
+    --gtest_filter='CudaEngineSynthetic.*' --gtest_brief=1 > "$log" 2>&1 \
+    || fail "memcheck over cuda_engine_test (exit $?)"
+  say "memcheck cuda_engine_test: $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' "$log" | tr '\n' ' ')"
+}
+
+phase_bench() {
+  timeout 120 "${GPU_CPUS[@]}" "$BIN/relative_cost_bench" --benchmark_filter='device:[12]' \
+    --benchmark_min_time=0.3 > "$LOGS/relative_cost_gpu.txt" 2>&1 || fail "relative_cost_bench"
+  grep -E "^BM_" "$LOGS/relative_cost_gpu.txt" | tee -a "$SUMMARY"
+}
+
+host_pid=""
+for phase in "${PHASES[@]}"; do
+  declare -F "phase_$phase" > /dev/null || { fail "unknown phase $phase"; continue; }
+  if [ "$phase" = host_cpu ]; then
+    "${HOST_CPUS[@]}" bash -c "$(declare -f phase_host_cpu); BIN='$BIN' LOGS='$LOGS' PACK='$PACK' phase_host_cpu" &
+    host_pid=$!
+    say "== host_cpu: started in the background"
+    continue
+  fi
+  say "== $phase ($(date -u +%T))"
+  "phase_$phase"
+  save_logs
 done
+if [ -n "$host_pid" ]; then
+  wait "$host_pid"
+  say "== host_cpu ($(date -u +%T))"
+  tee -a "$SUMMARY" < "$LOGS/host_cpu_tests.txt"
+  grep -q "FAILED" "$LOGS/host_cpu_tests.txt" && fail "host CPU tests"
+  save_logs
+fi
+say "gpu_checks: $([ $status -eq 0 ] && echo passed || echo FAILED)"
 exit $status

@@ -58,5 +58,9 @@ struct FusedAttentionArgs {
 void fused_attention_cpu(const FusedAttentionArgs& args);
 // One warp per (row, head); keys in tiles of 32 with an online softmax; head_dim <= 256.
 void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream);
+// Throws InvalidArgument when fused_attention_cuda cannot run a head size with relative positions
+// up to k (head_dim over 256, or the query and relative terms over 48 KiB of shared memory):
+// a CUDA engine checks its model's stacks when it is created, not at the first launch.
+void check_fused_attention_cuda_shape(int head_dim, int max_relative_position);
 
 }  // namespace rpt::kernels

@@ -16,6 +16,7 @@
 #include "engine/translator.h"
 #include "kernels/cuda/device_buffer.h"
 #include "kernels/errors.h"
+#include "tests/support/gpu_required.h"
 #include "tests/support/source_dir.h"
 #include "tests/support/weights_writer.h"
 
@@ -56,12 +57,10 @@ std::shared_ptr<const Engine> cuda_engine(std::shared_ptr<const Model> model,
                                            .batch_invariant = batch_invariant});
 }
 
-bool has_gpu() { return kernels::cuda_device_count() > 0; }
-
 class CudaEngineTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    if (!has_gpu()) GTEST_SKIP() << "no CUDA device: GPU translations not checked here";
+    RPT_SKIP_WITHOUT_GPU("GPU translations");
     model_ = Model::load((fixture(GetParam()) / "model").string());
     sources_ = fixture_sources(GetParam());
   }
@@ -227,7 +226,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, CudaEngineTest,
 // A synthetic post-norm model (separate relative value table, GELU, Q/K/V biases, a float16
 // weights file): a layout the committed fixtures do not cover.
 TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
-  if (!has_gpu()) GTEST_SKIP() << "no CUDA device: GPU translations not checked here";
+  RPT_SKIP_WITHOUT_GPU("GPU translations");
   const std::string directory = testing::make_temp_directory("rpt-cuda-post");
   testing::SyntheticModelOptions options;
   options.dtype = "float16";
@@ -257,10 +256,30 @@ TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
   std::filesystem::remove_all(directory);
 }
 
+// A model the fused attention cannot run (head size 256 with k = 800: 55 KB of shared memory a
+// block) is refused when the engine is created, naming the limit, before any device is touched:
+// this runs on machines without a GPU too.
+TEST(CudaEngineLimits, RelativeTablesOverSharedMemoryRefusedAtCreation) {
+  const std::string directory = testing::make_temp_directory("rpt-cuda-wide-k");
+  testing::write_synthetic_model(
+      directory, testing::relative_model_options(
+                     {.encoder_layers = 1, .decoder_layers = 1, .d_model = 256, .heads = 1,
+                      .d_ff = 32},
+                     800));
+  const auto model = Model::load(directory);
+  try {
+    cuda_engine(model, kernels::Precision::kFloat32);
+    ADD_FAILURE() << "a CUDA engine was created for a model its attention cannot run";
+  } catch (const InvalidArgument& error) {
+    EXPECT_NE(std::string(error.what()).find("shared memory"), std::string::npos) << error.what();
+  }
+  std::filesystem::remove_all(directory);
+}
+
 class CudaEngineResourcesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!has_gpu()) GTEST_SKIP() << "no CUDA device: GPU memory handling not checked here";
+    RPT_SKIP_WITHOUT_GPU("GPU memory handling");
     model_ = Model::load((fixture("shaw_k4") / "model").string());
   }
   std::shared_ptr<const Model> model_;

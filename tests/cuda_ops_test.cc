@@ -31,6 +31,7 @@
 #include "kernels/layer_norm.h"
 #include "kernels/relative_softmax.h"
 #include "kernels/top_k_log_softmax.h"
+#include "tests/support/gpu_required.h"
 #include "tests/support/precision_storage.h"
 
 namespace rpt::kernels {
@@ -47,7 +48,7 @@ std::string precision_test_name(const ::testing::TestParamInfo<Precision>& info)
 class CudaOpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: GPU parity not checked here";
+    RPT_SKIP_WITHOUT_GPU("GPU parity");
     stream_ = std::make_unique<CudaStreamOwner>();
   }
 
@@ -484,7 +485,33 @@ TEST_F(CudaRelativeSoftmaxTest, RowsLongerThanABlock) {
                              .positions = {0, 7, 0}});
 }
 
-TEST_F(CudaOpsTest, TopKLogSoftmaxWithBlockedTokenAndTies) {
+// top_k_log_softmax on the CPU, then on the device held to the CPU's ids and log-probs; returns
+// the CPU's ids [rows, k].
+class CudaTopKTest : public CudaOpsTest {
+ protected:
+  std::vector<int> top_k_on_both(const std::vector<float>& logits, int rows, int vocab, int k,
+                                 const std::vector<int>& blocked) {
+    std::vector<float> log_probs(static_cast<std::size_t>(rows) * k);
+    std::vector<int> ids(log_probs.size());
+    auto d_logits = upload(logits), d_blocked = upload(blocked);
+    DeviceBuffer d_log_probs(log_probs.size() * sizeof(float), stream_->get());
+    DeviceBuffer d_ids(ids.size() * sizeof(int), stream_->get());
+    TopKLogSoftmaxArgs args{.logits = logits.data(), .rows = rows, .vocab = vocab, .k = k,
+                            .blocked_token = blocked.data(), .log_probs = log_probs.data(),
+                            .ids = ids.data()};
+    top_k_log_softmax_cpu(args);
+    args.logits = d_logits.as<float>();
+    args.blocked_token = d_blocked.as<int>();
+    args.log_probs = d_log_probs.as<float>();
+    args.ids = d_ids.as<int>();
+    top_k_log_softmax_cuda(args, stream_->get());
+    EXPECT_EQ(download<int>(d_ids, ids.size()), ids);
+    expect_near(download<float>(d_log_probs, log_probs.size()), log_probs, 1e-5);
+    return ids;
+  }
+};
+
+TEST_F(CudaTopKTest, BlockedTokenAndTies) {
   const int rows = 6, vocab = 1000, k = 5;
   auto logits = random_vector(rows * vocab, 3.0f);
   // Ties go to the lower id: a pair that different threads scan, a pair 256 apart that one
@@ -492,28 +519,25 @@ TEST_F(CudaOpsTest, TopKLogSoftmaxWithBlockedTokenAndTies) {
   logits[0 * vocab + 20] = logits[0 * vocab + 10] = 50.0f;
   logits[3 * vocab + 261] = logits[3 * vocab + 5] = 50.0f;
   logits[2 * vocab + 10] = 60.0f;
-  const std::vector<int> blocked = {-1, 3, 10, -1, 7, -1};
-  std::vector<float> log_probs(rows * k);
-  std::vector<int> ids(rows * k);
-  auto d_logits = upload(logits), d_blocked = upload(blocked);
-  DeviceBuffer d_log_probs(log_probs.size() * sizeof(float), stream_->get());
-  DeviceBuffer d_ids(ids.size() * sizeof(int), stream_->get());
-  TopKLogSoftmaxArgs args{.logits = logits.data(), .rows = rows, .vocab = vocab, .k = k,
-                          .blocked_token = blocked.data(), .log_probs = log_probs.data(),
-                          .ids = ids.data()};
-  top_k_log_softmax_cpu(args);
-  args.logits = d_logits.as<float>();
-  args.blocked_token = d_blocked.as<int>();
-  args.log_probs = d_log_probs.as<float>();
-  args.ids = d_ids.as<int>();
-  top_k_log_softmax_cuda(args, stream_->get());
+  const auto ids = top_k_on_both(logits, rows, vocab, k, {-1, 3, 10, -1, 7, -1});
   EXPECT_EQ(ids[0 * k], 10);
   EXPECT_EQ(ids[0 * k + 1], 20);
   EXPECT_EQ(ids[3 * k], 5);
   EXPECT_EQ(ids[3 * k + 1], 261);
   EXPECT_NE(ids[2 * k], 10);
-  EXPECT_EQ(download<int>(d_ids, ids.size()), ids);
-  expect_near(download<float>(d_log_probs, log_probs.size()), log_probs, 1e-5);
+}
+
+// Beam widths up to the kernel's stated 64 over a 32k vocabulary, with ties across the whole
+// row (every thread's stride) and a blocked token among the best.
+TEST_F(CudaTopKTest, WideBeamOverALargeVocabulary) {
+  const int rows = 3, vocab = 32000, k = 64;
+  auto logits = random_vector(static_cast<std::size_t>(rows) * vocab, 3.0f);
+  for (int id : {31999, 7, 16000, 257}) logits[id] = 40.0f;  // row 0: a four-way tie
+  logits[vocab + 100] = 45.0f;                                // row 1: best token, blocked
+  const auto ids = top_k_on_both(logits, rows, vocab, k, {-1, 100, 31999});
+  EXPECT_EQ((std::vector<int>(ids.begin(), ids.begin() + 4)),
+            (std::vector<int>{7, 257, 16000, 31999}));
+  EXPECT_NE(ids[k], 100);
 }
 
 // The fused attention on the device against its CPU definition. One buffer holds every sequence
@@ -524,10 +548,14 @@ struct AttentionShape {
   const char* name;
   int heads, head_dim, k;
   bool t5_bias;
-  int position_stride_factor;  // position stride = factor * heads * head_dim (>= 3: K, V shifted)
+  int position_stride_factor;  // position stride = factor * d (d = heads * head_dim)
   std::vector<long> sequence_offsets;  // per row, in elements
   std::vector<int> counts;             // per row
   std::vector<int> positions;          // per row
+  // Where K and V sit from a row's sequence address, in elements: d and 2 d in a QKV row
+  // (the encoder); layer * capacity * 2 d and that + d in the decoder cache [layers, capacity,
+  // 2, d] with position stride 2 d.
+  long key_shift = -1, value_shift = -1;  // -1: d and 2 d
 };
 
 class CudaFusedAttentionTest
@@ -540,9 +568,12 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
   const int rows = static_cast<int>(shape.counts.size());
   const int stride = shape.position_stride_factor * d;
   const int width = 2 * shape.k + 1;
+  const long key_shift = shape.key_shift >= 0 ? shape.key_shift : d;
+  const long value_shift = shape.value_shift >= 0 ? shape.value_shift : 2L * d;
   long sequence_elements = 0;
   for (std::size_t r = 0; r < shape.counts.size(); ++r) {
-    const long end = shape.sequence_offsets[r] + static_cast<long>(shape.counts[r] + 1) * stride;
+    const long end = shape.sequence_offsets[r] + static_cast<long>(shape.counts[r]) * stride +
+                     std::max(key_shift, value_shift) + d;
     sequence_elements = std::max(sequence_elements, end);
   }
   // Inputs as the device will see them (rounded to the precision), the CPU in float32 on those.
@@ -567,8 +598,8 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
   args.head_dim = shape.head_dim;
   args.scale = 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
   args.query_stride = query_stride;
-  args.key_shift = d;
-  args.value_shift = 2 * d;
+  args.key_shift = key_shift;
+  args.value_shift = value_shift;
   args.position_stride = stride;
   args.max_relative_position = shape.k;
   args.offset_bias_width = bias_width;
@@ -648,6 +679,32 @@ std::vector<AttentionShape> attention_shapes() {
     cross.positions.push_back(7);
   }
   shapes.push_back(cross);
+  // Long inputs at the largest head sizes: decoder rows past 1,024 keys in the cache's real
+  // layout (layer 1 of 2, capacity 1,536), and encoder queries over a 1,030-key sequence.
+  for (int head_dim : {128, 256}) {
+    const int heads = 2, d = heads * head_dim, capacity = 1536;
+    AttentionShape long_decoder{head_dim == 128 ? "decoder_1536_keys_hd128"
+                                                : "decoder_1536_keys_hd256",
+                                heads, head_dim, 16, false, 2, {}, {}, {}};
+    long_decoder.key_shift = 2L * capacity * d;  // layer 1
+    long_decoder.value_shift = long_decoder.key_shift + d;
+    const int long_steps[] = {1023, 1024, 1535};
+    for (int r = 0; r < 3; ++r) {
+      long_decoder.sequence_offsets.push_back(static_cast<long>(r) * 2 * 2 * capacity * d);
+      long_decoder.counts.push_back(long_steps[r] + 1);
+      long_decoder.positions.push_back(long_steps[r]);
+    }
+    shapes.push_back(long_decoder);
+    AttentionShape long_encoder{head_dim == 128 ? "encoder_1030_keys_hd128"
+                                                : "encoder_1030_keys_hd256",
+                                heads, head_dim, 16, false, 3, {}, {}, {}};
+    for (int position : {0, 1, 511, 1000, 1029}) {
+      long_encoder.sequence_offsets.push_back(0);
+      long_encoder.counts.push_back(1030);
+      long_encoder.positions.push_back(position);
+    }
+    shapes.push_back(long_encoder);
+  }
   return shapes;
 }
 

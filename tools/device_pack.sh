@@ -6,15 +6,16 @@
 #
 #   tools/device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]
 #
-# OUT_DIR.tar.xz is what to carry (about 15 MB; the unpacked folder is over the device tool's
-# 64 MiB working-tree limit, oneDNN alone is 40 MB). Put it in a git-ignored folder of the
-# repository, name that folder in the run's carry list, and on the GPU machine, from the
-# repository root: tar -xJf PACK.tar.xz -C /tmp && bash bench/gpu_checks.sh /tmp/PACK
-# With both bundled models tracked the tree alone is ~60 MiB: `tools/device_slim.sh on` first
-# (and `off` after the last device call, before committing). For example (.device/ is git-ignored):
-#   tools/device_pack.sh build .device/pack && rm -rf .device/pack
+# OUT_DIR.tar.xz is what to carry (about 12 MB, 30 MB with a slimmed model; the unpacked folder
+# is over the device tool's 64 MiB working-tree limit, oneDNN alone is 40 MB). Put it in a
+# git-ignored folder of the repository, name that folder in the run's carry list, and on the GPU
+# machine, from the repository root: tar -xJf PACK.tar.xz -C /tmp && bash bench/gpu_checks.sh
+# /tmp/PACK. With both bundled models tracked the tree alone is ~61 MiB: `tools/device_slim.sh on`
+# first (and `off` after the last device call, before committing); the model it untracks is
+# packed here. For example (.device/ is git-ignored):
+#   tools/device_slim.sh on && tools/device_pack.sh build .device/pack && rm -rf .device/pack
 #   device run, carry [".device"]:  tar -xJf .device/pack.tar.xz -C /tmp && \
-#     OUT=$OUT bash bench/gpu_checks.sh /tmp/pack
+#     OUT=$OUT bash bench/gpu_checks.sh /tmp/pack all
 set -euo pipefail
 BUILD="${1:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
 OUT="${2:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
@@ -23,8 +24,9 @@ mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/data"
 
 # The CUDA engine is a plugin the binaries dlopen from ../lib (engine/cuda_plugin.h): ldd does not
 # list it, so it is packed by name, with the libraries it loads.
-BINARIES=(tools/rpt-translate server/rpt-server tests/cuda_ops_test tests/cuda_engine_test
-          tests/golden_test tests/engine_test bench/relative_cost_bench lib/librpt_cuda.so)
+BINARIES=(tools/rpt-translate tests/cuda_ops_test tests/cuda_engine_test
+          tests/golden_test tests/engine_test tests/kernels_test bench/relative_cost_bench
+          lib/librpt_cuda.so)
 for binary in "${BINARIES[@]}"; do
   [ -f "$BUILD/$binary" ] || { echo "missing $BUILD/$binary (build with -DRPT_WITH_CUDA=ON)" >&2; exit 1; }
   case "$binary" in
@@ -42,5 +44,13 @@ done
 for pair in en-de en-fr; do
   [ -f "$DATA/ui.$pair.test.tsv" ] && cp "$DATA/ui.$pair.test.tsv" "$OUT/data/"
 done
-tar -cJf "$OUT.tar.xz" -C "$(dirname "$OUT")" "$(basename "$OUT")"
+# A bundled model the tree does not send (tools/device_slim.sh on) travels in the pack.
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+for model in "$repo"/models/*/; do
+  if ! git -C "$repo" ls-files --error-unmatch "${model#"$repo/"}model.bin" > /dev/null 2>&1; then
+    mkdir -p "$OUT/models"
+    cp -r "${model%/}" "$OUT/models/"
+  fi
+done
+XZ_OPT="-9 -T2" tar -cJf "$OUT.tar.xz" -C "$(dirname "$OUT")" "$(basename "$OUT")"
 du -sh "$OUT" "$OUT.tar.xz"

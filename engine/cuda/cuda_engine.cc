@@ -2,20 +2,23 @@
 
 #include "engine/cuda/cuda_backend.h"
 #include "engine/cuda_plugin.h"
+#include "kernels/fused_attention.h"
 #include "kernels/errors.h"
 
 namespace rpt {
 
 CudaEngine::CudaEngine(std::shared_ptr<const Model> model, const ComputeOptions& options)
     : Engine(std::move(model), options) {
+  // The fused attention's limits for both stacks, before any device is touched.
+  const PositionConfig& position = this->model().config().position;
+  const int head_dim = this->model().config().architecture.head_dim();
+  kernels::check_fused_attention_cuda_shape(head_dim, position.encoder_max_relative_position);
+  kernels::check_fused_attention_cuda_shape(head_dim, position.decoder_max_relative_position);
   const int devices = kernels::cuda_device_count();
   RPT_CHECK(devices > 0, InvalidArgument,
             "--device cuda: no CUDA device is visible (driver missing or no GPU)");
   RPT_CHECK(options.device_index >= 0 && options.device_index < devices, InvalidArgument,
             "CUDA device ", options.device_index, " does not exist (", devices, " visible)");
-  const int head_dim = this->model().config().architecture.head_dim();
-  RPT_CHECK(head_dim <= 256, InvalidArgument, "the CUDA engine supports head sizes up to 256, ",
-            "the model has ", head_dim);
   kernels::set_current_device(options.device_index);
   kernels::keep_freed_device_memory();
   description_ = "cuda:" + std::to_string(options.device_index) + " (" +

@@ -9,13 +9,33 @@
 
 namespace rpt::kernels {
 
-int cuda_device_count() {
+namespace {
+
+struct DeviceCount {
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+  cudaError_t error = cudaSuccess;
+};
+
+DeviceCount query_device_count() {
+  DeviceCount result;
+  result.error = cudaGetDeviceCount(&result.count);
+  if (result.error != cudaSuccess) {
     cudaGetLastError();  // clear the sticky error of a machine without a driver
-    return 0;
+    result.count = 0;
   }
-  return count;
+  return result;
+}
+
+}  // namespace
+
+int cuda_device_count() { return query_device_count().count; }
+
+std::string cuda_unavailable_reason() {
+  const DeviceCount devices = query_device_count();
+  if (devices.error != cudaSuccess) {
+    return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(devices.error);
+  }
+  return devices.count == 0 ? "no CUDA device is visible" : "";
 }
 
 void set_current_device(int index) { RPT_CUDA_CHECK(cudaSetDevice(index)); }

@@ -13,6 +13,9 @@ namespace rpt::kernels {
 
 // Number of visible CUDA devices; 0 when there is no driver or no device (never throws).
 int cuda_device_count();
+// Why no CUDA device can be used, e.g. "cudaGetDeviceCount: CUDA driver version is insufficient
+// for CUDA runtime version"; empty when one can (never throws).
+std::string cuda_unavailable_reason();
 // Makes device `index` current for the calling thread (CUDA's current device is per thread).
 void set_current_device(int index);
 // The device's name, e.g. "NVIDIA H100 80GB HBM3".

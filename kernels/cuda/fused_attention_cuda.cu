@@ -157,18 +157,32 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
 
 }  // namespace
 
+namespace {
+
+std::size_t shared_bytes_for(int head_dim, int max_relative_position) {
+  const int width = 2 * max_relative_position + 1;
+  return sizeof(float) * kWarpsPerBlock * static_cast<std::size_t>(head_dim + 2 * width);
+}
+
+}  // namespace
+
+void check_fused_attention_cuda_shape(int head_dim, int max_relative_position) {
+  RPT_CHECK(head_dim > 0 && head_dim <= kMaxHeadDim, InvalidArgument,
+            "fused attention supports head_dim up to ", kMaxHeadDim, ", got ", head_dim);
+  RPT_CHECK(max_relative_position >= 0, InvalidArgument,
+            "fused attention: negative k = ", max_relative_position);
+  const std::size_t shared_bytes = shared_bytes_for(head_dim, max_relative_position);
+  RPT_CHECK(shared_bytes <= 48 * 1024, InvalidArgument, "fused attention: head_dim ", head_dim,
+            " with k = ", max_relative_position, " needs ", shared_bytes,
+            " bytes of shared memory, over 48 KiB");
+}
+
 void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream) {
   if (args.rows == 0 || args.heads == 0) return;
-  RPT_CHECK(args.head_dim > 0 && args.head_dim <= kMaxHeadDim, InvalidArgument,
-            "fused attention supports head_dim up to ", kMaxHeadDim, ", got ", args.head_dim);
+  check_fused_attention_cuda_shape(args.head_dim, args.max_relative_position);
   const long pairs = static_cast<long>(args.rows) * args.heads;
   const long blocks = (pairs + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const int width = 2 * args.max_relative_position + 1;
-  const std::size_t shared_bytes =
-      sizeof(float) * kWarpsPerBlock * static_cast<std::size_t>(args.head_dim + 2 * width);
-  RPT_CHECK(shared_bytes <= 48 * 1024, InvalidArgument, "fused attention: head_dim ",
-            args.head_dim, " with k = ", args.max_relative_position, " needs ", shared_bytes,
-            " bytes of shared memory, over 48 KiB");
+  const std::size_t shared_bytes = shared_bytes_for(args.head_dim, args.max_relative_position);
   dispatch_precision(args.precision, [&](auto tag) {
     using T = decltype(tag);
     fused_attention_kernel<T><<<static_cast<unsigned>(blocks), kWarp * kWarpsPerBlock,
