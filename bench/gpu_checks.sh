@@ -34,8 +34,8 @@ PHASES=("$@")
 [ "${#PHASES[@]}" -gt 0 ] || { echo "usage: gpu_checks.sh PACK_DIR PHASE... | all" >&2; exit 2; }
 [ "${PHASES[0]}" = all ] && PHASES=(machine host_cpu tests float32 half bench sanitizer)
 OUT="${OUT:-/tmp/rpt-gpu}"
-LOGS="$OUT/logs"
-mkdir -p "$LOGS"
+LOGS="${RPT_CHECKS_LOGS:-/tmp/rpt-gpu-logs}"  # outside OUT: only summary and archive come back
+mkdir -p "$LOGS" "$OUT"
 SUMMARY="$OUT/summary.txt"
 BATCH1_LINES="${RPT_BATCH1_LINES:-200}"
 # cpu: a dry run of the translation phases (float32 only) on a machine without a GPU.
@@ -59,7 +59,10 @@ if command -v taskset > /dev/null && [ "$CORES" -gt 1 ]; then
   HOST_CPUS=(taskset -c "$HALF-$((CORES - 1))")
 fi
 say() { echo "$*" | tee -a "$SUMMARY"; }
-save_logs() { tar -cJf "$OUT/logs.tar.xz.part" -C "$OUT" logs && mv "$OUT/logs.tar.xz.part" "$OUT/logs.tar.xz"; }
+save_logs() {
+  tar -cJf "$OUT/logs.tar.xz.part" -C "$(dirname "$LOGS")" "$(basename "$LOGS")" 2> /dev/null
+  mv "$OUT/logs.tar.xz.part" "$OUT/logs.tar.xz"
+}
 status=0
 fail() { status=1; say "FAIL: $*"; }
 
@@ -155,6 +158,14 @@ gpu_run() {  # pair precision batch lines bar_percent(-1: none) [extra rpt-trans
   same=$(paste -d '\t' <(head -n "$lines" "$LOGS/$pair.cpu") "$LOGS/$run" | awk -F'\t' '$1 == $2' | wc -l)
   total=$(wc -l < "$LOGS/$run.src")
   say "$run: $same/$total identical to the CPU; $(grep -h 'sentences/s' "$LOGS/$run.log" | sed 's/^rpt-translate: //'); $(grep -h 'peak' "$LOGS/$run.log" | sed 's/^rpt-translate: //')"
+  # Batch invariance on the GPU: batch 1 against the same lines at batch 32.
+  local batched="$LOGS/$pair.$precision.b32"
+  if [ "$batch" = 1 ] && [ -s "$batched" ]; then
+    local alike
+    alike=$(paste -d '\t' <(head -n "$lines" "$batched") "$LOGS/$run" | awk -F'\t' '$1 == $2' | wc -l)
+    say "$run: $alike/$total identical to batch 32 (the bar: all)"
+    [ "$alike" -eq "$total" ] || fail "$run: depends on the batch"
+  fi
   if [ "$bar" -ge 0 ]; then
     local needed=$(( (bar * total + 99) / 100 ))
     [ "$same" -ge "$needed" ] || fail "$run: $same/$total, below the bar of $needed"

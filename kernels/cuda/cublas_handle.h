@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "kernels/precision.h"
@@ -62,7 +63,11 @@ struct FrozenGemm {
   MatmulDesc desc;
   MatrixLayout weight;  // op(B) [k, n]
   cublasLtMatmulAlgo_t algorithm{};
-  std::map<int, RowLayouts> rows;  // by m, checked against the algorithm once
+  // The most rows one call was checked to run (at least the reference count): a row count the
+  // algorithm refuses runs in pieces of this many, each row summed the same way.
+  int piece_rows = 1;
+  // By m, checked against the algorithm once; no layouts: the algorithm refuses m rows.
+  std::map<int, std::optional<RowLayouts>> rows;
 };
 
 class CublasHandle {

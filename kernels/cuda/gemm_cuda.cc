@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "kernels/cuda/cublas_handle.h"
@@ -24,6 +26,11 @@ cudaDataType_t cuda_data_type(Precision precision) {
 
 // The row count the frozen algorithm is chosen for: a decoder step of 32 sentences at beam 4.
 constexpr int kReferenceRows = 128;
+// Larger row counts (encoder batches) a candidate is also checked at: on Hopper, cuBLASLt's first
+// candidates for float16 at 128 rows refuse 512 rows. The first candidate that runs all of them
+// is frozen; failing that, the first that runs 1 and kReferenceRows, calls over more rows than it
+// runs in one go running in pieces.
+constexpr int kLargeRowCounts[] = {65536, 8192, 1024};
 // Row counts whose checked layouts a shape keeps.
 constexpr std::size_t kCachedRowCounts = 1024;
 // The alignment the frozen algorithm of `s` may assume for a matrix with row stride `ld`: that
@@ -84,8 +91,20 @@ bool fits(cublasLtHandle_t lt, const FrozenGemm& gemm, const FrozenGemm::RowLayo
          result.workspaceSize == 0;
 }
 
-// The first of cuBLASLt's candidates at kReferenceRows that sums each element of C in one
-// sequence (no split-K, no reduction, no workspace) and also runs a single row.
+// The largest row count of `counts` the algorithm runs, or 0.
+int largest_fitting(cublasLtHandle_t lt, const FrozenGemm& gemm, const GemmShape& s,
+                    const cublasLtMatmulAlgo_t& algorithm) {
+  for (const int m : kLargeRowCounts) {
+    // A transposed A is stored [k, m] with lda >= m: no more rows than its stride holds.
+    if (s.transpose_a && m > s.lda) continue;
+    if (fits(lt, gemm, row_layouts(s, m), algorithm)) return m;
+  }
+  return 0;
+}
+
+// Of cuBLASLt's candidates at kReferenceRows, those that sum each element of C in one sequence
+// (no split-K, no reduction, no workspace) and also run a single row; the first that also runs
+// kLargeRowCounts[0] rows, else the one that runs the most.
 FrozenGemm freeze(cublasLtHandle_t lt, const GemmShape& s) {
   FrozenGemm gemm;
   cublasLtMatmulDesc_t desc = nullptr;
@@ -133,6 +152,7 @@ FrozenGemm freeze(cublasLtHandle_t lt, const GemmShape& s) {
   } else {
     RPT_CUBLAS_CHECK(status);
   }
+  int best_rows = 0;
   for (int i = 0; i < count; ++i) {
     const cublasLtMatmulAlgo_t& algorithm = candidates[i].algo;
     if (candidates[i].state != CUBLAS_STATUS_SUCCESS || candidates[i].workspaceSize != 0 ||
@@ -142,9 +162,15 @@ FrozenGemm freeze(cublasLtHandle_t lt, const GemmShape& s) {
         !fits(lt, gemm, single, algorithm)) {
       continue;
     }
-    gemm.algorithm = algorithm;
-    return gemm;
+    const int rows = std::max(reference_rows, largest_fitting(lt, gemm, s, algorithm));
+    if (rows > best_rows) {
+      best_rows = rows;
+      gemm.algorithm = algorithm;
+      gemm.piece_rows = rows;
+    }
+    if (rows >= kLargeRowCounts[0]) break;
   }
+  if (best_rows > 0) return gemm;
   RPT_THROW(RuntimeFailure, "no batch-invariant cuBLASLt algorithm for a GEMM of n ", s.n,
             ", k ", s.k, ", ", precision_name(s.input_precision), " to ",
             precision_name(s.output_precision), " (", count, " candidates)");
@@ -174,21 +200,39 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
     found = handle.frozen().emplace(shape, freeze(handle.lt(), shape)).first;
   }
   FrozenGemm& gemm = found->second;
-  auto rows = gemm.rows.find(args.m);
-  if (rows == gemm.rows.end()) {
-    // Encoder batches bring many row counts over a server's life: keep the cache bounded.
-    if (gemm.rows.size() >= kCachedRowCounts) gemm.rows.clear();
-    FrozenGemm::RowLayouts layouts = row_layouts(shape, args.m);
-    RPT_CHECK(fits(handle.lt(), gemm, layouts, gemm.algorithm), RuntimeFailure,
-              "the frozen cuBLASLt algorithm for n ", args.n, ", k ", args.k,
-              " cannot run ", args.m, " rows");
-    rows = gemm.rows.emplace(args.m, std::move(layouts)).first;
-  }
-  RPT_CUBLAS_CHECK(cublasLtMatmul(handle.lt(), gemm.desc.get(), &args.alpha, args.b,
-                                  gemm.weight.get(), args.a, rows->second.input.get(), &args.beta,
-                                  args.c, rows->second.output.get(), args.c,
-                                  rows->second.output.get(), &gemm.algorithm, nullptr, 0,
-                                  handle.stream()));
+  const std::size_t a_row = (args.transpose_a ? 1 : static_cast<std::size_t>(args.lda)) *
+                            precision_size(args.input_precision);
+  const std::size_t c_row =
+      static_cast<std::size_t>(args.ldc) * precision_size(args.output_precision);
+  // Rows [first, first + m) in one call if the algorithm runs m rows, else in pieces: of
+  // piece_rows, then of kReferenceRows, both checked when the algorithm was frozen.
+  const auto run = [&](const auto& self, int first, int m) -> void {
+    auto rows = gemm.rows.find(m);
+    if (rows == gemm.rows.end()) {
+      // Encoder batches bring many row counts over a server's life: keep the cache bounded.
+      if (gemm.rows.size() >= kCachedRowCounts) gemm.rows.clear();
+      FrozenGemm::RowLayouts layouts = row_layouts(shape, m);
+      std::optional<FrozenGemm::RowLayouts> checked;
+      if (fits(handle.lt(), gemm, layouts, gemm.algorithm)) checked = std::move(layouts);
+      rows = gemm.rows.emplace(m, std::move(checked)).first;
+    }
+    if (!rows->second) {
+      const int piece = m > gemm.piece_rows ? gemm.piece_rows : kReferenceRows;
+      RPT_CHECK(m > piece, RuntimeFailure, "the frozen cuBLASLt algorithm for n ", args.n,
+                ", k ", args.k, " cannot run ", m, " rows");
+      for (int start = 0; start < m; start += piece) {
+        self(self, first + start, std::min(piece, m - start));
+      }
+      return;
+    }
+    const auto* a = static_cast<const std::byte*>(args.a) + first * a_row;
+    auto* c = static_cast<std::byte*>(args.c) + first * c_row;
+    RPT_CUBLAS_CHECK(cublasLtMatmul(handle.lt(), gemm.desc.get(), &args.alpha, args.b,
+                                    gemm.weight.get(), a, rows->second->input.get(), &args.beta,
+                                    c, rows->second->output.get(), c, rows->second->output.get(),
+                                    &gemm.algorithm, nullptr, 0, handle.stream()));
+  };
+  run(run, 0, args.m);
 }
 
 }  // namespace
