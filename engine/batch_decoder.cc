@@ -10,6 +10,18 @@ namespace rpt {
 BatchDecoder::BatchDecoder(std::shared_ptr<const Engine> engine)
     : engine_(std::move(engine)), backend_(engine_->make_backend()) {}
 
+BatchDecoder::BatchDecoder(std::shared_ptr<const Engine> engine,
+                           std::unique_ptr<DecoderBackend> backend)
+    : engine_(std::move(engine)), backend_(std::move(backend)) {
+  if (!backend_) backend_ = engine_->make_backend();
+}
+
+std::unique_ptr<DecoderBackend> BatchDecoder::release_backend() {
+  if (!sentences_.empty()) return nullptr;
+  fresh_ = true;
+  return std::move(backend_);
+}
+
 void BatchDecoder::reset() {
   sentences_.clear();  // before the backend whose memory they hold
   backend_.reset();    // the next add() makes a fresh one

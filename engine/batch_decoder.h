@@ -33,6 +33,8 @@ struct FinishedSentence {
 class BatchDecoder {
  public:
   explicit BatchDecoder(std::shared_ptr<const Engine> engine);
+  // With a backend `engine` made earlier (kept from another decoder: release_backend()).
+  BatchDecoder(std::shared_ptr<const Engine> engine, std::unique_ptr<DecoderBackend> backend);
   // Sentences' encoder memory belongs to the backend: a member-wise assignment would free the
   // backend first. Use reset() to start over.
   BatchDecoder(const BatchDecoder&) = delete;
@@ -41,6 +43,9 @@ class BatchDecoder {
   // Drops every sentence and the backend (after a failed step its state is not trusted), which
   // releases their memory; the next add() starts from a fresh backend.
   void reset();
+  // Hands the backend over for another decoder of the same engine; only when no sentence is
+  // active (nullptr otherwise, or when there is none). Leaves this decoder as after reset().
+  std::unique_ptr<DecoderBackend> release_backend();
   // True until sentences are first added after construction or reset(): the backend holds
   // nothing (no cache kept from finished sentences).
   bool fresh() const { return fresh_; }

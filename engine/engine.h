@@ -52,6 +52,10 @@ class Engine {
   const ComputeOptions& options() const { return options_; }
 
   virtual std::unique_ptr<DecoderBackend> make_backend() const = 0;
+  // Whether a backend is worth keeping between calls: the Translator keeps one idle backend
+  // when making one costs (a GPU's stream, cuBLAS handles, frozen GEMM algorithms), at the price
+  // of its buffers staying allocated between calls. The CPU's cost nothing to make.
+  virtual bool keeps_backends() const { return false; }
   // Memory held by the engine and all its backends now, and at most so far: on a GPU all of it
   // (weights too), on the CPU the decoding state charged to the memory limit.
   virtual std::size_t device_memory_bytes() const { return 0; }

@@ -99,7 +99,12 @@ std::vector<std::vector<Hypothesis>> Translator::decode(
     return a.source_ids.size() > b.source_ids.size();
   });
   std::vector<std::vector<Hypothesis>> results(requests.size());
-  BatchDecoder decoder(engine_);
+  std::unique_ptr<DecoderBackend> kept;
+  if (engine_->keeps_backends()) {
+    const std::lock_guard lock(idle_->mutex);
+    kept = std::move(idle_->backend);
+  }
+  BatchDecoder decoder(engine_, std::move(kept));
   std::size_t next = 0;
   while (next < requests.size() || !decoder.empty()) {
     const auto room = static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences());
@@ -111,6 +116,11 @@ std::vector<std::vector<Hypothesis>> Translator::decode(
     for (FinishedSentence& done : decoder.step()) {
       results[done.id] = std::move(done.hypotheses);
     }
+  }
+  if (engine_->keeps_backends()) {
+    std::unique_ptr<DecoderBackend> finished = decoder.release_backend();
+    const std::lock_guard lock(idle_->mutex);
+    if (!idle_->backend) idle_->backend = std::move(finished);
   }
   return results;
 }

@@ -1,10 +1,13 @@
 // The Translator facade: text in, hypotheses out.
 //
 // Thread safety: translate() may be called from several threads at once; each call decodes with
-// its own state over the shared, immutable Model.
+// its own state over the shared, immutable Model. Where the engine keeps backends (the GPU's), a
+// call takes the one idle backend kept from an earlier call (copies of a Translator share it), or
+// makes its own when another call holds it; a call that fails drops its backend.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -91,7 +94,14 @@ class Translator {
   // Decodes every request (ids 0..n-1, checked), max_batch_size at a time; results by id.
   std::vector<std::vector<Hypothesis>> decode(std::vector<SentenceRequest> requests) const;
 
+  // The backend kept between calls (Engine::keeps_backends).
+  struct IdleBackend {
+    std::mutex mutex;
+    std::unique_ptr<DecoderBackend> backend;
+  };
+
   std::shared_ptr<const Engine> engine_;
+  std::shared_ptr<IdleBackend> idle_ = std::make_shared<IdleBackend>();
   std::shared_ptr<const Model> model_;
   std::shared_ptr<const SpanProtector> span_protector_;
   TranslatorOptions options_;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <thread>
 
@@ -98,6 +99,71 @@ TEST_F(TranslatorTest, ConcurrentCallsAgree) {
     ASSERT_EQ(result.size(), expected.size());
     for (std::size_t i = 0; i < result.size(); ++i) expect_same(result[i], expected[i], "thread");
   }
+}
+
+// An engine that keeps backends between calls, as the GPU's does, over the CPU's arithmetic;
+// it counts the backends it makes.
+class KeepingEngine final : public Engine {
+ public:
+  explicit KeepingEngine(std::shared_ptr<const Engine> cpu)
+      : Engine(cpu->shared_model(), cpu->options()), cpu_(std::move(cpu)) {}
+  std::unique_ptr<DecoderBackend> make_backend() const override {
+    ++made;
+    return cpu_->make_backend();
+  }
+  bool keeps_backends() const override { return true; }
+  std::string device_description() const override { return cpu_->device_description(); }
+  const Engine& cpu() const { return *cpu_; }
+
+  mutable std::atomic<int> made{0};
+
+ private:
+  std::shared_ptr<const Engine> cpu_;
+};
+
+TEST_F(TranslatorTest, KeptBackendServesCallAfterCallAndAFailedCallDropsIt) {
+  const Translator fresh(model_);
+  const auto engine = std::make_shared<KeepingEngine>(Engine::create(model_));
+  const Translator translator(engine);
+  for (const std::string& sentence : sentences()) {
+    const auto expected = fresh.translate({sentence}, beam(4, 1));
+    const auto got = translator.translate({sentence}, beam(4, 1));
+    ASSERT_EQ(got.size(), 1u);
+    expect_same(got[0], expected[0], sentence);
+  }
+  EXPECT_EQ(engine->made.load(), 1) << "one backend served every call";
+
+  // Calls at once: one takes the kept backend, the others make their own; results unchanged.
+  const auto expected = fresh.translate(sentences(), beam(4, 1));
+  std::vector<std::vector<TranslationResult>> results(3);
+  std::vector<std::thread> threads;
+  for (auto& slot : results) {
+    threads.emplace_back([&] { slot = translator.translate(sentences(), beam(4, 1)); });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& result : results) {
+    ASSERT_EQ(result.size(), expected.size());
+    for (std::size_t i = 0; i < result.size(); ++i) expect_same(result[i], expected[i], "thread");
+  }
+  EXPECT_LE(engine->made.load(), 1 + 3);
+
+  // A call refused by the memory limit drops its backend (its state is not trusted) and what it
+  // held; the next call makes a fresh one.
+  const std::size_t single = [&] {
+    const auto measure = Engine::create(model_);
+    Translator(measure, {.max_batch_size = 1}).translate(sentences(), beam(4, 1));
+    return measure->peak_device_memory_bytes();
+  }();
+  const auto limited = std::make_shared<KeepingEngine>(
+      Engine::create(model_, {.memory_limit_bytes = single + single / 2}));
+  const Translator all_at_once(limited, {.max_batch_size = 64});
+  EXPECT_THROW(all_at_once.translate(sentences(), beam(4, 1)), ResourceExhausted);
+  EXPECT_EQ(limited->cpu().device_memory_bytes(), 0u) << "the refused call released its state";
+  const int made_before = limited->made.load();
+  const auto one = all_at_once.translate({sentences()[2]}, beam(4, 1));
+  ASSERT_EQ(one.size(), 1u);
+  expect_same(one[0], expected[2], "after a refused call");
+  EXPECT_EQ(limited->made.load(), made_before + 1) << "the failed call's backend was not kept";
 }
 
 TEST_F(TranslatorTest, NBestIsSortedAndDistinct) {

@@ -16,6 +16,7 @@ class CudaEngine final : public Engine {
   CudaEngine(std::shared_ptr<const Model> model, const ComputeOptions& options);
 
   std::unique_ptr<DecoderBackend> make_backend() const override;
+  bool keeps_backends() const override { return true; }
   std::size_t device_memory_bytes() const override { return budget_->used_bytes(); }
   std::size_t peak_device_memory_bytes() const override { return budget_->peak_bytes(); }
   std::string device_description() const override { return description_; }
