@@ -19,6 +19,9 @@
 #   sanitizer  compute-sanitizer memcheck, racecheck and synccheck over the CUDA ops and one
 #              small end-to-end engine test
 #   memory     the process's device memory (nvidia-smi) beside the engine's counted peak
+#   server     rpt-server on the GPU: concurrent JSON calls against rpt-translate's output, the
+#              metrics, the drain (bench/gpu_server_check.py; rpt-server packed with
+#              RPT_PACK_EXTRA=server/rpt-server)
 #   bench      relative_cost_bench on the GPU (float32, float16)
 # Throughput and peak device memory of every translation run are in the summary.
 #
@@ -33,7 +36,7 @@ PACK="${1:?usage: gpu_checks.sh PACK_DIR PHASE... | all}"
 shift
 PHASES=("$@")
 [ "${#PHASES[@]}" -gt 0 ] || { echo "usage: gpu_checks.sh PACK_DIR PHASE... | all" >&2; exit 2; }
-[ "${PHASES[0]}" = all ] && PHASES=(machine host_cpu tests float32 half memory bench sanitizer)
+[ "${PHASES[0]}" = all ] && PHASES=(machine host_cpu tests float32 half memory server bench sanitizer)
 OUT="${OUT:-/tmp/rpt-gpu}"
 LOGS="${RPT_CHECKS_LOGS:-/tmp/rpt-gpu-logs}"  # outside OUT: only summary and archive come back
 mkdir -p "$LOGS" "$OUT"
@@ -249,6 +252,22 @@ phase_memory() {
   done
   wait "$pid" || fail "memory run: $(tail -2 "$LOGS/memory.log" | tr '\n' ' ')"
   say "memory: process peak ${most} MiB (nvidia-smi, sampled every 0.1 s); engine: $(grep -h 'peak' "$LOGS/memory.log" | sed 's/^rpt-translate: //')"
+}
+
+# rpt-server on the device, over its JSON API, concurrent one-line calls against rpt-translate's
+# batch-32 output (needs the half phase's float16 runs and rpt-server in the pack).
+phase_server() {
+  [ -x "$BIN/rpt-server" ] || { say "server: rpt-server not in the pack (RPT_PACK_EXTRA)"; return; }
+  for MODEL in "${MODELS[@]}"; do
+    local pair
+    pair=$(basename "$MODEL")
+    [ -s "$LOGS/$pair.float16.b32" ] || continue
+    timeout 240 "${GPU_CPUS[@]}" python3 bench/gpu_server_check.py --server "$BIN/rpt-server" \
+      --model "$pair=$MODEL" --device "$DEVICE" --compute-type float16 --src "$LOGS/$pair.src" \
+      --expected "$LOGS/$pair.float16.b32" --lines 500 --log "$LOGS/server.$pair.log" \
+      > "$LOGS/server.$pair.txt" 2>&1 || fail "server $pair"
+    tee -a "$SUMMARY" < "$LOGS/server.$pair.txt"
+  done
 }
 
 phase_bench() {

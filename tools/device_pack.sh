@@ -26,7 +26,7 @@ mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/data"
 # list it, so it is packed by name, with the libraries it loads.
 BINARIES=(tools/rpt-translate tests/cuda_ops_test tests/cuda_engine_test
           tests/golden_test tests/engine_test tests/kernels_test bench/relative_cost_bench
-          lib/librpt_cuda.so)
+          lib/librpt_cuda.so ${RPT_PACK_EXTRA:-})  # e.g. RPT_PACK_EXTRA=server/rpt-server
 for binary in "${BINARIES[@]}"; do
   [ -f "$BUILD/$binary" ] || { echo "missing $BUILD/$binary (build with -DRPT_WITH_CUDA=ON)" >&2; exit 1; }
   case "$binary" in
@@ -44,9 +44,11 @@ done
 for pair in en-de en-fr; do
   [ -f "$DATA/ui.$pair.test.tsv" ] && cp "$DATA/ui.$pair.test.tsv" "$OUT/data/"
 done
-# A bundled model the tree does not send (tools/device_slim.sh on) travels in the pack.
+# A bundled model the tree does not send (tools/device_slim.sh on) travels in the pack, unless
+# RPT_PACK_MODELS=0 (room for RPT_PACK_EXTRA).
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 for model in "$repo"/models/*/; do
+  [ "${RPT_PACK_MODELS:-1}" = 0 ] && break
   if ! git -C "$repo" ls-files --error-unmatch "${model#"$repo/"}model.bin" > /dev/null 2>&1; then
     mkdir -p "$OUT/models"
     cp -r "${model%/}" "$OUT/models/"
