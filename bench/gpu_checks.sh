@@ -18,6 +18,8 @@
 #              fastest GEMMs instead of the batch-invariant ones
 #   sanitizer  compute-sanitizer memcheck, racecheck and synccheck over the CUDA ops and one
 #              small end-to-end engine test
+#   int8_bits  the host CPU's int8 activation bits: which oneDNN ISAs sum exactly, BLEU and speed
+#              of 7 vs 8 bits (no GPU involved; not in `all`)
 #   memory     the process's device memory (nvidia-smi) beside the engine's counted peak
 #   server     rpt-server on the GPU: concurrent JSON calls against rpt-translate's output, the
 #              metrics, the drain (bench/gpu_server_check.py; rpt-server packed with
@@ -101,7 +103,7 @@ run_suite() {  # name timeout binary args...
 
 phase_host_cpu() {
   local configs=(default blis-arch-generic blis-arch-skx sup-haswell sup-zen3 packed-generic
-                 onednn-avx2 int8-matmul oldest)
+                 onednn-avx2 int8-matmul int8-7bit oldest)
   local suites=("kernels_test --gtest_filter=CpuFeatures.*:CpuKernels.*:*Gemm*:*Int8*:GemvCpu.*:*FusedAttention*"
                 "golden_test --gtest_filter=*"
                 "engine_test --gtest_filter=TranslatorTest.*:Int8TranslationTest.*:*ReferenceModelTest*:DecoderStateTest.*")
@@ -126,6 +128,7 @@ phase_host_cpu() {
   # rpt float32 vs int8 on this CPU: en-de's first 500 lines at batch 32, 200 at batch 1, with
   # 1 and 2 threads, alternating, twice.
   local model=models/en-de tsv="$PACK/data/ui.en-de.test.tsv"
+  [ "${RPT_HOST_SPEED:-1}" = 1 ] || return 0
   for batch in 32 1; do
     head -n "$([ "$batch" = 1 ] && echo 200 || echo 500)" "$tsv" | cut -f1 > "$LOGS/host.src"
     for threads in 2 1; do
@@ -254,6 +257,46 @@ phase_memory() {
   say "memory: process peak ${most} MiB (nvidia-smi, sampled every 0.1 s); engine: $(grep -h 'peak' "$LOGS/memory.log" | sed 's/^rpt-translate: //')"
 }
 
+# int8 activation bits on the host CPU (no GPU involved): which oneDNN ISAs sum u8 x s8 exactly
+# (the saturation tests under each ISA, 8 bits forced with 8-unchecked), then both models' test
+# splits in float32, int8 with 7-bit and int8 with 8-bit activations: BLEU against the
+# references (sacrebleu) and speed, alternating.
+phase_int8_bits() {
+  local filter="*Int8*"
+  for isa in DEFAULT AVX512_CORE_AMX AVX512_CORE_VNNI AVX2_VNNI AVX512_CORE AVX2; do
+    for bits in auto 8-unchecked; do
+      local log="$LOGS/int8_bits.$isa.$bits.log"
+      (
+        [ "$isa" = DEFAULT ] || export ONEDNN_MAX_CPU_ISA=$isa
+        [ "$bits" = auto ] || export RPT_INT8_ACTIVATION_BITS=$bits
+        timeout 120 "${HOST_CPUS[@]}" "$BIN/kernels_test" --gtest_filter="$filter" --gtest_brief=1
+      ) > "$log" 2>&1
+      local rc=$?
+      say "int8 isa $isa bits $bits: $( [ $rc -eq 0 ] && echo passed || echo "FAILED (exit $rc)"): $(grep -E '^\[  (PASSED|FAILED) ' "$log" | sed 's/, where GetParam.*//' | tr '\n' ' ')"
+    done
+  done
+  for model in "${MODELS[@]}"; do
+    local pair
+    pair=$(basename "$model")
+    cut -f1 "$PACK/data/ui.$pair.test.tsv" > "$LOGS/bits.$pair.src"
+    cut -f2 "$PACK/data/ui.$pair.test.tsv" > "$LOGS/bits.$pair.ref"
+    for round in 1 2; do
+      for variant in float32 int8-7 int8-8; do
+        local type=${variant%%-*} bits=${variant#*-}
+        [ "$type" = float32 ] && bits=auto
+        local out="$LOGS/bits.$pair.$variant"
+        RPT_INT8_ACTIVATION_BITS=$([ "$bits" = 7 ] && echo 7 || echo 8) \
+          timeout 200 "${HOST_CPUS[@]}" "$BIN/rpt-translate" --model "$model" --compute-type "$type" \
+          --threads 2 --batch-size 32 --verbose < "$LOGS/bits.$pair.src" > "$out" 2> "$out.log" \
+          || fail "$pair $variant: $(tail -1 "$out.log")"
+        local bleu
+        bleu=$(python3 -c "import sacrebleu,sys; h=open(sys.argv[1]).read().splitlines(); r=open(sys.argv[2]).read().splitlines(); print(f'{sacrebleu.corpus_bleu(h,[r]).score:.2f} chrF {sacrebleu.corpus_chrf(h,[r]).score:.2f}')" "$out" "$LOGS/bits.$pair.ref" 2>&1)
+        say "$pair $variant round $round: BLEU $bleu; $(grep -h 'sentences/s' "$out.log" | sed 's/^rpt-translate: //'); $(grep -h 'int8:' "$out.log" | sed 's/.*int8: //')"
+      done
+    done
+  done
+}
+
 # rpt-server on the device, over its JSON API, concurrent one-line calls against rpt-translate's
 # batch-32 output (needs the half phase's float16 runs and rpt-server in the pack).
 phase_server() {
@@ -280,7 +323,8 @@ host_pid=""
 for phase in "${PHASES[@]}"; do
   declare -F "phase_$phase" > /dev/null || { fail "unknown phase $phase"; continue; }
   if [ "$phase" = host_cpu ]; then
-    "${HOST_CPUS[@]}" bash -c "$(declare -f phase_host_cpu); BIN='$BIN' LOGS='$LOGS' PACK='$PACK' phase_host_cpu" &
+    "${HOST_CPUS[@]}" bash -c "$(declare -f phase_host_cpu); BIN='$BIN' LOGS='$LOGS' PACK='$PACK' \
+      RPT_HOST_SPEED='${RPT_HOST_SPEED:-1}' phase_host_cpu" &
     host_pid=$!
     say "== host_cpu: started in the background"
     continue

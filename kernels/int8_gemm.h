@@ -2,15 +2,18 @@
 // run time, u8 x s8 -> s32 products from oneDNN, float32 out with bias and activation.
 //
 //   w[n, k] ~= weight_scale[n] * qw[n, k]          qw in [-127, 127]  (kWeightLevels)
-//   x[m, k] ~= input_scale[m]  * qx[m, k]          qx in [-63, 63]    (kInputLevels)
+//   x[m, k] ~= input_scale[m]  * qx[m, k]          qx in [-L, L]      (ActivationLevels)
 //   y[m, n]  = input_scale[m] * weight_scale[n] * sum_k qx[m, k] qw[n, k] + bias[n]
 //
-// oneDNN wants unsigned activations, so qx is stored shifted by kInputZeroPoint (u8 in
-// [1, 127]) and the shift's contribution, kInputZeroPoint * sum_k qw[n, k], is subtracted from
-// each integer sum. Activations get 7 bits: without VNNI (AVX2, AVX-512 before Cascade Lake)
-// the x64 kernels add two u8 x s8 products in a saturating int16 (vpmaddubsw), and
-// 2 * 127 * 127 fits where 2 * 255 * 127 does not (oneDNN then returns wrong sums, measured).
-// One scheme on every CPU, VNNI or not.
+// oneDNN wants unsigned activations, so qx is stored shifted by a zero point and the shift's
+// contribution, zero_point * sum_k qw[n, k], is subtracted from each integer sum. How many
+// levels depends on the kernels oneDNN dispatches to: without VNNI (AVX2, AVX-512 before
+// Cascade Lake) they add two u8 x s8 products in a saturating int16 (vpmaddubsw), where
+// 2 * 127 * 127 fits and 2 * 255 * 127 does not (oneDNN then returns wrong sums, measured):
+// 7 bits, L = 63 around 64. With VNNI (vpdpbusd: AVX-VNNI, AVX-512 VNNI, AMX's CPUs) the
+// products are summed exactly into int32: 8 bits, L = 127 around 128, half the rounding error
+// (on the bundled models' test splits the same BLEU as 7 bits, within 0.1, at the same speed:
+// docs/PERFORMANCE.md). int8_activation_levels() says which this process uses.
 //
 // The products run over blocks of 256 output features: a thread's integer sums of one block,
 // [rows, 256], are dequantized while they are still in cache. The weights are reordered once, at
@@ -41,8 +44,25 @@
 namespace rpt::kernels {
 
 inline constexpr int kWeightLevels = 127;
-inline constexpr int kInputLevels = 63;
-inline constexpr int kInputZeroPoint = 64;
+
+// Activations quantized to [-levels, levels], stored as u8 shifted by zero_point.
+struct ActivationLevels {
+  int levels;
+  int zero_point;
+  int bits() const { return levels == 127 ? 8 : 7; }
+  bool operator==(const ActivationLevels&) const = default;
+};
+inline constexpr ActivationLevels k7BitActivations{.levels = 63, .zero_point = 64};
+inline constexpr ActivationLevels k8BitActivations{.levels = 127, .zero_point = 128};
+
+// The levels for kernels whose u8 x s8 sums are exact or not, under RPT_INT8_ACTIVATION_BITS
+// (`setting`, nullptr when unset): unset or "8": 8 bits where exact, else 7; "7": 7 bits;
+// "8-unchecked": 8 bits even where oneDNN's kernels are not known to be exact (to probe a new
+// CPU or oneDNN with the saturation tests, never for serving). Throws InvalidArgument otherwise.
+ActivationLevels choose_activation_levels(bool exact_sums, const char* setting);
+// This process's levels, chosen once from the ISA oneDNN dispatches to (ONEDNN_MAX_CPU_ISA
+// applied) and RPT_INT8_ACTIVATION_BITS.
+const ActivationLevels& int8_activation_levels();
 
 // An immutable quantized weight matrix in the layout its products read, packed or plain (created
 // once, at quantization; shared by every call and thread). Thread-safe.
@@ -87,7 +107,7 @@ class Int8Weights {
   std::unique_ptr<const Products> products_;
 };
 
-// Per-row symmetric quantization of activations into kInputZeroPoint-shifted u8.
+// Per-row symmetric quantization of activations into int8_activation_levels()' shifted u8.
 void quantize_rows_cpu(const float* x,  // [rows, cols], row stride cols
                        int rows, int cols,
                        std::uint8_t* q,  // [rows, cols]

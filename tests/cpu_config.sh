@@ -14,6 +14,7 @@
 #                       oneDNN's int8 kernels held to AVX2 and to SSE4.1, the oldest it packs on
 #   int8-matmul         int8 through oneDNN's matmul primitive (RPT_INT8_PACKED=0), the fallback
 #                       where the packed GEMM is missing
+#   int8-7bit           7-bit activations, what CPUs without VNNI use, on a CPU with it too
 #   oldest              packed generic BLIS and SSE4.1 oneDNN together
 set -euo pipefail
 config=$1
@@ -28,7 +29,8 @@ needs() {
     fi
   done
 }
-unset RPT_BLIS_CONFIG RPT_FLOAT32_GEMM RPT_INT8_PACKED ONEDNN_MAX_CPU_ISA BLIS_ARCH_TYPE
+unset RPT_BLIS_CONFIG RPT_FLOAT32_GEMM RPT_INT8_PACKED RPT_INT8_ACTIVATION_BITS ONEDNN_MAX_CPU_ISA \
+  BLIS_ARCH_TYPE
 case "$config" in
   blis-arch-generic) export BLIS_ARCH_TYPE=25 ;;
   blis-arch-skx) export BLIS_ARCH_TYPE=0 ;;
@@ -46,6 +48,9 @@ case "$config" in
     needs sse4_1
     export ONEDNN_MAX_CPU_ISA=SSE41 ;;
   int8-matmul) export RPT_INT8_PACKED=0 ;;
+  int8-7bit)
+    needs avx512_vnni  # elsewhere 7 bits is the default
+    export RPT_INT8_ACTIVATION_BITS=7 ;;
   oldest)
     needs sse4_1
     export RPT_BLIS_CONFIG=generic RPT_FLOAT32_GEMM=packed ONEDNN_MAX_CPU_ISA=SSE41 ;;
@@ -53,5 +58,5 @@ case "$config" in
     echo "cpu_config: unknown configuration $config" >&2
     exit 2 ;;
 esac
-echo "cpu_config $config:" $(env | grep -E '^(RPT_BLIS_CONFIG|RPT_FLOAT32_GEMM|RPT_INT8_PACKED|ONEDNN_MAX_CPU_ISA|BLIS_ARCH_TYPE)=' | sort)
+echo "cpu_config $config:" $(env | grep -E '^(RPT_BLIS_CONFIG|RPT_FLOAT32_GEMM|RPT_INT8_PACKED|RPT_INT8_ACTIVATION_BITS|ONEDNN_MAX_CPU_ISA|BLIS_ARCH_TYPE)=' | sort)
 exec "$@"

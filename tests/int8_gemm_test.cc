@@ -15,8 +15,10 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "kernels/cpu/int8_products_cpu.h"
 #include "kernels/errors.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/parallel.h"
@@ -123,11 +125,34 @@ TEST(Int8Activations, RoundTripWithinHalfAStep) {
     const float scale = q.scales[static_cast<std::size_t>(r)];
     for (int c = 0; c < cols; ++c) {
       const long i = static_cast<long>(r) * cols + c;
-      const int level = q.values[i] - kInputZeroPoint;
-      ASSERT_LE(std::abs(level), kInputLevels);
+      const int level = q.values[i] - int8_activation_levels().zero_point;
+      ASSERT_LE(std::abs(level), int8_activation_levels().levels);
       EXPECT_LE(std::fabs(x[i] - scale * level), 0.5f * scale * (1 + 1e-5f)) << r << "," << c;
     }
   }
+}
+
+// 8 bits only where oneDNN's kernels sum u8 x s8 exactly (VNNI), or where a prober says so;
+// LargestLevelsDoNotSaturate below holds whichever this process uses to exact sums.
+TEST(Int8Activations, LevelsFollowTheKernelsAndTheSetting) {
+  EXPECT_EQ(choose_activation_levels(true, nullptr), k8BitActivations);
+  EXPECT_EQ(choose_activation_levels(false, nullptr), k7BitActivations);
+  EXPECT_EQ(choose_activation_levels(true, "8"), k8BitActivations);
+  EXPECT_EQ(choose_activation_levels(false, "8"), k7BitActivations);
+  EXPECT_EQ(choose_activation_levels(true, "7"), k7BitActivations);
+  EXPECT_EQ(choose_activation_levels(false, "8-unchecked"), k8BitActivations);
+  EXPECT_THROW(choose_activation_levels(true, "16"), InvalidArgument);
+  EXPECT_EQ(k8BitActivations.bits(), 8);
+  EXPECT_EQ(k7BitActivations.bits(), 7);
+  // Levels and zero point keep every stored value in u8's [1, 255].
+  for (const ActivationLevels levels : {k7BitActivations, k8BitActivations}) {
+    EXPECT_GE(levels.zero_point - levels.levels, 1);
+    EXPECT_LE(levels.zero_point + levels.levels, 255);
+  }
+  const std::string description = int8_products_description();
+  EXPECT_NE(description.find(std::to_string(int8_activation_levels().bits()) + "-bit"),
+            std::string::npos)
+      << description;
 }
 
 // y must equal sx sw sum(qx qw) + b computed exactly (integers) and rounded once to float.
@@ -141,7 +166,7 @@ void expect_exact_products(const std::vector<float>& x, int rows, const Int8Weig
       std::int64_t sum = 0;
       for (int i = 0; i < k; ++i) {
         sum += static_cast<std::int64_t>(q.values[static_cast<long>(r) * k + i] -
-                                         kInputZeroPoint) *
+                                         int8_activation_levels().zero_point) *
                values[static_cast<long>(c) * k + i];
       }
       const double product = static_cast<double>(sum) * q.scales[r] * weights.scales()[c];

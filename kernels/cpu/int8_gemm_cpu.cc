@@ -45,18 +45,20 @@ RPT_VECTOR_CLONES std::uint32_t max_magnitude_bits(const float* x, int count) {
   return largest;
 }
 
-// out = round(x * inverse) + zero point, with x * inverse in [-kInputLevels, kInputLevels]:
-// adding the zero point and 0.5 first makes the value positive, so truncation rounds (halves
-// up) and the loop vectorises.
-RPT_VECTOR_CLONES void quantize_row(const float* x, int count, float inverse, std::uint8_t* out) {
-  constexpr float kOffset = static_cast<float>(kInputZeroPoint) + 0.5f;
+// out = round(x * inverse) + zero point, with x * inverse in [-levels, levels]: adding the zero
+// point and 0.5 first (`offset`) makes the value positive, so truncation rounds (halves up) and
+// the loop vectorises.
+RPT_VECTOR_CLONES void quantize_row(const float* x, int count, float inverse, float offset,
+                                    std::uint8_t* out) {
   for (int i = 0; i < count; ++i) {
-    out[i] = static_cast<std::uint8_t>(static_cast<int>(x[i] * inverse + kOffset));
+    out[i] = static_cast<std::uint8_t>(static_cast<int>(x[i] * inverse + offset));
   }
 }
 
 // Serial per-row quantization of `rows` rows (quantize_rows_cpu splits it over threads).
 void quantize_rows(const float* x, int rows, int cols, std::uint8_t* q, float* scales) {
+  const ActivationLevels& levels = int8_activation_levels();
+  const float offset = static_cast<float>(levels.zero_point) + 0.5f;
   for (int r = 0; r < rows; ++r) {
     const float* row = x + static_cast<long>(r) * cols;
     std::uint8_t* out = q + static_cast<long>(r) * cols;
@@ -64,22 +66,23 @@ void quantize_rows(const float* x, int rows, int cols, std::uint8_t* q, float* s
     if (largest_bits >= kNonFiniteBits) {
       // No int8 image: the row's outputs go NaN, as they would in float32, so the beam search
       // sees it.
-      std::fill(out, out + cols, static_cast<std::uint8_t>(kInputZeroPoint));
+      std::fill(out, out + cols, static_cast<std::uint8_t>(levels.zero_point));
       scales[r] = std::numeric_limits<float>::quiet_NaN();
       continue;
     }
     const float largest = std::bit_cast<float>(largest_bits);
-    quantize_row(row, cols, largest > 0.0f ? kInputLevels / largest : 0.0f, out);
-    scales[r] = largest / kInputLevels;
+    const auto steps = static_cast<float>(levels.levels);
+    quantize_row(row, cols, largest > 0.0f ? steps / largest : 0.0f, offset, out);
+    scales[r] = largest / steps;
   }
 }
 
 // y = row_scale * weight_scale * (sum - zero_point * row_sum) + bias, for one row.
-RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, float row_scale,
-                                      const float* weight_scales, const std::int32_t* row_sums,
-                                      const float* bias, float* y) {
+RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, int zero_point,
+                                      float row_scale, const float* weight_scales,
+                                      const std::int32_t* row_sums, const float* bias, float* y) {
   for (int i = 0; i < count; ++i) {
-    const auto product = static_cast<float>(sums[i] - kInputZeroPoint * row_sums[i]);
+    const auto product = static_cast<float>(sums[i] - zero_point * row_sums[i]);
     y[i] = product * row_scale * weight_scales[i] + (bias != nullptr ? bias[i] : 0.0f);
   }
 }
@@ -194,10 +197,11 @@ void dequantize_block(const Int8LinearArgs& args, const std::int32_t* sums,
                       const float* row_scales, long m0, int rows, BlockRange range) {
   const Int8Weights& weights = *args.weights;
   const int n = weights.rows();
+  const int zero_point = int8_activation_levels().zero_point;
   for (int r = 0; r < rows; ++r) {
     float* y = args.output + (m0 + r) * n + range.first;
-    dequantize_row(sums + static_cast<long>(r) * range.count, range.count, row_scales[r],
-                   weights.scales() + range.first, weights.row_sums() + range.first,
+    dequantize_row(sums + static_cast<long>(r) * range.count, range.count, zero_point,
+                   row_scales[r], weights.scales() + range.first, weights.row_sums() + range.first,
                    args.bias != nullptr ? args.bias + range.first : nullptr, y);
     if (args.activation != ActivationKind::kIdentity) {
       // Serial: inside a part.

@@ -293,14 +293,47 @@ std::string_view isa_name(dnnl::cpu_isa isa) {
   }
 }
 
+// Whether oneDNN's u8 x s8 int8 kernels on this ISA sum into int32 without a saturating int16
+// step (VNNI's vpdpbusd). Shown on a Xeon with AMX (2026-11-26) by the int8 tests with 8-bit
+// activations forced (RPT_INT8_ACTIVATION_BITS=8-unchecked) under each ONEDNN_MAX_CPU_ISA:
+// exact for avx2_vnni, avx512_core_vnni and avx512_core_amx (the default there), saturating for
+// avx512_core and avx2. avx512_core_bf16 lies between two exact ones and uses the same kernels.
+bool exact_u8s8_sums(dnnl::cpu_isa isa) {
+  switch (isa) {
+    case dnnl::cpu_isa::avx2_vnni:
+    case dnnl::cpu_isa::avx512_core_vnni:
+    case dnnl::cpu_isa::avx512_core_bf16:
+    case dnnl::cpu_isa::avx512_core_amx:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
+
+ActivationLevels choose_activation_levels(bool exact_sums, const char* setting) {
+  const std::string value = setting != nullptr ? setting : "";
+  if (value.empty() || value == "8") return exact_sums ? k8BitActivations : k7BitActivations;
+  if (value == "7") return k7BitActivations;
+  if (value == "8-unchecked") return k8BitActivations;
+  RPT_THROW(InvalidArgument, "RPT_INT8_ACTIVATION_BITS must be 7, 8 or 8-unchecked, got '",
+            value, "'");
+}
+
+const ActivationLevels& int8_activation_levels() {
+  static const ActivationLevels levels = choose_activation_levels(
+      exact_u8s8_sums(dnnl::get_effective_cpu_isa()), std::getenv("RPT_INT8_ACTIVATION_BITS"));
+  return levels;
+}
 
 std::string int8_products_description() {
   const dnnl_version_t* version = dnnl_version();
   const bool packs = packed_gemm_api() != nullptr && packing_setting() != Packing::kNever;
   return "onednn-" + std::to_string(version->major) + "." + std::to_string(version->minor) + "." +
          std::to_string(version->patch) + (packs ? " packed " : " matmul ") +
-         std::string(isa_name(dnnl::get_effective_cpu_isa()));
+         std::string(isa_name(dnnl::get_effective_cpu_isa())) + ", " +
+         std::to_string(int8_activation_levels().bits()) + "-bit activations";
 }
 
 }  // namespace rpt::kernels
