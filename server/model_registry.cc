@@ -74,7 +74,9 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
         spec.name, served->engine, options.scheduler, metrics.add_model(served->description));
     if (options.cache_size_mib > 0) {
       served->cache = std::make_unique<TranslationCache>(
-          static_cast<std::size_t>(options.cache_size_mib * (1 << 20)), metrics.add_cache(spec.name));
+          TranslationCacheOptions{
+              .max_bytes = static_cast<std::size_t>(options.cache_size_mib * (1 << 20))},
+          metrics.add_cache(spec.name));
     }
     spdlog::info("loaded model {} ({} -> {}, {}, {}, {} MiB) from {} on {}", spec.name,
                  config.source_language, config.target_language,

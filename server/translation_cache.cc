@@ -2,7 +2,9 @@
 
 #include <bit>
 #include <cstdint>
+#include <algorithm>
 #include <functional>
+#include <iterator>
 
 namespace rpt::server {
 
@@ -11,11 +13,17 @@ struct TranslationCache::Shard {
     std::string key;
     TranslationResult result;
     std::size_t bytes = 0;
+    bool in_protected = false;
   };
+  using Entries = std::list<Entry>;  // most recently used first
   mutable std::mutex mutex;  // guards all below
-  std::list<Entry> entries;  // most recently used first
-  std::unordered_map<std::string_view, std::list<Entry>::iterator> index;  // views of Entry::key
+  Entries probation;         // every entry under LRU
+  Entries protected_entries;  // hit since they entered (segmented LRU)
+  std::unordered_map<std::string_view, Entries::iterator> index;  // views of Entry::key
   std::size_t bytes = 0;
+  std::size_t protected_bytes = 0;
+
+  std::size_t size() const { return probation.size() + protected_entries.size(); }
 };
 
 namespace {
@@ -42,9 +50,14 @@ void append_bytes(std::string& out, T value) {
 
 }  // namespace
 
-TranslationCache::TranslationCache(std::size_t max_bytes, CacheMetrics metrics, int shards)
-    : shard_bytes_(max_bytes / static_cast<std::size_t>(shards)), metrics_(metrics) {
-  for (int i = 0; i < shards; ++i) shards_.push_back(std::make_unique<Shard>());
+TranslationCache::TranslationCache(const TranslationCacheOptions& options, CacheMetrics metrics)
+    : shard_bytes_(options.max_bytes / static_cast<std::size_t>(std::max(1, options.shards))),
+      protected_bytes_(shard_bytes_ / 5 * 4),
+      policy_(options.policy),
+      metrics_(metrics) {
+  for (int i = 0; i < std::max(1, options.shards); ++i) {
+    shards_.push_back(std::make_unique<Shard>());
+  }
 }
 
 TranslationCache::~TranslationCache() = default;
@@ -76,8 +89,27 @@ std::optional<TranslationResult> TranslationCache::find(const std::string& key) 
     std::lock_guard lock(shard.mutex);
     const auto at = shard.index.find(key);
     if (at != shard.index.end()) {
-      shard.entries.splice(shard.entries.begin(), shard.entries, at->second);
-      found = at->second->result;
+      Shard::Entry& entry = *at->second;
+      if (policy_ == CachePolicy::kLru) {
+        shard.probation.splice(shard.probation.begin(), shard.probation, at->second);
+      } else if (entry.in_protected) {
+        shard.protected_entries.splice(shard.protected_entries.begin(), shard.protected_entries,
+                                       at->second);
+      } else {
+        // Promoted; protected's least recent go back to probation's front past its share.
+        entry.in_protected = true;
+        shard.protected_bytes += entry.bytes;
+        shard.protected_entries.splice(shard.protected_entries.begin(), shard.probation,
+                                       at->second);
+        while (shard.protected_bytes > protected_bytes_ && shard.protected_entries.size() > 1) {
+          Shard::Entry& demoted = shard.protected_entries.back();
+          demoted.in_protected = false;
+          shard.protected_bytes -= demoted.bytes;
+          shard.probation.splice(shard.probation.begin(), shard.protected_entries,
+                                 std::prev(shard.protected_entries.end()));
+        }
+      }
+      found = entry.result;
     }
   }
   prometheus::Counter* counter = found ? metrics_.hits : metrics_.misses;
@@ -94,22 +126,21 @@ void TranslationCache::insert(const std::string& key, const TranslationResult& r
   long evicted = 0;
   {
     std::lock_guard lock(shard.mutex);
-    const auto at = shard.index.find(key);
-    if (at != shard.index.end()) {  // decoded twice at once: the results are the same
-      shard.entries.splice(shard.entries.begin(), shard.entries, at->second);
-      return;
-    }
-    while (shard.bytes + bytes > shard_bytes_ && !shard.entries.empty()) {
-      const Shard::Entry& oldest = shard.entries.back();
+    if (shard.index.contains(key)) return;  // decoded twice at once: the results are the same
+    while (shard.bytes + bytes > shard_bytes_ && shard.size() > 0) {
+      Shard::Entries& from =
+          shard.probation.empty() ? shard.protected_entries : shard.probation;
+      const Shard::Entry& oldest = from.back();
       shard.bytes -= oldest.bytes;
+      if (oldest.in_protected) shard.protected_bytes -= oldest.bytes;
       added_bytes -= static_cast<long>(oldest.bytes);
       --added_entries;
       ++evicted;
       shard.index.erase(oldest.key);
-      shard.entries.pop_back();
+      from.pop_back();
     }
-    shard.entries.push_front({key, result, bytes});
-    shard.index.emplace(shard.entries.front().key, shard.entries.begin());
+    shard.probation.push_front({key, result, bytes});
+    shard.index.emplace(shard.probation.front().key, shard.probation.begin());
     shard.bytes += bytes;
     added_bytes += static_cast<long>(bytes);
     ++added_entries;
@@ -138,7 +169,7 @@ std::size_t TranslationCache::entries() const {
   std::size_t total = 0;
   for (const auto& shard : shards_) {
     std::lock_guard lock(shard->mutex);
-    total += shard->entries.size();
+    total += shard->size();
   }
   return total;
 }

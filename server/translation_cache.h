@@ -4,8 +4,12 @@
 //
 // Key: the raw text and every option that changes the result (beam, n-best, lengths, length
 // penalty, span protection); return_scores / return_tokens only filter what is sent, so the
-// whole result is kept. Bounded by bytes (an estimate of each entry's heap use), least recently
-// used first out, in shards with a mutex each so that concurrent calls rarely contend.
+// whole result is kept. Bounded by bytes (an estimate of each entry's heap use), in shards with a
+// mutex each so that concurrent calls rarely contend. Eviction is segmented LRU by default: an
+// entry enters a probation segment and moves to a protected one (80% of the bytes) when it is
+// hit, so a one-off run of new sentences (a batch job over new content) evicts other one-offs,
+// not the sentences that keep coming back; plain LRU is kept for comparison
+// (bench/cache_policy_bench.cc measured both: docs/capacity.md).
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -37,10 +41,20 @@ struct CacheMetrics {
   prometheus::Gauge* entries = nullptr;
 };
 
+enum class CachePolicy {
+  kLru,           // least recently used out
+  kSegmentedLru,  // probation + protected segments (scan-resistant)
+};
+
+struct TranslationCacheOptions {
+  std::size_t max_bytes = 0;  // > 0: the bound on the entries' estimated size
+  int shards = 16;            // the bound is split evenly over them
+  CachePolicy policy = CachePolicy::kSegmentedLru;
+};
+
 class TranslationCache {
  public:
-  // `max_bytes` > 0: the bound on the entries' estimated size, split evenly over the shards.
-  TranslationCache(std::size_t max_bytes, CacheMetrics metrics, int shards = 16);
+  TranslationCache(const TranslationCacheOptions& options, CacheMetrics metrics);
   ~TranslationCache();
   TranslationCache(const TranslationCache&) = delete;
   TranslationCache& operator=(const TranslationCache&) = delete;
@@ -50,8 +64,9 @@ class TranslationCache {
 
   // The cached result of `key` (now the most recently used), counted as a hit or a miss.
   std::optional<TranslationResult> find(const std::string& key);
-  // Stores (or refreshes) `key`; evicts the least recently used entries of its shard to stay
-  // within the bound. An entry larger than a whole shard is not stored.
+  // Stores (or refreshes) `key`; evicts entries of its shard to stay within the bound (under
+  // segmented LRU probation's least recent first). An entry larger than a whole shard is not
+  // stored.
   void insert(const std::string& key, const TranslationResult& result);
 
   std::size_t bytes() const;
@@ -63,6 +78,8 @@ class TranslationCache {
   void add_gauges(long entries, long bytes);
 
   std::size_t shard_bytes_;
+  std::size_t protected_bytes_;  // per shard, under segmented LRU
+  CachePolicy policy_;
   CacheMetrics metrics_;
   std::vector<std::unique_ptr<Shard>> shards_;
 };

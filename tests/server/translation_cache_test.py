@@ -3,7 +3,8 @@ with both bundled models (en-de float32, en-fr int8) on sentences of their test 
 answer equals a fresh decode bit for bit (texts, scores, tokens) across decoding options; calls
 with some texts cached keep their order; TranslateStream and the JSON API are answered from it;
 use_cache false and `Cache-Control: no-cache` bypass it; its size bound holds under a stream of
-unique sentences; hits, misses, evictions, bytes and entries are on /metrics.
+unique sentences (the heap behind it: translation_cache_unit_test.cc); hits, misses, evictions,
+bytes and entries are on /metrics.
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/translation_cache_test.py
 """
