@@ -26,7 +26,8 @@ std::shared_ptr<const Model> model_for(Variant variant) {
   testing::SyntheticModelOptions options;
   options.vocabulary_size = 8000;
   ModelConfig& c = options.config;
-  c.architecture = {.encoder_layers = 6, .decoder_layers = 3, .d_model = 256, .heads = 4, .d_ff = 1024};
+  c.architecture = {
+      .encoder_layers = 6, .decoder_layers = 3, .d_model = 256, .heads = 4, .d_ff = 1024};
   switch (variant) {
     case kShaw:
       c.position.type = PositionType::kRelative;

@@ -47,7 +47,8 @@ void prepare(HttpCall& call, const std::string& url, double seconds_left) {
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, append_answer);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &call);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(std::ceil(seconds_left * 1e3)));
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM, safe off the main thread
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL,
+                   1L);  // timeouts without SIGALRM, safe off the main thread
 }
 
 CallOutcome outcome_of(CURLcode result, HttpCall& call) {

@@ -2,9 +2,9 @@
 // incremental self-attention over a KV cache whose rows may sit at different steps (decoder),
 // and cross-attention over encoder memory shared by all beams of a sentence.
 //
-// The relative terms follow DESIGN.md §3: one GEMM for the key term of every row and head,
-// the offset index computed inside the softmax kernel, a bucketed sum of the attention row for
-// the value term and one more GEMM. Stateless; thread-safe.
+// The relative terms follow docs/engine.md "Relative self-attention": one GEMM for the key term of
+// every row and head, the offset index computed inside the softmax kernel, a bucketed sum of the
+// attention row for the value term and one more GEMM. Stateless; thread-safe.
 #pragma once
 
 #include <vector>

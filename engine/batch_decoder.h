@@ -1,7 +1,7 @@
-// Step-level (in-flight) batched decoding (DESIGN.md §4). Sentences join after being encoded and
-// leave as soon as they finish or are cancelled; every decoder step runs all rows of all active
-// sentences together, each row at its own position. A sentence's result does not depend on what
-// it shares a step with.
+// Step-level (in-flight) batched decoding (docs/engine.md "Step-level (in-flight) batching").
+// Sentences join after being encoded and leave as soon as they finish or are cancelled; every
+// decoder step runs all rows of all active sentences together, each row at its own position. A
+// sentence's result does not depend on what it shares a step with.
 //
 // Not thread-safe: one loop owns a BatchDecoder (the offline Translator makes one per call, the
 // server's scheduler one per model).

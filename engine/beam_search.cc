@@ -150,7 +150,8 @@ void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, 
     // is the next missing token, scored with its own log-prob when the scan has it, else with
     // the scan's lowest (a bound it cannot exceed).
     const int insertion = constraints_->next_insertion(state);
-    if (insertion >= 0 && (state.forcing >= 0 || constraints_->missing_tokens(state) >= steps_left)) {
+    if (insertion >= 0 &&
+        (state.forcing >= 0 || constraints_->missing_tokens(state) >= steps_left)) {
       const int token = constraints_->next_token(state, insertion);
       float log_prob = row_log_probs[scanned - 1];
       for (int i = 0; i < scanned; ++i) {

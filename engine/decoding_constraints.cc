@@ -81,7 +81,8 @@ bool DecodingConstraints::allows(const ConstraintState& state, int token) const 
 bool DecodingConstraints::advances_missing(const ConstraintState& state, int token) const {
   for (int c = 0; c < size(); ++c) {
     const auto i = static_cast<std::size_t>(c);
-    if (state.emitted[i] < phrases_[i].count && step(c, state.matched[i], token) > state.matched[i]) {
+    if (state.emitted[i] < phrases_[i].count &&
+        step(c, state.matched[i], token) > state.matched[i]) {
       return true;
     }
   }

@@ -29,16 +29,15 @@ void embed(const Model& model, const std::vector<std::vector<int>>& source_ids, 
       positions.push_back(static_cast<int>(t));
     }
   }
-  kernels::embedding_cpu({.ids = ids.data(),
-                          .count = tokens,
-                          .table = model.encoder_embeddings().data<float>(),
-                          .vocab = vocab,
-                          .dim = arch.d_model,
-                          .scale = arch.embedding_scale ? std::sqrt(static_cast<float>(arch.d_model))
-                                                        : 1.0f,
-                          .positions = model.config().position.sinusoidal ? positions.data()
-                                                                          : nullptr,
-                          .out = out});
+  kernels::embedding_cpu(
+      {.ids = ids.data(),
+       .count = tokens,
+       .table = model.encoder_embeddings().data<float>(),
+       .vocab = vocab,
+       .dim = arch.d_model,
+       .scale = arch.embedding_scale ? std::sqrt(static_cast<float>(arch.d_model)) : 1.0f,
+       .positions = model.config().position.sinusoidal ? positions.data() : nullptr,
+       .out = out});
 }
 
 }  // namespace

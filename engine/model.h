@@ -38,7 +38,7 @@ struct SelfAttentionWeights {
   int max_relative_position = 0;  // k; 0: no relative term
   Tensor relative_keys;    // [2k+1, head_dim]
   Tensor relative_values;  // [2k+1, head_dim]; the same storage as relative_keys when shared
-  Tensor offset_bias;      // T5: [heads, 2 * max_offset + 1], bias of offset o at [h, o + max_offset]
+  Tensor offset_bias;  // T5: [heads, 2 * max_offset + 1], bias of offset o at [h, o + max_offset]
 };
 
 struct CrossAttentionWeights {

@@ -87,7 +87,8 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
   std::vector<SentenceRequest> requests;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     check_source(sources[i], i);
-    requests.push_back({.id = i, .source_ids = sources[i], .options = options, .constraints = nullptr});
+    requests.push_back(
+        {.id = i, .source_ids = sources[i], .options = options, .constraints = nullptr});
   }
   return decode(std::move(requests));
 }
@@ -107,7 +108,8 @@ std::vector<std::vector<Hypothesis>> Translator::decode(
   BatchDecoder decoder(engine_, std::move(kept));
   std::size_t next = 0;
   while (next < requests.size() || !decoder.empty()) {
-    const auto room = static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences());
+    const auto room =
+        static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences());
     std::vector<SentenceRequest> admitted;
     for (; next < requests.size() && admitted.size() < room; ++next) {
       admitted.push_back(std::move(requests[next]));
@@ -148,13 +150,15 @@ std::vector<TranslationResult> Translator::translate(const std::vector<std::stri
   check_options(options);
   std::vector<PreparedSource> prepared;
   prepared.reserve(sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) prepared.push_back(prepare(sources[i], i, spans));
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    prepared.push_back(prepare(sources[i], i, spans));
   std::vector<SentenceRequest> requests;
   for (std::size_t i = 0; i < prepared.size(); ++i) {
-    requests.push_back({.id = i,
-                        .source_ids = prepared[i].ids,
-                        .options = options,
-                        .constraints = prepared[i].spans ? prepared[i].spans->constraints : nullptr});
+    requests.push_back(
+        {.id = i,
+         .source_ids = prepared[i].ids,
+         .options = options,
+         .constraints = prepared[i].spans ? prepared[i].spans->constraints : nullptr});
   }
   auto hypotheses = decode(std::move(requests));
   std::vector<TranslationResult> results;

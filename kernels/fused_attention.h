@@ -1,5 +1,6 @@
-// Fused multi-head attention with relative positions (DESIGN.md §3), in one pass per query row
-// and head, with memory linear in the sequence length (flash-style online softmax):
+// Fused multi-head attention with relative positions (docs/engine.md "Relative self-attention"), in
+// one pass per query row and head, with memory linear in the sequence length (flash-style online
+// softmax):
 //
 //   e_ij  = scale * q_i . k_j  +  scale * q_i . K_rel[r(i, j)]     (Shaw; r computed in-kernel)
 //                              |  offset_bias[h, j - pos(i)]       (T5 bucket bias per offset)

@@ -1,7 +1,8 @@
 // The decoder's self-attention cache on the device side of the engine: one buffer holds, for
 // every row (a beam of a sentence), every decoder layer's keys and values of every position:
 //
-//   cache [rows, layers, capacity, 2, d_model]   (position p of layer l of row r: keys, then values)
+//   cache [rows, layers, capacity, 2, d_model]   (position p of layer l of row r: keys, then
+//   values)
 //
 // Two ops keep it: append writes this step's key and value of one layer for every row at the
 // row's own position (rows may sit at different steps); gather rearranges rows between steps

@@ -1,4 +1,4 @@
-// The softmax of relation-aware self-attention (Shaw et al. 2018; DESIGN.md §3), for a block of
+// The softmax of relation-aware self-attention (Shaw et al. 2018; docs/engine.md), for a block of
 // query rows of one (sequence, head):
 //
 //   e_ij  = scores_ij + key_term[i, r(i, j)]        (relative: r computed here, no index matrix)
@@ -8,8 +8,6 @@
 //
 // The caller then adds bucket_sums x V_rel to alpha x V with one GEMM for all rows and heads.
 #pragma once
-
-#include "kernels/stream.h"
 
 namespace rpt::kernels {
 
@@ -35,26 +33,5 @@ struct RelativeSoftmaxArgs {
 };
 
 void relative_softmax_cpu(const RelativeSoftmaxArgs& args);
-
-// The same for every (sequence, head) of a padded batch at once: the shape the GPU runs.
-struct BatchedRelativeSoftmaxArgs {
-  float* scores = nullptr;  // [batch, heads, queries, key_stride]; becomes alpha
-  int batch = 0;
-  int heads = 0;
-  int queries = 0;
-  int key_stride = 0;
-  const int* key_lengths = nullptr;      // [batch] valid keys of each sequence
-  const int* query_lengths = nullptr;    // [batch] valid query rows; nullptr: all `queries`
-  const int* query_positions = nullptr;  // [batch] position of query row 0 of each sequence
-  int max_relative_position = 0;         // k; 0: no relative term
-  const float* key_term = nullptr;       // [batch, queries, heads, 2k+1] or nullptr
-  float* bucket_sums = nullptr;          // [batch, queries, heads, 2k+1] or nullptr
-  const float* offset_bias = nullptr;    // T5: [heads, offset_bias_width] or nullptr
-  int offset_bias_width = 0;             // odd; offset 0 at (width - 1) / 2
-};
-
-// Query rows past a sequence's query length (padding) are left untouched.
-void relative_softmax_batched_cpu(const BatchedRelativeSoftmaxArgs& args);
-void relative_softmax_batched_cuda(const BatchedRelativeSoftmaxArgs& args, CudaStream stream);
 
 }  // namespace rpt::kernels

@@ -123,7 +123,8 @@ bool Scheduler::run_once() {
       admitted_jobs.reserve(queue_.size());
       stopping = stopping_;
       if (stopping) {
-        for (QueuedSentence& queued : queue_) dead.push_back({std::move(queued.job), shutting_down});
+        for (QueuedSentence& queued : queue_)
+          dead.push_back({std::move(queued.job), shutting_down});
         queue_.clear();
         queued_tokens_ = 0;
       } else {
@@ -171,7 +172,8 @@ void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
     TranslationJob& job = *it->job;
     RequestStatus reason = dead_reason(job, now, "queued");
     if (job.finished || !reason.ok()) {
-      queued_tokens_ -= static_cast<long>(job.source_ids[static_cast<std::size_t>(it->index)].size());
+      queued_tokens_ -=
+          static_cast<long>(job.source_ids[static_cast<std::size_t>(it->index)].size());
       dead.push_back({it->job, std::move(reason)});
       continue;
     }
@@ -240,7 +242,8 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
   const Clock::time_point start = Clock::now();
   std::vector<SentenceRequest> requests;
   for (QueuedSentence& queued : admitted) {
-    metrics_.queue_seconds->Observe(std::chrono::duration<double>(start - queued.queued_at).count());
+    metrics_.queue_seconds->Observe(
+        std::chrono::duration<double>(start - queued.queued_at).count());
     const std::uint64_t id = next_sentence_id_++;
     const auto index = static_cast<std::size_t>(queued.index);
     const auto& spans = queued.job->spans;

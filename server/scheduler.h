@@ -1,7 +1,7 @@
-// Step-level (in-flight) batching for one model (DESIGN.md §4, §5). One thread owns an
-// rpt::BatchDecoder and loops: drop sentences of cancelled, expired or failed calls (freeing
-// their rows), admit queued sentences under the step budget and encode them, run one decoder
-// step for every active row, and deliver the sentences that finished.
+// Step-level (in-flight) batching for one model (docs/engine.md "Step-level (in-flight) batching").
+// One thread owns an rpt::BatchDecoder and loops: drop sentences of cancelled, expired or failed
+// calls (freeing their rows), admit queued sentences under the step budget and encode them, run one
+// decoder step for every active row, and deliver the sentences that finished.
 //
 // A failed encoding or step (most often the memory limit: sentences that fit alone may not fit
 // together) loses nothing in flight: the sentences go back to the front of the queue and at most

@@ -80,8 +80,8 @@ Server::Server(const ServerOptions& options)
   spdlog::info("CPU kernels: {}", cpu_kernels.summary());
   metrics_.set_cpu_kernels(cpu_kernels);
   spdlog::info("serving {} model(s) on port {} ({}), HTTP (probes, metrics, JSON API) on port {}",
-               registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
-               http_->port());
+               registry_.models().size(), grpc_port_,
+               options.tls_cert.empty() ? "plaintext" : "TLS", http_->port());
   write_ready_file();
 }
 

@@ -17,7 +17,7 @@ struct ModelSpec {
   std::string compute_type;  // --model-compute-type NAME=TYPE; empty: --compute-type
 };
 
-// Limits of one model's scheduler (DESIGN.md §4, §5).
+// Limits of one model's scheduler (docs/engine.md "Step-level (in-flight) batching").
 struct SchedulerOptions {
   // Admission queue bounds: a request that would push the queue past either gets
   // RESOURCE_EXHAUSTED at once; one larger than a bound on its own, INVALID_ARGUMENT.
@@ -52,7 +52,8 @@ struct ServerOptions {
   // The HTTP port (metrics_port: probes, /metrics, the JSON API): larger request bodies get 413.
   long http_max_body_bytes = 16L << 20;
   std::string device = "cpu";           // cpu | cuda
-  std::string compute_type = "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)
+  std::string compute_type =
+      "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)
   int device_index = 0;
   // Per model (CPU: decoding state); 0: no limit; below 0 (the default): on the CPU half the
   // memory available to the process split among the models, on a GPU no limit but the device's.

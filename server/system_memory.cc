@@ -25,9 +25,9 @@ std::optional<std::size_t> read_memory_limit(const std::string& path) {
 std::size_t available_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
-  std::size_t available = pages > 0 && page_size > 0
-                              ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size)
-                              : 0;
+  std::size_t available = pages > 0 && page_size > 0 ? static_cast<std::size_t>(pages) *
+                                                           static_cast<std::size_t>(page_size)
+                                                     : 0;
   // The root files (a container sees its own cgroup there) and this process's own group (a
   // systemd service on a host: "0::/system.slice/rpt.service" in /proc/self/cgroup, or v1's
   // "N:memory:/...").

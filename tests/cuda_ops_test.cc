@@ -29,7 +29,6 @@
 #include "kernels/gemm.h"
 #include "kernels/kv_cache.h"
 #include "kernels/layer_norm.h"
-#include "kernels/relative_softmax.h"
 #include "kernels/top_k_log_softmax.h"
 #include "tests/support/gpu_required.h"
 #include "tests/support/precision_storage.h"
@@ -399,91 +398,6 @@ TEST(GemmCudaArgsCheck, RefusesPrecisionPairsCublasCannotRun) {
                            nullptr),
                  InvalidArgument);
   }
-}
-
-struct SoftmaxCase {
-  int k;
-  bool t5;
-  bool buckets;
-};
-
-void PrintTo(const SoftmaxCase& c, std::ostream* out) {
-  *out << "k" << c.k << (c.t5 ? "_t5" : "") << (c.buckets ? "_buckets" : "");
-}
-
-// A batched relative softmax problem: random scores, key terms and T5 biases of these shapes.
-struct SoftmaxProblem {
-  int batch, heads, queries, key_stride, k;
-  std::vector<int> key_lengths, query_lengths, positions;  // query_lengths empty: all queries
-  bool key_term = true, buckets = true, t5_bias = false;
-};
-
-class CudaRelativeSoftmaxTest : public CudaOpsTest,
-                                public ::testing::WithParamInterface<SoftmaxCase> {
- protected:
-  // Runs the problem on the CPU and the device and compares scores and bucket sums.
-  void expect_device_matches_cpu(const SoftmaxProblem& p) {
-    const int width = 2 * p.k + 1;
-    const int bias_width = 2 * 16 + 1;
-    const std::size_t query_rows = static_cast<std::size_t>(p.batch) * p.queries * p.heads;
-    auto scores = random_vector(query_rows * p.key_stride);
-    const auto key_term = random_vector(query_rows * width);
-    const auto offset_bias = random_vector(static_cast<std::size_t>(p.heads) * bias_width);
-    std::vector<float> buckets(query_rows * width, 0.0f);
-    auto d_scores = upload(scores), d_key_term = upload(key_term), d_bias = upload(offset_bias),
-         d_buckets = upload(buckets), d_keys = upload(p.key_lengths),
-         d_positions = upload(p.positions);
-    DeviceBuffer d_queries;
-    if (!p.query_lengths.empty()) d_queries = upload(p.query_lengths);
-    BatchedRelativeSoftmaxArgs args{
-        .scores = scores.data(), .batch = p.batch, .heads = p.heads, .queries = p.queries,
-        .key_stride = p.key_stride, .key_lengths = p.key_lengths.data(),
-        .query_lengths = p.query_lengths.empty() ? nullptr : p.query_lengths.data(),
-        .query_positions = p.positions.data(), .max_relative_position = p.k,
-        .key_term = p.key_term ? key_term.data() : nullptr,
-        .bucket_sums = p.buckets ? buckets.data() : nullptr,
-        .offset_bias = p.t5_bias ? offset_bias.data() : nullptr,
-        .offset_bias_width = bias_width};
-    relative_softmax_batched_cpu(args);
-    args.scores = d_scores.as<float>();
-    args.key_lengths = d_keys.as<int>();
-    args.query_lengths = p.query_lengths.empty() ? nullptr : d_queries.as<int>();
-    args.query_positions = d_positions.as<int>();
-    args.key_term = p.key_term ? d_key_term.as<float>() : nullptr;
-    args.bucket_sums = p.buckets ? d_buckets.as<float>() : nullptr;
-    args.offset_bias = p.t5_bias ? d_bias.as<float>() : nullptr;
-    relative_softmax_batched_cuda(args, stream_->get());
-    expect_near(download<float>(d_scores, scores.size()), scores, 1e-5);
-    if (p.buckets) expect_near(download<float>(d_buckets, buckets.size()), buckets, 1e-5);
-  }
-};
-
-TEST_P(CudaRelativeSoftmaxTest, MatchesCpuOnAPaddedBatch) {
-  const SoftmaxCase c = GetParam();
-  expect_device_matches_cpu({.batch = 3, .heads = 2, .queries = 11, .key_stride = 11, .k = c.k,
-                             .key_lengths = {11, 4, 7}, .query_lengths = {11, 4, 7},
-                             .positions = {0, 0, 0}, .key_term = !c.t5, .buckets = c.buckets,
-                             .t5_bias = c.t5});
-}
-
-INSTANTIATE_TEST_SUITE_P(Variants, CudaRelativeSoftmaxTest,
-                         ::testing::Values(SoftmaxCase{3, false, true}, SoftmaxCase{0, false, true},
-                                           SoftmaxCase{16, false, true}, SoftmaxCase{0, true, false},
-                                           SoftmaxCase{2, false, false}));
-
-TEST_F(CudaRelativeSoftmaxTest, DecoderStepRowsAtDifferentPositions) {
-  // queries = 1 per sequence, each at its own step t (keys = t + 1).
-  expect_device_matches_cpu({.batch = 4, .heads = 3, .queries = 1, .key_stride = 40, .k = 2,
-                             .key_lengths = {1, 6, 18, 40}, .query_lengths = {},
-                             .positions = {0, 5, 17, 39}});
-}
-
-// Rows longer than a block (128 threads): each thread sums several keys; one sequence starts at
-// position 7 with many query rows.
-TEST_F(CudaRelativeSoftmaxTest, RowsLongerThanABlock) {
-  expect_device_matches_cpu({.batch = 3, .heads = 2, .queries = 300, .key_stride = 300, .k = 3,
-                             .key_lengths = {300, 129, 5}, .query_lengths = {300, 129, 5},
-                             .positions = {0, 7, 0}});
 }
 
 // top_k_log_softmax on the CPU, then on the device held to the CPU's ids and log-probs; returns

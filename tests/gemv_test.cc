@@ -34,7 +34,8 @@ TEST(GemvCpu, MatchesFloat64WithinFloatRounding) {
         const int y_size = transpose ? s.cols : s.rows;
         std::vector<float> x(static_cast<std::size_t>(x_size)), y(static_cast<std::size_t>(y_size));
         for (float& v : x) v = normal(random);
-        for (float& v : y) v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : normal(random);
+        for (float& v : y)
+          v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : normal(random);
         const std::vector<float> y_before = y;
         const float alpha = 1.5f;
         gemv_cpu({.transpose_a = transpose, .rows = s.rows, .cols = s.cols, .alpha = alpha,

@@ -60,7 +60,8 @@ class GoldenTest : public ::testing::TestWithParam<std::string> {
 
   std::vector<std::vector<int>> sources() const {
     std::vector<std::vector<int>> out;
-    for (const json& c : golden_.at("cases")) out.push_back(c.at("source_ids").get<std::vector<int>>());
+    for (const json& c : golden_.at("cases"))
+      out.push_back(c.at("source_ids").get<std::vector<int>>());
     return out;
   }
 
@@ -124,7 +125,8 @@ TEST_P(GoldenTest, EncoderStatesAndStepLogProbsWithin2e5) {
 void expect_search_parity(const Translator& translator, const json& golden, const char* key,
                           const DecodingOptions& options) {
   std::vector<std::vector<int>> sources;
-  for (const json& c : golden.at("cases")) sources.push_back(c.at("source_ids").get<std::vector<int>>());
+  for (const json& c : golden.at("cases"))
+    sources.push_back(c.at("source_ids").get<std::vector<int>>());
   const auto batched = translator.translate_ids(sources, options);
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const json& c = golden.at("cases")[i];

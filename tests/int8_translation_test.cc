@@ -20,7 +20,8 @@ class Int8TranslationTest : public ::testing::Test {
     testing::SyntheticModelOptions options;
     options.vocabulary_size = 60;
     ModelConfig& c = options.config;
-    c.architecture = {.encoder_layers = 2, .decoder_layers = 2, .d_model = 32, .heads = 4, .d_ff = 64};
+    c.architecture = {
+        .encoder_layers = 2, .decoder_layers = 2, .d_model = 32, .heads = 4, .d_ff = 64};
     c.position.type = PositionType::kRelative;
     c.position.encoder_max_relative_position = 4;
     c.position.decoder_max_relative_position = 4;
@@ -168,8 +169,9 @@ TEST_F(Int8TranslationTest, EngineRefusesMismatchedModelsAndDevices) {
   EXPECT_THROW(Engine::create(float32_, {.precision = kernels::Precision::kInt8}), InvalidArgument)
       << "int8 compute needs a model loaded with int8 weights";
   EXPECT_THROW(Engine::create(int8_), InvalidArgument) << "float32 compute on int8 weights";
-  EXPECT_THROW(Engine::create(int8_, {.device = Device::kCuda, .precision = kernels::Precision::kInt8}),
-               InvalidArgument)
+  EXPECT_THROW(
+      Engine::create(int8_, {.device = Device::kCuda, .precision = kernels::Precision::kInt8}),
+      InvalidArgument)
       << "no CUDA int8 path";
   EXPECT_EQ(parse_precision("int8"), kernels::Precision::kInt8);
 }

@@ -23,7 +23,8 @@ void PrintTo(const Variant& variant, std::ostream* out) { *out << variant.name; 
 
 ModelConfig base_config() {
   ModelConfig c;
-  c.architecture = {.encoder_layers = 2, .decoder_layers = 2, .d_model = 12, .heads = 3, .d_ff = 20};
+  c.architecture = {
+      .encoder_layers = 2, .decoder_layers = 2, .d_model = 12, .heads = 3, .d_ff = 20};
   c.position.type = PositionType::kRelative;
   c.position.encoder_max_relative_position = 3;
   c.position.decoder_max_relative_position = 2;

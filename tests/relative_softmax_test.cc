@@ -1,5 +1,5 @@
-// The fused relative softmax against a direct O(L^2 d) evaluation of DESIGN.md §2 that builds
-// the relative index matrix and gathers K_rel / V_rel per (i, j).
+// The fused relative softmax against a direct O(L^2 d) evaluation of the equations in
+// docs/engine.md that builds the relative index matrix and gathers K_rel / V_rel per (i, j).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -44,7 +44,8 @@ TEST_P(RelativeSoftmaxTest, MatchesDirectEvaluation) {
     for (int j = 0; j < p.keys; ++j) {
       const int r = relative_index(p.first_position + i, j, p.k);
       double dot = 0.0;
-      for (int c = 0; c < p.d; ++c) dot += q[i * p.d + c] * (keys[j * p.d + c] + k_rel[r * p.d + c]);
+      for (int c = 0; c < p.d; ++c)
+        dot += q[i * p.d + c] * (keys[j * p.d + c] + k_rel[r * p.d + c]);
       e[j] = dot;
       max_e = std::max(max_e, dot);
     }

@@ -58,7 +58,8 @@ TEST_F(SpanProtectionTest, OtherSpansAreMaskedAndRestored) {
   ASSERT_EQ(p.masks.size(), 1u);
   EXPECT_EQ(p.masks[0].original, "{count}");
   EXPECT_EQ(p.text.find("{count}"), std::string::npos) << p.text;
-  const std::string sentinel = translator_->model().target_vocabulary().to_token(p.masks[0].target_id);
+  const std::string sentinel =
+      translator_->model().target_vocabulary().to_token(p.masks[0].target_id);
   EXPECT_NE(p.text.find(sentinel), std::string::npos) << p.text;
   // A translation with the sentinel gets the original back, and counts as keeping it.
   const auto& vocabulary = translator_->model().target_vocabulary();

@@ -42,8 +42,8 @@ Expected full_sort(const std::vector<float>& logits, int rows, int vocab, int k,
     });
     for (int i = 0; i < k; ++i) {
       out.ids.push_back(order[static_cast<std::size_t>(i)]);
-      out.log_probs.push_back(
-          static_cast<float>(log_probs[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]));
+      out.log_probs.push_back(static_cast<float>(
+          log_probs[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])]));
     }
   }
   return out;

@@ -82,7 +82,8 @@ TEST_F(TranslatorTest, InFlightAdmissionGivesTheSameResults) {
   const auto b = wide.translate(sentences(), beam(3, 3));
   ASSERT_EQ(a.size(), sentences().size());
   ASSERT_EQ(b.size(), sentences().size());
-  for (std::size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], "sentence " + std::to_string(i));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    expect_same(a[i], b[i], "sentence " + std::to_string(i));
 }
 
 TEST_F(TranslatorTest, ConcurrentCallsAgree) {
@@ -246,7 +247,8 @@ TEST(ComputeOptionsParsing, AcceptsTheDocumentedNamesAndRefusesOthers) {
 TEST(EngineCreate, RefusesWhatTheDeviceCannotDo) {
   const std::string directory = testing::make_temp_directory("rpt-engine");
   testing::SyntheticModelOptions options;
-  options.config.architecture = {.encoder_layers = 1, .decoder_layers = 1, .d_model = 8, .heads = 2, .d_ff = 16};
+  options.config.architecture = {
+      .encoder_layers = 1, .decoder_layers = 1, .d_model = 8, .heads = 2, .d_ff = 16};
   testing::write_synthetic_model(directory, options);
   const auto model = Model::load(directory);
   EXPECT_THROW(Engine::create(model, {.precision = kernels::Precision::kFloat16}), InvalidArgument)

@@ -1,7 +1,7 @@
 // rpt-translate's loop: input lines join the in-flight batch as they arrive and as room frees up,
 // and each translation is handed on in input order as soon as every earlier one has been, so
 // output streams while input is still being read (a sentence's result does not depend on what it
-// is batched with, DESIGN.md §4).
+// is batched with, docs/engine.md).
 //
 // With `decoders` > 1, that many batch decoders run on as many threads (the caller's and
 // decoders - 1 more), each admitting lines from one shared, longest-first block as its batch has

@@ -22,7 +22,9 @@ using kernels::Precision;
 
 constexpr std::size_t kAlignment = 256;
 
-std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
 
 // Lays sub-buffers out in one allocation, each aligned; offsets first, addresses once allocated.
 class Layout {

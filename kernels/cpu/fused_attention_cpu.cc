@@ -70,7 +70,8 @@ void fused_attention_cpu(const FusedAttentionArgs& args) {
       for (int j = 0; j < count; ++j) {
         const double alpha = scores[static_cast<std::size_t>(j)] / total;
         const float* v = value(j);
-        for (int i = 0; i < args.head_dim; ++i) context[static_cast<std::size_t>(i)] += alpha * v[i];
+        for (int i = 0; i < args.head_dim; ++i)
+          context[static_cast<std::size_t>(i)] += alpha * v[i];
         if (k > 0) buckets[static_cast<std::size_t>(relative_index(position, j, k))] += alpha;
       }
       if (k > 0 && relative_values != nullptr) {
@@ -81,7 +82,8 @@ void fused_attention_cpu(const FusedAttentionArgs& args) {
           }
         }
       }
-      for (int i = 0; i < args.head_dim; ++i) z[i] = static_cast<float>(context[static_cast<std::size_t>(i)]);
+      for (int i = 0; i < args.head_dim; ++i)
+        z[i] = static_cast<float>(context[static_cast<std::size_t>(i)]);
     }
   }
 }

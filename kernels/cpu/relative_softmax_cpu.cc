@@ -52,36 +52,4 @@ void relative_softmax_cpu(const RelativeSoftmaxArgs& args) {
   }
 }
 
-void relative_softmax_batched_cpu(const BatchedRelativeSoftmaxArgs& args) {
-  const int width = 2 * args.max_relative_position + 1;
-  const long table_stride = static_cast<long>(args.heads) * width;
-  for (int b = 0; b < args.batch; ++b) {
-    const int keys = args.key_lengths[b];
-    for (int h = 0; h < args.heads; ++h) {
-      RelativeSoftmaxArgs block;
-      block.scores = args.scores + (static_cast<long>(b) * args.heads + h) * args.queries *
-                                       args.key_stride;
-      block.queries = args.query_lengths ? args.query_lengths[b] : args.queries;
-      block.keys = keys;
-      block.ld_scores = args.key_stride;
-      block.first_query_position = args.query_positions[b];
-      block.max_relative_position = args.max_relative_position;
-      const long first = static_cast<long>(b) * args.queries * table_stride + h * width;
-      if (args.key_term != nullptr) {
-        block.key_term = args.key_term + first;
-        block.ld_key_term = static_cast<int>(table_stride);
-      }
-      if (args.bucket_sums != nullptr) {
-        block.bucket_sums = args.bucket_sums + first;
-        block.ld_bucket_sums = static_cast<int>(table_stride);
-      }
-      if (args.offset_bias != nullptr) {
-        block.offset_bias = args.offset_bias + static_cast<long>(h) * args.offset_bias_width +
-                            (args.offset_bias_width - 1) / 2;
-      }
-      relative_softmax_cpu(block);
-    }
-  }
-}
-
 }  // namespace rpt::kernels

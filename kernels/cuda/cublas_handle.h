@@ -1,6 +1,6 @@
 // A cuBLAS + cuBLASLt handle bound to one stream, and how gemm_cuda picks its kernels on it.
-// Neither copied nor moved (owners hold it where it was made or by unique_ptr). Not thread-safe: one handle serves one stream, from one thread at a time (each
-// decoding backend owns one).
+// Neither copied nor moved (owners hold it where it was made or by unique_ptr). Not thread-safe:
+// one handle serves one stream, from one thread at a time (each decoding backend owns one).
 #pragma once
 
 #include <cublasLt.h>

@@ -1,6 +1,6 @@
 // RAII owners for CUDA resources: a stream and device memory allocated in stream order (the
-// cuBLAS handle: cublas_handle.h). All are move-only; destruction never throws (errors at teardown are dropped,
-// the process may be exiting because the device is gone).
+// cuBLAS handle: cublas_handle.h). All are move-only; destruction never throws (errors at teardown
+// are dropped, the process may be exiting because the device is gone).
 #pragma once
 
 #include <cstddef>

@@ -134,7 +134,8 @@ TEST_F(LoadgenTest, ProgressLineOnATerminalOnly) {
   const std::string shown = run_binary({"/usr/bin/script", "-qec", command, "/dev/null"}, "");
   EXPECT_THAT(shown, HasSubstr("rpt-loadgen: 20 calls/s offered, "));
   EXPECT_THAT(shown, HasSubstr(" sent, "));
-  const std::string quiet = run_binary({"/usr/bin/script", "-qec", command + " --quiet", "/dev/null"}, "");
+  const std::string quiet =
+      run_binary({"/usr/bin/script", "-qec", command + " --quiet", "/dev/null"}, "");
   EXPECT_THAT(quiet, Not(HasSubstr("calls/s offered")));
   EXPECT_THAT(quiet, HasSubstr("\"offered_rate\":20.0"));
 }

@@ -112,7 +112,8 @@ TEST_F(ServerApiTest, NBestWithScoresAndTokens) {
       EXPECT_GE(hypotheses[i - 1].score(), hypotheses[i].score());
     }
   }
-  EXPECT_EQ(static_cast<int>(response.translations(0).target_tokens()), hypotheses[0].tokens_size());
+  EXPECT_EQ(static_cast<int>(response.translations(0).target_tokens()),
+            hypotheses[0].tokens_size());
 }
 
 TEST_F(ServerApiTest, StreamSendsEveryTextOnceWithItsIndex) {
@@ -274,8 +275,9 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
                  StatusCode::INVALID_ARGUMENT, "min_length is 11");
   expect_refused(options([](auto& o) { o.set_length_penalty(50.0f); }),
                  StatusCode::INVALID_ARGUMENT, "length_penalty");
-  expect_refused(options([](auto& o) { o.set_length_penalty_type(static_cast<v1::LengthPenaltyType>(42)); }),
-                 StatusCode::INVALID_ARGUMENT, "length_penalty_type");
+  expect_refused(
+      options([](auto& o) { o.set_length_penalty_type(static_cast<v1::LengthPenaltyType>(42)); }),
+      StatusCode::INVALID_ARGUMENT, "length_penalty_type");
 
   expect_refused(request({"ok"}, "xx-yy"), StatusCode::NOT_FOUND, "no model named 'xx-yy'");
   v1::TranslateRequest pair = request({"ok"}, "");

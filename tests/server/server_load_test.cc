@@ -217,15 +217,17 @@ TEST(ServerLoadTest, MemoryLimitRetriesInSmallerGroupsAndLosesNothing) {
   // with RESOURCE_EXHAUSTED and says why; the server carries on.
   v1::TranslateResponse response;
   auto context = context_with_deadline(60);
-  const grpc::Status refused = server.stub()->Translate(context.get(), long_request(1, 300), &response);
+  const grpc::Status refused =
+      server.stub()->Translate(context.get(), long_request(1, 300), &response);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(refused.error_message(), HasSubstr("memory limit"));
   v1::TranslateResponse after;
   auto after_context = context_with_deadline(30);
   EXPECT_TRUE(server.stub()->Translate(after_context.get(), request({"Cancel"}), &after).ok());
   // The CPU reports its decoding state like a GPU: the last call's cache is still held.
-  EXPECT_TRUE(wait_for_metric(server, R"(rpt_device_memory_bytes{device="cpu",model="en-de",use="decoder"})",
-                              [](double v) { return v > 0; }, 5));
+  EXPECT_TRUE(wait_for_metric(
+      server, R"(rpt_device_memory_bytes{device="cpu",model="en-de",use="decoder"})",
+      [](double v) { return v > 0; }, 5));
 }
 
 TEST(ServerLoadTest, DeadlinesExpireInTheQueueAndWhileDecoding) {
@@ -454,9 +456,10 @@ TEST(ServerLoadTest, RoundRobinClientsMoveOffADrainingServer) {
     EXPECT_TRUE(status.ok()) << "call " << i << ": " << status.error_code() << " "
                              << status.error_message();
   }
-  EXPECT_EQ(metric(staying,
-                   R"(rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="grpc"})"),
-            staying_before + kCalls);
+  EXPECT_EQ(
+      metric(staying,
+             R"(rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="grpc"})"),
+      staying_before + kCalls);
   for (auto& call : in_flight) {
     const grpc::Status done = call.get();
     EXPECT_TRUE(done.ok()) << done.error_code() << " " << done.error_message();

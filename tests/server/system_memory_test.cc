@@ -34,8 +34,8 @@ TEST_F(MemoryLimitFileTest, ReadsBytesAndKnowsNoLimit) {
 }
 
 TEST(AvailableMemory, IsPositiveAndAtMostThePhysicalMemory) {
-  const std::size_t physical =
-      static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+  const std::size_t physical = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                               static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
   const std::size_t available = available_memory_bytes();
   EXPECT_GT(available, 0u);
   EXPECT_LE(available, physical);

@@ -54,7 +54,8 @@ struct ReferenceTransformer::Impl {
       for (double v : row) var += (v - mean) * (v - mean);
       var /= static_cast<double>(row.size());
       for (std::size_t i = 0; i < row.size(); ++i) {
-        row[i] = (row[i] - mean) / std::sqrt(var + config.architecture.norm_eps) * gamma[i] + beta[i];
+        row[i] =
+            (row[i] - mean) / std::sqrt(var + config.architecture.norm_eps) * gamma[i] + beta[i];
       }
     }
     return y;
@@ -104,15 +105,16 @@ struct ReferenceTransformer::Impl {
         for (std::size_t j = 0; j < keys; ++j) {
           double dot = 0.0;
           for (std::size_t c = 0; c < dh; ++c) {
-            const double key = k[j][base + c] +
-                               (relative ? k_rel[static_cast<std::size_t>(index[i][j]) * dh + c] : 0.0);
+            const double key =
+                k[j][base + c] +
+                (relative ? k_rel[static_cast<std::size_t>(index[i][j]) * dh + c] : 0.0);
             dot += q[i][base + c] * key;
           }
           e[j] = dot / std::sqrt(static_cast<double>(dh));
           if (t5) {
-            const int bucket = kernels::t5_bucket(static_cast<int>(j) - static_cast<int>(i), !causal,
-                                                  config.position.buckets,
-                                                  config.position.max_distance);
+            const int bucket =
+                kernels::t5_bucket(static_cast<int>(j) - static_cast<int>(i), !causal,
+                                   config.position.buckets, config.position.max_distance);
             e[j] += t5_bias[static_cast<std::size_t>(bucket * heads + h)];
           }
           max_e = std::max(max_e, e[j]);
@@ -121,8 +123,9 @@ struct ReferenceTransformer::Impl {
         for (double& x : e) sum += (x = std::exp(x - max_e));
         for (std::size_t j = 0; j < keys; ++j) {
           for (std::size_t c = 0; c < dh; ++c) {
-            const double value = v[j][base + c] +
-                                 (relative ? v_rel[static_cast<std::size_t>(index[i][j]) * dh + c] : 0.0);
+            const double value =
+                v[j][base + c] +
+                (relative ? v_rel[static_cast<std::size_t>(index[i][j]) * dh + c] : 0.0);
             context[i][base + c] += e[j] / sum * value;
           }
         }

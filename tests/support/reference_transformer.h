@@ -1,7 +1,7 @@
 // Test support: a direct, unoptimised evaluation of the model in double precision, written from
-// DESIGN.md §2 independently of the engine: explicit relative index matrices, a gathered
-// K_rel / V_rel vector per (i, j), full-sequence causal decoding instead of a KV cache, weights
-// read by name from the weights file. Slow on purpose; only for small synthetic models.
+// docs/engine.md's equations independently of the engine: explicit relative index matrices, a
+// gathered K_rel / V_rel vector per (i, j), full-sequence causal decoding instead of a KV cache,
+// weights read by name from the weights file. Slow on purpose; only for small synthetic models.
 #pragma once
 
 #include <memory>

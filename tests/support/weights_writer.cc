@@ -25,7 +25,8 @@ std::vector<unsigned char> encode(const NamedTensor& tensor) {
   if (tensor.dtype == "float16") {
     for (float v : tensor.values) append_le(bytes, float_to_half(v), 2);
   } else if (tensor.dtype == "int8") {
-    for (float v : tensor.values) bytes.push_back(static_cast<unsigned char>(static_cast<std::int8_t>(v)));
+    for (float v : tensor.values)
+      bytes.push_back(static_cast<unsigned char>(static_cast<std::int8_t>(v)));
   } else {
     bytes.resize(tensor.values.size() * sizeof(float));
     std::memcpy(bytes.data(), tensor.values.data(), bytes.size());
@@ -113,7 +114,10 @@ class TensorFactory {
   }
   void norm(const std::string& name, int d) {
     std::uniform_real_distribution<float> around_one(0.8f, 1.2f);
-    NamedTensor gamma{name + ".gamma", dtype_ == "int8" ? "float32" : dtype_, {d}, std::vector<float>(static_cast<std::size_t>(d))};
+    NamedTensor gamma{name + ".gamma",
+                      dtype_ == "int8" ? "float32" : dtype_,
+                      {d},
+                      std::vector<float>(static_cast<std::size_t>(d))};
     for (float& v : gamma.values) v = around_one(random_);
     tensors.push_back(std::move(gamma));
     random(name + ".beta", {d}, 0.1f);
