@@ -70,9 +70,12 @@ TEST(CpuKernels, NameWhatThisConfigurationAsksFor) {
   EXPECT_NE(kernels.int8.find(environment("RPT_INT8_PACKED") == "0" ? " matmul " : " packed "),
             std::string::npos)
       << kernels.int8;
+  // "onednn-X packed ISA, N-bit activations": held to SSE4.1, no VNNI, so 7 bits.
   if (environment("ONEDNN_MAX_CPU_ISA") == "SSE41") {
-    EXPECT_EQ(kernels.int8.substr(kernels.int8.rfind(' ') + 1), "sse41");
+    EXPECT_NE(kernels.int8.find(" sse41, 7-bit activations"), std::string::npos) << kernels.int8;
   }
+  const std::string bits = environment("RPT_INT8_ACTIVATION_BITS") == "7" ? "7-bit" : "-bit";
+  EXPECT_NE(kernels.int8.find(bits + " activations"), std::string::npos) << kernels.int8;
 }
 
 }  // namespace

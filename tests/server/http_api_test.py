@@ -362,8 +362,11 @@ class HttpDrainTest(unittest.TestCase):
             calls = [threading.Thread(target=call) for _ in range(3)]
             for t in calls:
                 t.start()
+            # All three calls decoding (2 texts x beam 4 rows each) before the signal: with 16
+            # rows (two calls) the third could still be on its way, and a connection the server
+            # has not accepted when it drains is closed unanswered (seen once under CI load).
             self.assertTrue(server.wait_for_metric('rpt_active_rows{model="en-de"}',
-                                                   lambda v: v >= 16))
+                                                   lambda v: v >= 24))
             server.signal(signal.SIGTERM)
             give_up = 0
             while server.request("GET", "/readyz")[0] != 503 and give_up < 500:
