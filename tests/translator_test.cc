@@ -57,6 +57,21 @@ class TranslatorTest : public ::testing::Test {
     }
   }
 
+  // `calls` threads translating sentences() at once (beam 4), each held to `expected`.
+  static void expect_concurrent_calls_agree(const Translator& translator, int calls,
+                                            const std::vector<TranslationResult>& expected) {
+    std::vector<std::vector<TranslationResult>> results(static_cast<std::size_t>(calls));
+    std::vector<std::thread> threads;
+    for (auto& slot : results) {
+      threads.emplace_back([&] { slot = translator.translate(sentences(), beam(4, 1)); });
+    }
+    for (auto& thread : threads) thread.join();
+    for (const auto& result : results) {
+      ASSERT_EQ(result.size(), expected.size());
+      for (std::size_t i = 0; i < result.size(); ++i) expect_same(result[i], expected[i], "thread");
+    }
+  }
+
   static inline std::string directory_;
   static inline std::shared_ptr<const Model> model_;
 };
@@ -89,17 +104,8 @@ TEST_F(TranslatorTest, InFlightAdmissionGivesTheSameResults) {
 TEST_F(TranslatorTest, ConcurrentCallsAgree) {
   const Translator translator(model_);
   const auto expected = translator.translate(sentences(), beam(4, 1));
-  std::vector<std::vector<TranslationResult>> results(4);
-  std::vector<std::thread> threads;
-  for (auto& slot : results) {
-    threads.emplace_back([&] { slot = translator.translate(sentences(), beam(4, 1)); });
-  }
-  for (auto& thread : threads) thread.join();
   ASSERT_EQ(expected.size(), sentences().size());
-  for (const auto& result : results) {
-    ASSERT_EQ(result.size(), expected.size());
-    for (std::size_t i = 0; i < result.size(); ++i) expect_same(result[i], expected[i], "thread");
-  }
+  expect_concurrent_calls_agree(translator, 4, expected);
 }
 
 // An engine that keeps backends between calls, as the GPU's does, over the CPU's arithmetic;
@@ -136,16 +142,7 @@ TEST_F(TranslatorTest, KeptBackendServesCallAfterCallAndAFailedCallDropsIt) {
 
   // Calls at once: one takes the kept backend, the others make their own; results unchanged.
   const auto expected = fresh.translate(sentences(), beam(4, 1));
-  std::vector<std::vector<TranslationResult>> results(3);
-  std::vector<std::thread> threads;
-  for (auto& slot : results) {
-    threads.emplace_back([&] { slot = translator.translate(sentences(), beam(4, 1)); });
-  }
-  for (auto& thread : threads) thread.join();
-  for (const auto& result : results) {
-    ASSERT_EQ(result.size(), expected.size());
-    for (std::size_t i = 0; i < result.size(); ++i) expect_same(result[i], expected[i], "thread");
-  }
+  expect_concurrent_calls_agree(translator, 3, expected);
   EXPECT_LE(engine->made.load(), 1 + 3);
 
   // A call refused by the memory limit drops its backend (its state is not trusted) and what it
