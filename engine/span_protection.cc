@@ -89,6 +89,20 @@ class SpanMasking {
     return choice;
   }
 
+  // A glossary term (its text in the source: `occurrence`): masked by a free placeholder that
+  // `target` replaces after decoding, or (kPhrase, or no placeholder free) read as it is with the
+  // target's pieces as the phrase (capitalised where the source opens with it).
+  Choice term(const std::string& occurrence, const std::string& target, bool initial_capital,
+              bool mask) {
+    // A placeholder of its own for each occurrence: a model copies each placeholder of its
+    // source once, and "the %1 on the %2 server" reads as it should.
+    if (const auto* sentinel = mask ? take_sentinel(SpanKind::kPositional) : nullptr) {
+      masks.push_back({sentinel->target_id, target, initial_capital});
+      return {sentinel->text, {sentinel->target_id}};
+    }
+    return {occurrence, target_phrase(initial_capital ? capitalize_first(target) : target)};
+  }
+
   std::vector<ProtectedSource::Mask> masks;
 
  private:
@@ -143,7 +157,7 @@ class SpanMasking {
   }
 
   Choice mask(const SpanProtector::Sentinel& sentinel, const std::string& original) {
-    masks.push_back({sentinel.target_id, original});
+    masks.push_back({sentinel.target_id, original, false});
     return {sentinel.text, {sentinel.target_id}};
   }
 
@@ -201,11 +215,23 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
   }
 }
 
-std::vector<int> SpanProtector::banned_tokens(std::string_view source,
+void SpanProtector::check_glossary(const Glossary& glossary, std::string_view what) const {
+  const Vocabulary& vocabulary = model_->target_vocabulary();
+  for (std::size_t i = 0; i < glossary.entries().size(); ++i) {
+    const std::string& target = glossary.entries()[i].target;
+    for (const std::string& piece : model_->target_tokenizer().encode(target)) {
+      RPT_CHECK(vocabulary.contains(piece), InvalidArgument, what, "[", i, "]: the target \"",
+                target, "\" cannot be written with the model's target vocabulary (no piece for \"",
+                piece, "\")");
+    }
+  }
+}
+
+std::vector<int> SpanProtector::banned_tokens(std::string_view source, bool spans,
                                               const std::vector<PhraseConstraint>& phrases) const {
   std::vector<int> banned;
   for (const Sentinel& sentinel : sentinels_) banned.push_back(sentinel.target_id);
-  for (std::size_t c = 0; c < kSpanOpeners.size(); ++c) {
+  for (std::size_t c = 0; spans && c < kSpanOpeners.size(); ++c) {
     if (source.find(kSpanOpeners[c]) != std::string_view::npos) continue;
     banned.insert(banned.end(), opener_pieces_[c].begin(), opener_pieces_[c].end());
   }
@@ -221,14 +247,22 @@ std::vector<int> SpanProtector::banned_tokens(std::string_view source,
 }
 
 ProtectedSource SpanProtector::protect(std::string_view source,
-                                       const SpanProtectionOptions& options) const {
+                                       const SpanProtectionOptions& options,
+                                       const GlossaryUse& glossary) const {
   ProtectedSource out;
   out.accelerators = options.accelerators;
-  if (!options.enabled) {
+  if (!options.enabled && glossary.empty()) {
     out.text = std::string(source);
     return out;
   }
-  const auto spans = find_protected_spans(source, {.accelerators = options.accelerators});
+  const auto spans = options.enabled
+                         ? find_protected_spans(source, {.accelerators = options.accelerators})
+                         : std::vector<ProtectedSpan>{};
+  const auto matches = match_glossary(source, glossary, spans);
+  if (!options.enabled && matches.empty()) {
+    out.text = std::string(source);
+    return out;
+  }
   out.spans = static_cast<int>(spans.size());
   SpanMasking masking(*this, source, options.mask);
   // Phrases in the order of their first span; a closing tag's phrase notes its opening one.
@@ -242,10 +276,18 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     ++phrases[static_cast<std::size_t>(it->second)].count;
     return it->second;
   };
-  std::vector<std::string> replacements(spans.size());
+  // What the model reads in place of each span and glossary match (they never overlap).
+  struct Replacement {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    std::string text;
+  };
+  std::vector<Replacement> replacements(spans.size());
   for (std::size_t i = 0; i < spans.size(); ++i) {
     const ProtectedSpan& span = spans[i];
     const std::string text(source.substr(span.begin, span.end - span.begin));
+    replacements[i].begin = span.begin;
+    replacements[i].end = span.end;
     if (span.kind == SpanKind::kAccelerator) {
       if (out.accelerator_marker.empty() && span.end < source.size()) {
         out.accelerator_marker = text;
@@ -257,7 +299,7 @@ ProtectedSource SpanProtector::protect(std::string_view source,
         out.expected.push_back(text);
         continue;  // replacement "": the marker is taken out
       }
-      replacements[i] = text;  // a second marker stays as text
+      replacements[i].text = text;  // a second marker stays as text
       continue;
     }
     out.expected.push_back(text);
@@ -265,8 +307,8 @@ ProtectedSource SpanProtector::protect(std::string_view source,
       const ProtectedSpan& closing = spans[static_cast<std::size_t>(span.partner)];
       const std::string close(source.substr(closing.begin, closing.end - closing.begin));
       const auto [open_choice, close_choice] = masking.pair(text, close);
-      replacements[i] = open_choice.replacement;
-      replacements[static_cast<std::size_t>(span.partner)] = close_choice.replacement;
+      replacements[i].text = open_choice.replacement;
+      replacements[static_cast<std::size_t>(span.partner)].text = close_choice.replacement;
       const int open_phrase = add(open_choice.phrase);
       const int close_phrase = add(close_choice.phrase);
       if (close_phrase >= 0) {
@@ -277,9 +319,26 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     }
     if (span.kind == SpanKind::kTag && span.partner >= 0) continue;  // closed with its pair
     const auto choice = masking.single(text, span.kind);
-    replacements[i] = choice.replacement;
+    replacements[i].text = choice.replacement;
     const int phrase = add(choice.phrase);
     if (phrase >= 0) opener_of[phrase] = -1;  // also stands alone: no order to keep
+  }
+  std::map<std::pair<int, int>, std::size_t> term_index;  // (glossary, entry) -> out.terms
+  for (const GlossaryMatch& match : matches) {
+    const GlossaryEntry& entry = glossary.glossaries[static_cast<std::size_t>(match.glossary)]
+                                     ->entries()[static_cast<std::size_t>(match.entry)];
+    const auto [it, inserted] =
+        term_index.emplace(std::make_pair(match.glossary, match.entry), out.terms.size());
+    if (inserted) out.terms.push_back({entry.source, entry.target, 0, false});
+    ProtectedSource::Term& term = out.terms[it->second];
+    ++term.matches;
+    term.initial_capital = term.initial_capital || match.initial_capital;
+    const std::string occurrence(source.substr(match.begin, match.end - match.begin));
+    const auto choice = masking.term(occurrence, entry.target, match.initial_capital,
+                                     glossary.method == GlossaryMethod::kMask);
+    replacements.push_back({match.begin, match.end, choice.replacement});
+    const int phrase = add(choice.phrase);
+    if (phrase >= 0) opener_of[phrase] = -1;
   }
   for (const auto& [closing, opening] : opener_of) {
     auto& phrase = phrases[static_cast<std::size_t>(closing)];
@@ -287,15 +346,17 @@ ProtectedSource SpanProtector::protect(std::string_view source,
       phrase.opener = opening;
     }
   }
+  std::sort(replacements.begin(), replacements.end(),
+            [](const Replacement& a, const Replacement& b) { return a.begin < b.begin; });
   std::size_t at = 0;
-  for (std::size_t i = 0; i < spans.size(); ++i) {
-    out.text.append(source.substr(at, spans[i].begin - at));
-    out.text += replacements[i];
-    at = spans[i].end;
+  for (const Replacement& r : replacements) {
+    out.text.append(source.substr(at, r.begin - at));
+    out.text += r.text;
+    at = r.end;
   }
   out.text.append(source.substr(at));
   out.masks = std::move(masking.masks);
-  std::vector<int> banned = banned_tokens(source, phrases);
+  std::vector<int> banned = banned_tokens(source, options.enabled, phrases);
   out.constraints = std::make_shared<DecodingConstraints>(std::move(phrases), std::move(banned));
   return out;
 }

@@ -15,7 +15,11 @@
 //     holds no placeholder its source does not have (none of one piece; of several pieces,
 //     rarely: spans_kept says so);
 //   - a keyboard accelerator's marker (& in "&File") is taken out, and put back before the same
-//     letter of the translation (else before its first letter).
+//     letter of the translation (else before its first letter);
+//   - a glossary term (engine/glossary.h) is masked like a span, its glossary target going in
+//     the placeholder's place after decoding (GlossaryMethod::kMask), or the model reads it and
+//     the target's pieces become a phrase (kPhrase); either way the translation holds the
+//     target as often as the source holds the term.
 // After decoding, restore() gives the translation's text and says whether every span was kept.
 //
 // Thread-safe: share one SpanProtector per model.
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "engine/decoding_constraints.h"
+#include "engine/glossary.h"
 #include "engine/model.h"
 #include "engine/protected_spans.h"
 
@@ -50,29 +55,48 @@ struct ProtectedSource {
   // Masked spans: where the translation has `target_id`, `original` goes back.
   struct Mask {
     int target_id = 0;
-    std::string original;
+    std::string original;  // the span, or a glossary term's target text
+    // A glossary target that may take a capital where it opens the translation.
+    bool initial_capital = false;
   };
   std::vector<Mask> masks;
   std::vector<std::string> expected;  // the source's span texts (multiset), the marker included
   bool accelerators = true;           // SpanProtectionOptions::accelerators
   std::string accelerator_marker;     // "&" or "_"; empty: none
   std::string accelerator_letter;     // the character the marker stood before
+  // Glossary entries the source matched, in the order of their first match.
+  struct Term {
+    std::string source;  // as the glossary writes them
+    std::string target;
+    int matches = 0;               // occurrences in the source
+    bool initial_capital = false;  // one opens the source with a capital the entry lacks
+  };
+  std::vector<Term> terms;
 };
 
 struct RestoredTranslation {
   std::string text;
   // The translation's spans are exactly the source's (and its accelerator marker is back).
   bool spans_kept = true;
+  // [ProtectedSource::terms]: the translation holds the term's target at least as often as the
+  // source holds the term.
+  std::vector<bool> terms_kept;
 };
 
 class SpanProtector {
  public:
   explicit SpanProtector(std::shared_ptr<const Model> model);
 
-  ProtectedSource protect(std::string_view source, const SpanProtectionOptions& options) const;
+  // With `glossary`, its terms are enforced too (also with span protection off).
+  ProtectedSource protect(std::string_view source, const SpanProtectionOptions& options,
+                          const GlossaryUse& glossary = {}) const;
   // The text of target ids decoded for `source`.
   RestoredTranslation restore(const ProtectedSource& source,
                               const std::vector<int>& target_ids) const;
+
+  // Throws InvalidArgument naming `what`[i] for the first entry of `glossary` whose target the
+  // model's target vocabulary cannot write (a character no piece holds).
+  void check_glossary(const Glossary& glossary, std::string_view what) const;
 
   // Placeholder pieces available as sentinels (in both vocabularies, one piece each).
   int sentinels() const { return static_cast<int>(sentinels_.size()); }
@@ -90,8 +114,9 @@ class SpanProtector {
   // does.
   static constexpr std::array<char, 8> kSpanOpeners = {'%', '$', '&', '{', '}', '<', '>', '\\'};
 
-  // Sentinels, and pieces holding a span opener the source lacks, minus the phrases' ids.
-  std::vector<int> banned_tokens(std::string_view source,
+  // Sentinels, and with `spans` pieces holding a span opener the source lacks, minus the
+  // phrases' ids.
+  std::vector<int> banned_tokens(std::string_view source, bool spans,
                                  const std::vector<PhraseConstraint>& phrases) const;
 
   std::shared_ptr<const Model> model_;

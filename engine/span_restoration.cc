@@ -1,5 +1,6 @@
-// SpanProtector::restore: masked spans swapped back, the accelerator marker put back, and the
-// check that the translation's spans are exactly the source's.
+// SpanProtector::restore: masked spans and glossary targets swapped in, the accelerator marker
+// put back, and the checks that the translation's spans are exactly the source's and that it
+// holds every glossary target.
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -72,8 +73,12 @@ RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
                                    [&](const auto& m) { return m.target_id == target_ids[i]; });
     if (mask == source.masks.end() || ranges[i].first < at) continue;
     out.text.append(decoded, at, ranges[i].first - at);
-    restored.emplace_back(out.text.size(), out.text.size() + mask->original.size());
-    out.text += mask->original;
+    // A glossary target opening the translation may take a capital where the source's did.
+    const bool opens = out.text.find_first_not_of(" \"'(") == std::string::npos;
+    const std::string text =
+        mask->initial_capital && opens ? capitalize_first(mask->original) : mask->original;
+    restored.emplace_back(out.text.size(), out.text.size() + text.size());
+    out.text += text;
     at = ranges[i].second;
   }
   out.text.append(decoded, at);
@@ -87,6 +92,10 @@ RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
   // carried into a translation can read as a marker, and is no invented span.
   const std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
   out.spans_kept = span_texts(out.text, !source.accelerator_marker.empty()) == expected;
+  for (const ProtectedSource::Term& term : source.terms) {
+    out.terms_kept.push_back(count_term(out.text, term.target, term.initial_capital) >=
+                             term.matches);
+  }
   return out;
 }
 

@@ -37,9 +37,10 @@ void Translator::check_source(const std::vector<int>& ids, std::size_t index) co
 }
 
 PreparedSource Translator::prepare(const std::string& source, std::size_t index,
-                                  const SpanProtectionOptions& spans) const {
+                                  const SpanProtectionOptions& spans,
+                                  const GlossaryUse& glossary) const {
   PreparedSource prepared;
-  ProtectedSource protected_source = span_protector_->protect(source, spans);
+  ProtectedSource protected_source = span_protector_->protect(source, spans, glossary);
   for (const std::string& piece : model_->source_tokenizer().encode(protected_source.text)) {
     prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
   }
@@ -58,13 +59,23 @@ TranslationResult make_result(const Model& model, const SpanProtector* protector
   result.source_tokens = source_tokens;
   if (!protector) spans = nullptr;
   result.protected_spans = spans ? spans->spans : 0;
-  for (Hypothesis& h : hypotheses) {
+  if (spans) {
+    for (const ProtectedSource::Term& term : spans->terms) {
+      result.glossary_terms.push_back({term.source, term.target, term.matches, false});
+    }
+  }
+  for (std::size_t k = 0; k < hypotheses.size(); ++k) {
+    Hypothesis& h = hypotheses[k];
     TranslationHypothesis out;
     for (int id : h.ids) out.tokens.push_back(target_vocabulary.to_token(id));
     if (spans) {
       RestoredTranslation restored = protector->restore(*spans, h.ids);
       out.text = std::move(restored.text);
       out.spans_kept = restored.spans_kept;
+      for (std::size_t t = 0; t < restored.terms_kept.size(); ++t) {
+        out.terms_kept = out.terms_kept && restored.terms_kept[t];
+        if (k == 0) result.glossary_terms[t].kept = restored.terms_kept[t];
+      }
     } else {
       out.text = model.target_tokenizer().decode(out.tokens);
     }
@@ -146,12 +157,13 @@ std::vector<TranslationResult> Translator::translate_tokens(
 
 std::vector<TranslationResult> Translator::translate(const std::vector<std::string>& sources,
                                                      const DecodingOptions& options,
-                                                     const SpanProtectionOptions& spans) const {
+                                                     const SpanProtectionOptions& spans,
+                                                     const GlossaryUse& glossary) const {
   check_options(options);
   std::vector<PreparedSource> prepared;
   prepared.reserve(sources.size());
   for (std::size_t i = 0; i < sources.size(); ++i)
-    prepared.push_back(prepare(sources[i], i, spans));
+    prepared.push_back(prepare(sources[i], i, spans, glossary));
   std::vector<SentenceRequest> requests;
   for (std::size_t i = 0; i < prepared.size(); ++i) {
     requests.push_back(

@@ -34,12 +34,24 @@ struct TranslationHypothesis {
   // Every protected span of the source is in `text`, exactly as often (span_protection.h);
   // true when protection was off or the source has none.
   bool spans_kept = true;
+  // Every glossary term the source matched has its target in `text` (at least as often);
+  // true without a glossary match.
+  bool terms_kept = true;
+};
+
+// A glossary entry the source matched, and whether the best hypothesis holds its target.
+struct GlossaryTermResult {
+  std::string source;
+  std::string target;
+  int matches = 0;  // occurrences in the source
+  bool kept = true;
 };
 
 struct TranslationResult {
   std::vector<TranslationHypothesis> hypotheses;  // n_best, best first
   int source_tokens = 0;
   int protected_spans = 0;  // spans protected in the source (0 with protection off)
+  std::vector<GlossaryTermResult> glossary_terms;  // in the order of their first match
 };
 
 // One raw sentence made ready for a BatchDecoder: source ids of the text the model reads, and
@@ -64,9 +76,11 @@ class Translator {
   // Translates raw sentences (tokenized with the model's source tokenizer), their protected
   // spans kept unless `spans` turns protection off. Throws InvalidArgument for an empty or
   // over-long sentence or bad options, before any work.
+  // With `glossary`, its terms are enforced in every sentence (engine/glossary.h).
   std::vector<TranslationResult> translate(const std::vector<std::string>& sources,
                                            const DecodingOptions& options,
-                                           const SpanProtectionOptions& spans = {}) const;
+                                           const SpanProtectionOptions& spans = {},
+                                           const GlossaryUse& glossary = {}) const;
   // The same from source pieces (already tokenized).
   std::vector<TranslationResult> translate_tokens(
       const std::vector<std::vector<std::string>>& sources, const DecodingOptions& options) const;
@@ -79,7 +93,8 @@ class Translator {
   // protected; InvalidArgument naming sentence `index`), and finished hypotheses as text.
   void check_options(const DecodingOptions& options) const;
   PreparedSource prepare(const std::string& source, std::size_t index,
-                         const SpanProtectionOptions& spans) const;
+                         const SpanProtectionOptions& spans,
+                         const GlossaryUse& glossary = {}) const;
   TranslationResult to_result(std::vector<Hypothesis> hypotheses,
                               const PreparedSource& source) const;
 

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,8 @@ struct CliOptions {
   bool protect_spans = true;
   bool accelerators = true;
   bool span_masking = true;
+  std::string glossary;
+  std::string glossary_method = "mask";
   std::string length_penalty_type = "average";
   rpt::DecodingOptions decoding;
 };
@@ -71,6 +74,15 @@ int run(const CliOptions& cli) {
   const rpt::Translator translator(
       engine, {.max_batch_size = cli.batch_size, .max_input_length = cli.max_input_length});
 
+  std::optional<rpt::Glossary> glossary;
+  rpt::GlossaryUse glossary_use{.glossaries = {},
+                                .method = rpt::parse_glossary_method(cli.glossary_method)};
+  if (!cli.glossary.empty()) {
+    glossary.emplace(rpt::Glossary::load(cli.glossary));
+    translator.span_protector().check_glossary(*glossary, cli.glossary);
+    glossary_use.glossaries.push_back(&*glossary);
+  }
+
   const auto start = std::chrono::steady_clock::now();
   rpt::tools::LineReader input(STDIN_FILENO);
   rpt::tools::StreamTotals totals;
@@ -82,6 +94,7 @@ int run(const CliOptions& cli) {
          .spans = {.enabled = cli.protect_spans,
                    .accelerators = cli.accelerators,
                    .mask = cli.span_masking},
+         .glossary = glossary_use,
          .decoders = cli.inter_threads},
         input, progress, [&cli](const rpt::TranslationResult& result) {
           for (const auto& hypothesis : result.hypotheses) {
@@ -109,6 +122,10 @@ int run(const CliOptions& cli) {
     }
     std::fprintf(stderr, "rpt-translate: %ld protected spans, %ld translations missing some\n",
                  totals.protected_spans, totals.spans_lost);
+    if (!cli.glossary.empty()) {
+      std::fprintf(stderr, "rpt-translate: %ld glossary terms matched, %ld missed\n",
+                   totals.glossary_terms, totals.glossary_missed);
+    }
     const std::size_t peak = translator.engine().peak_device_memory_bytes();
     if (peak > 0) {
       std::fprintf(stderr, "rpt-translate: peak engine memory %.1f MiB\n",
@@ -175,6 +192,15 @@ int main(int argc, char** argv) {
   app.add_flag("--span-masking,!--no-span-masking", cli.span_masking,
                "Mask spans that are not one piece of their own by placeholder pieces the model "
                "knows (default: on); off: constrain their own pieces");
+  app.add_option("--glossary", cli.glossary,
+                 "Glossary TSV (source<TAB>target a line, # comments) enforced in every "
+                 "translation (docs/glossaries.md)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--glossary-method", cli.glossary_method,
+                 "How terms are enforced: mask (placeholder, target put in after) or phrase "
+                 "(the target's pieces constrained)")
+      ->check(CLI::IsMember({"mask", "phrase"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   rpt::keep_freed_memory_for_reuse();
   cli.decoding.length_penalty_type = parse_penalty_type(cli.length_penalty_type);

@@ -3,7 +3,8 @@
 # alone has: kubernetes-validate (pinned in tools/test-requirements.txt) into the repository's
 # .venv, CTranslate2 and sacrebleu beside Debian's python3 (below). Idempotent and
 # non-interactive: what is already present is skipped, so a second run does nothing.
-# RPT_SETUP_TEST_TOOLS=0 installs only what building rpt needs (the Dockerfile's build stage).
+# RPT_SETUP_TEST_TOOLS=0 installs only what building rpt needs (the Dockerfile's build stage);
+# RPT_SETUP_ONLY="PACKAGE ..." only those Debian packages (.ci/run's format stage: clang-format).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -18,6 +19,7 @@ build_packages=(
   libblis-serial-dev
   libdnnl-dev             # oneDNN: int8 GEMMs on the CPU
   libcli11-dev nlohmann-json3-dev
+  libicu-dev              # Unicode case folding and word boundaries (glossary matching)
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)
 )
@@ -29,6 +31,7 @@ test_packages=(
   libopenblas-dev         # bench/gemm_bench compares BLIS with OpenBLAS
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev  # libFuzzer and sanitizers for -DRPT_BUILD_FUZZERS=ON (tests/fuzz/)
+  clang-format            # tools/check_format.sh (CI's format stage)
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
   python3-pip python3-sentencepiece  # the CTranslate2 comparison (below) and its test
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
@@ -42,6 +45,7 @@ test_packages=(
 # RPT_SETUP_TEST_TOOLS=0: the build packages only (and no Python test tools, below).
 packages=("${build_packages[@]}")
 [ "${RPT_SETUP_TEST_TOOLS:-1}" = 0 ] || packages+=("${test_packages[@]}")
+[ -z "${RPT_SETUP_ONLY:-}" ] || read -ra packages <<<"$RPT_SETUP_ONLY"
 
 missing=()
 for p in "${packages[@]}"; do
@@ -62,6 +66,7 @@ fi
 # Debian's Python refuses pip installs into the system (PEP 668): a virtual environment of
 # Debian's /usr/bin/python3, which the tests find at $repo/.venv.
 [ "${RPT_SETUP_TEST_TOOLS:-1}" = 0 ] && exit 0
+[ -n "${RPT_SETUP_ONLY:-}" ] && exit 0
 requirements="$repo/tools/test-requirements.txt"
 venv="$repo/.venv"
 wanted=$(grep -v '^#' "$requirements" | grep . | sort)

@@ -102,7 +102,7 @@ class Stream {
   void read_block(bool wait) {
     try {
       for (auto line = input_.next(wait); line; line = input_.next(false)) {
-        PreparedSource source = translator_.prepare(*line, next_id_, options_.spans);
+        PreparedSource source = translator_.prepare(*line, next_id_, options_.spans, options_.glossary);
         SentenceRequest request{.id = next_id_++,
                                 .source_ids = source.ids,
                                 .options = options_.decoding,
@@ -133,6 +133,10 @@ class Stream {
       if (!it->second.hypotheses.empty()) {
         totals_.target_tokens += static_cast<long>(it->second.hypotheses[0].ids.size());
         totals_.spans_lost += it->second.hypotheses[0].spans_kept ? 0 : 1;
+      }
+      for (const GlossaryTermResult& term : it->second.glossary_terms) {
+        ++totals_.glossary_terms;
+        totals_.glossary_missed += term.kept ? 0 : 1;
       }
       waiting_.erase(it);
     }

@@ -22,11 +22,14 @@ struct StreamTotals {
   long target_tokens = 0;  // of the best hypotheses
   long protected_spans = 0;
   long spans_lost = 0;  // best hypotheses that did not keep every span of their source
+  long glossary_terms = 0;   // glossary entries matched (per sentence)
+  long glossary_missed = 0;  // of those, targets the best hypothesis does not hold
 };
 
 struct StreamOptions {
   DecodingOptions decoding;
   SpanProtectionOptions spans;
+  GlossaryUse glossary;  // borrowed: outlives the call
   int decoders = 1;  // batch decoders, each on its own thread
 };
 
