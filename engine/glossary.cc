@@ -33,8 +33,8 @@ CodePoints decode(std::string_view text) {
       ++i;
     }
     out.original.push_back(c);
-    out.folded.push_back(static_cast<char32_t>(u_foldCase(static_cast<UChar32>(c),
-                                                          U_FOLD_CASE_DEFAULT)));
+    out.folded.push_back(
+        static_cast<char32_t>(u_foldCase(static_cast<UChar32>(c), U_FOLD_CASE_DEFAULT)));
   }
   out.offsets.push_back(text.size());
   return out;
@@ -85,8 +85,7 @@ std::string trim_line_end(std::string line) {
 GlossaryMethod parse_glossary_method(std::string_view name) {
   if (name == "mask") return GlossaryMethod::kMask;
   if (name == "phrase") return GlossaryMethod::kPhrase;
-  RPT_THROW(InvalidArgument, "glossary method must be \"mask\" or \"phrase\", not \"", name,
-            "\"");
+  RPT_THROW(InvalidArgument, "glossary method must be \"mask\" or \"phrase\", not \"", name, "\"");
 }
 
 const char* glossary_method_name(GlossaryMethod method) {
@@ -108,9 +107,9 @@ Glossary::Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::str
     const auto known = by_folded_source_.find(folded);
     if (known != by_folded_source_.end()) {
       const GlossaryEntry& first = entries_[static_cast<std::size_t>(known->second)];
-      RPT_CHECK(first.target == entry.target, InvalidArgument, where, ": source \"",
-                entry.source, "\" is listed before with target \"", first.target,
-                "\", here with \"", entry.target, "\"");
+      RPT_CHECK(first.target == entry.target, InvalidArgument, where, ": source \"", entry.source,
+                "\" is listed before with target \"", first.target, "\", here with \"",
+                entry.target, "\"");
       continue;
     }
     lengths.insert(folded.size());
@@ -230,15 +229,14 @@ std::vector<GlossaryMatch> match_glossary(std::string_view text, const GlossaryU
       ++i;
       continue;
     }
-    const GlossaryEntry& entry =
-        use.glossaries[static_cast<std::size_t>(best_glossary)]->entries()[static_cast<std::size_t>(
-            best_entry)];
+    const GlossaryEntry& entry = use.glossaries[static_cast<std::size_t>(best_glossary)]
+                                     ->entries()[static_cast<std::size_t>(best_entry)];
     const auto source_first = decode(entry.source).original.front();
     const auto text_first = static_cast<UChar32>(cp.original[i]);
-    const bool initial_capital = i == first_word && u_isupper(text_first) &&
-                                 !u_isupper(static_cast<UChar32>(source_first));
-    matches.push_back({best_glossary, best_entry, begin_byte, cp.offsets[i + best_length],
-                       initial_capital});
+    const bool initial_capital =
+        i == first_word && u_isupper(text_first) && !u_isupper(static_cast<UChar32>(source_first));
+    matches.push_back(
+        {best_glossary, best_entry, begin_byte, cp.offsets[i + best_length], initial_capital});
     i += best_length;
   }
   return matches;

@@ -26,9 +26,9 @@ struct GlossaryEntry {
 };
 
 struct GlossaryLimits {
-  static constexpr int kEntriesPerCall = 1000;     // entries sent with one request
-  static constexpr int kEntriesPerFile = 100000;   // entries of one named glossary file
-  static constexpr std::size_t kTermBytes = 256;   // bytes of one source or target term
+  static constexpr int kEntriesPerCall = 1000;    // entries sent with one request
+  static constexpr int kEntriesPerFile = 100000;  // entries of one named glossary file
+  static constexpr std::size_t kTermBytes = 256;  // bytes of one source or target term
 };
 
 // How a matched term reaches the translation.
@@ -51,13 +51,11 @@ class Glossary {
   // (a placeholder or tag: spans are protected on their own), a source listed twice (after
   // case folding) with different targets, more than `max_entries` entries. A source listed
   // twice with the same target is kept once.
-  Glossary(std::vector<GlossaryEntry> entries, int max_entries,
-           std::string_view what = "glossary");
+  Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::string_view what = "glossary");
 
   // A TSV file: "source<TAB>target" a line; blank lines and lines starting with '#' are skipped.
   // Throws InvalidArgument naming "PATH:LINE" for a malformed line or a refused entry.
-  static Glossary load(const std::string& path,
-                       int max_entries = GlossaryLimits::kEntriesPerFile);
+  static Glossary load(const std::string& path, int max_entries = GlossaryLimits::kEntriesPerFile);
 
   const std::vector<GlossaryEntry>& entries() const { return entries_; }
   int size() const { return static_cast<int>(entries_.size()); }

@@ -37,8 +37,8 @@ void Translator::check_source(const std::vector<int>& ids, std::size_t index) co
 }
 
 PreparedSource Translator::prepare(const std::string& source, std::size_t index,
-                                  const SpanProtectionOptions& spans,
-                                  const GlossaryUse& glossary) const {
+                                   const SpanProtectionOptions& spans,
+                                   const GlossaryUse& glossary) const {
   PreparedSource prepared;
   ProtectedSource protected_source = span_protector_->protect(source, spans, glossary);
   for (const std::string& piece : model_->source_tokenizer().encode(protected_source.text)) {

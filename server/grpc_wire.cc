@@ -27,6 +27,16 @@ RequestStatus decode_translate_request(const grpc::ByteBuffer& raw, v1::Translat
       return {StatusCode::kInvalidArgument, std::string(name) + " is not valid UTF-8"};
     }
   }
+  if (!is_valid_utf8(wire.glossary_name())) {
+    return {StatusCode::kInvalidArgument, "glossary_name is not valid UTF-8"};
+  }
+  request->set_glossary_name(std::move(*wire.mutable_glossary_name()));
+  // Entries go on unchecked: the request's validation names a bad one (glossary[i]).
+  for (auto& entry : *wire.mutable_glossary()) {
+    v1::GlossaryEntry* out = request->add_glossary();
+    out->set_source(std::move(*entry.mutable_source()));
+    out->set_target(std::move(*entry.mutable_target()));
+  }
   v1::ModelSelector& model = *request->mutable_model();
   model.set_model(std::move(*selector.mutable_model()));
   model.set_source_language(std::move(*selector.mutable_source_language()));

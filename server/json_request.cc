@@ -57,6 +57,38 @@ RequestStatus read_texts(const json& body, v1::TranslateRequest* request) {
   return RequestStatus::Ok();
 }
 
+// `glossary`: an array of {"source": ..., "target": ...} objects; each entry's terms are checked
+// later, with the gRPC path's rules (server/request_validation.h).
+RequestStatus read_glossary(const json& body, v1::TranslateRequest* request) {
+  const auto found = body.find("glossary");
+  if (found == body.end() || found->is_null()) return RequestStatus::Ok();
+  if (!found->is_array()) {
+    return invalid(std::string("glossary must be an array of {\"source\", \"target\"} "
+                               "objects, not ") +
+                   found->type_name());
+  }
+  for (std::size_t i = 0; i < found->size(); ++i) {
+    const json& entry = (*found)[i];
+    const std::string where = "glossary[" + std::to_string(i) + "]";
+    if (!entry.is_object()) {
+      return invalid(where + " must be an object with source and target, not " + entry.type_name());
+    }
+    v1::GlossaryEntry* out = request->add_glossary();
+    for (const auto& [name, value] : entry.items()) {
+      if (name != "source" && name != "target") {
+        return invalid(where + " has an unknown field \"" + name +
+                       "\"; an entry has source and target");
+      }
+      if (!value.is_string()) {
+        return invalid(where + "." + name + " must be a string, not " + value.type_name());
+      }
+      (name == "source" ? out->mutable_source() : out->mutable_target())
+          ->assign(value.get<std::string>());
+    }
+  }
+  return RequestStatus::Ok();
+}
+
 // `options` through protobuf's own JSON parser: the proto3 mapping of DecodingOptions, unknown
 // fields refused.
 RequestStatus read_options(const json& body, v1::DecodingOptions* options) {
@@ -101,12 +133,14 @@ RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequ
   if (!body.is_object()) {
     return invalid(std::string("the body must be a JSON object, not ") + body.type_name());
   }
-  static constexpr const char* kFields[] = {"model", "source_language", "target_language",
-                                            "texts", "options", "timeout"};
+  static constexpr const char* kFields[] = {"model",    "source_language", "target_language",
+                                            "texts",    "options",         "timeout",
+                                            "glossary", "glossary_name"};
   for (const auto& [name, value] : body.items()) {
     if (std::find(std::begin(kFields), std::end(kFields), name) == std::end(kFields)) {
-      return invalid("unknown field \"" + name + "\"; the fields are model, source_language, "
-                     "target_language, texts, options and timeout");
+      return invalid("unknown field \"" + name +
+                     "\"; the fields are model, source_language, "
+                     "target_language, texts, options, timeout, glossary and glossary_name");
     }
   }
   v1::TranslateRequest& request = parsed->request;
@@ -116,6 +150,8 @@ RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequ
         read_string(body, "source_language", selector->mutable_source_language()),
         read_string(body, "target_language", selector->mutable_target_language()),
         read_texts(body, &request), read_options(body, request.mutable_options()),
+        read_glossary(body, &request),
+        read_string(body, "glossary_name", request.mutable_glossary_name()),
         read_timeout(body, &parsed->timeout_seconds)}) {
     if (!status.ok()) return status;
   }

@@ -67,6 +67,15 @@ Metrics::Metrics()
                       .Help("Translations returned without every protected span of their "
                             "source (max_length too short for them)")
                       .Register(*registry_)),
+      glossary_terms_(BuildCounter()
+                          .Name("rpt_glossary_terms_total")
+                          .Help("Glossary terms matched in translated sources, by outcome: "
+                                "kept (the best translation holds the target) or missed")
+                          .Register(*registry_)),
+      glossary_entries_(BuildGauge()
+                            .Name("rpt_glossary_entries")
+                            .Help("Entries of each named glossary (--glossary), per model")
+                            .Register(*registry_)),
       retried_sentences_(BuildCounter()
                              .Name("rpt_retried_sentences_total")
                              .Help("Sentences requeued after a failed encoding or decoder step "
@@ -164,12 +173,18 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
   m.target_tokens = &target_tokens_.Add(labels);
   m.protected_spans = &protected_spans_.Add(labels);
   m.spans_lost = &spans_lost_.Add(labels);
+  m.glossary_terms_kept = &glossary_terms_.Add({{"model", model.name}, {"outcome", "kept"}});
+  m.glossary_terms_missed = &glossary_terms_.Add({{"model", model.name}, {"outcome", "missed"}});
   m.retried_sentences = &retried_sentences_.Add(labels);
   m.queued_sentences = &queued_sentences_.Add(labels);
   m.queued_tokens = &queued_tokens_.Add(labels);
   m.active_rows = &active_rows_.Add(labels);
   m.active_sentences = &active_sentences_.Add(labels);
   return m;
+}
+
+void Metrics::add_glossary(const std::string& model, const std::string& glossary, int entries) {
+  glossary_entries_.Add({{"model", model}, {"glossary", glossary}}).Set(entries);
 }
 
 void Metrics::record_request(const CallLabels& call, std::string_view code, double seconds) {

@@ -32,6 +32,10 @@ struct ModelMetrics {
   // (possible only when the span count leaves no room in max_length).
   prometheus::Counter* protected_spans = nullptr;
   prometheus::Counter* spans_lost = nullptr;
+  // Glossary terms matched in translated sources, by whether the best translation holds the
+  // target (missed only when max_length leaves no room for it).
+  prometheus::Counter* glossary_terms_kept = nullptr;
+  prometheus::Counter* glossary_terms_missed = nullptr;
   // Sentences put back in the queue after a failed encoding or step (e.g. the memory limit).
   prometheus::Counter* retried_sentences = nullptr;
   prometheus::Gauge* queued_sentences = nullptr;
@@ -73,6 +77,9 @@ class Metrics {
   // The translation cache's counters and gauges for one model (rpt_cache_*{model}).
   CacheMetrics add_cache(const std::string& model);
 
+  // rpt_glossary_entries{model, glossary}: a named glossary's entries.
+  void add_glossary(const std::string& model, const std::string& glossary, int entries);
+
   // rpt_cpu_kernels_info{isa, float32, int8} 1: the kernels chosen for this CPU.
   void set_cpu_kernels(const kernels::CpuKernels& kernels);
 
@@ -94,6 +101,8 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& target_tokens_;
   prometheus::Family<prometheus::Counter>& protected_spans_;
   prometheus::Family<prometheus::Counter>& spans_lost_;
+  prometheus::Family<prometheus::Counter>& glossary_terms_;
+  prometheus::Family<prometheus::Gauge>& glossary_entries_;
   prometheus::Family<prometheus::Counter>& retried_sentences_;
   prometheus::Family<prometheus::Gauge>& queued_sentences_;
   prometheus::Family<prometheus::Gauge>& queued_tokens_;

@@ -28,20 +28,16 @@ std::size_t memory_limit_bytes(const ServerOptions& options, Device device) {
   return limit;
 }
 
-// A client's string as echoed in an error: at most 64 bytes (the status message travels in a
-// header, and a 16 MiB model name must not make the reply itself fail).
-std::string echoed(const std::string& text) {
-  constexpr std::size_t kMax = 64;
-  if (text.size() <= kMax) return text;
-  std::size_t cut = kMax;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole chars
-  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
-}
-
 }  // namespace
 
 ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
   const Device device = parse_device(options.device);
+  std::map<std::string, std::shared_ptr<const Glossary>> files;  // each file read once
+  for (const GlossarySpec& spec : options.glossaries) {
+    if (!files.count(spec.path)) {
+      files.emplace(spec.path, std::make_shared<const Glossary>(Glossary::load(spec.path)));
+    }
+  }
   for (const ModelSpec& spec : options.models) {
     const ComputeOptions compute{
         .device = device,
@@ -78,6 +74,16 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
               .max_bytes = static_cast<std::size_t>(options.cache_size_mib * (1 << 20))},
           metrics.add_cache(spec.name));
     }
+    served->glossary_method = parse_glossary_method(options.glossary_method);
+    for (const GlossarySpec& glossary : options.glossaries) {
+      if (!glossary.model.empty() && glossary.model != spec.name) continue;
+      const auto& loaded = files.at(glossary.path);
+      served->span_protector->check_glossary(*loaded, glossary.path + " entry");
+      served->glossaries.emplace(glossary.name, loaded);
+      metrics.add_glossary(spec.name, glossary.name, loaded->size());
+      spdlog::info("model {}: glossary {} ({} entries) from {}", spec.name, glossary.name,
+                   loaded->size(), glossary.path);
+    }
     spdlog::info("loaded model {} ({} -> {}, {}, {}, {} MiB) from {} on {}", spec.name,
                  config.source_language, config.target_language,
                  served->description.position_type, served->description.dtype,
@@ -101,7 +107,7 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ServedModel** found) 
       }
     }
     return {StatusCode::kNotFound,
-            "no model named '" + echoed(query.name) + "'; loaded: " + loaded};
+            "no model named '" + echoed_text(query.name) + "'; loaded: " + loaded};
   }
   std::vector<ServedModel*> matches;
   for (const auto& served : models_) {
@@ -116,8 +122,8 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ServedModel** found) 
     return RequestStatus::Ok();
   }
   const std::string asked =
-      (query.source_language.empty() ? "*" : echoed(query.source_language)) + "->" +
-      (query.target_language.empty() ? "*" : echoed(query.target_language));
+      (query.source_language.empty() ? "*" : echoed_text(query.source_language)) + "->" +
+      (query.target_language.empty() ? "*" : echoed_text(query.target_language));
   if (matches.empty()) {
     return {StatusCode::kNotFound, "no model translates " + asked + "; loaded: " + loaded};
   }

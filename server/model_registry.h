@@ -4,11 +4,13 @@
 // Thread safety: immutable after construction except through each Scheduler (thread-safe).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/glossary.h"
 #include "engine/model.h"
 #include "engine/span_protection.h"
 #include "server/metrics.h"
@@ -28,6 +30,9 @@ struct ServedModel {
   int max_input_length = 0;  // the server limit, capped by the model's maximum sequence length
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<TranslationCache> cache;  // null with --cache-size 0
+  // Named glossaries (--glossary), checked against the model's target vocabulary at start.
+  std::map<std::string, std::shared_ptr<const Glossary>> glossaries;
+  GlossaryMethod glossary_method = GlossaryMethod::kMask;
 };
 
 // What a request asks for; empty fields are unset.
@@ -39,8 +44,8 @@ struct ModelQuery {
 
 class ModelRegistry {
  public:
-  // Loads every model of `options` (throws rpt::ModelError naming the directory) and starts
-  // their schedulers.
+  // Loads every model of `options` (throws rpt::ModelError naming the directory) and its
+  // glossaries (InvalidArgument naming the file and line), and starts their schedulers.
   ModelRegistry(const ServerOptions& options, Metrics& metrics);
 
   // The model `query` selects: by name when given, else by the languages given (a unique match),

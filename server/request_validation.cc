@@ -22,6 +22,43 @@ LengthPenaltyType to_engine(v1::LengthPenaltyType type, LengthPenaltyType fallba
   }
 }
 
+// The call's glossary entries (checked, limited to kEntriesPerCall, writable by the model) and
+// the named glossary, into prepared->glossary.
+RequestStatus prepare_glossary(const v1::TranslateRequest& request, const ServedModel& model,
+                               PreparedRequest* prepared) {
+  if (request.glossary_size() > 0) {
+    std::vector<GlossaryEntry> entries;
+    entries.reserve(static_cast<std::size_t>(request.glossary_size()));
+    for (const v1::GlossaryEntry& entry : request.glossary()) {
+      entries.push_back({entry.source(), entry.target()});
+    }
+    try {
+      prepared->call_glossary = std::make_shared<const Glossary>(
+          std::move(entries), GlossaryLimits::kEntriesPerCall, "glossary");
+      model.span_protector->check_glossary(*prepared->call_glossary, "glossary");
+    } catch (const InvalidArgument& e) {
+      return invalid(e.message());
+    }
+    prepared->glossary.glossaries.push_back(prepared->call_glossary.get());
+  }
+  if (!request.glossary_name().empty()) {
+    const auto found = model.glossaries.find(request.glossary_name());
+    if (found == model.glossaries.end()) {
+      std::string loaded;
+      for (const auto& [name, glossary] : model.glossaries) {
+        loaded += (loaded.empty() ? "" : ", ") + name;
+      }
+      return {StatusCode::kNotFound, "model " + model.name + " has no glossary named '" +
+                                         echoed_text(request.glossary_name()) +
+                                         "'; loaded: " + (loaded.empty() ? "none" : loaded)};
+    }
+    prepared->named_glossary = found->second;
+    prepared->glossary.glossaries.push_back(prepared->named_glossary.get());
+  }
+  prepared->glossary.method = model.glossary_method;
+  return RequestStatus::Ok();
+}
+
 }  // namespace
 
 RequestStatus resolve_options(const v1::DecodingOptions& request, const DecodingOptions& defaults,
@@ -101,12 +138,17 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   prepared->use_cache =
       !request.options().has_use_cache() || request.options().use_cache();
 
+  RequestStatus glossary = prepare_glossary(request, model, prepared);
+  if (!glossary.ok()) return glossary;
+
   const Model& m = *model.model;
   prepared->source_ids.assign(static_cast<std::size_t>(count), {});
   const bool protect =
       model.span_protector &&
       (!request.options().has_protect_spans() || request.options().protect_spans());
-  if (protect) prepared->spans.assign(static_cast<std::size_t>(count), nullptr);
+  prepared->protect_spans = protect;
+  const bool rewrite = protect || !prepared->glossary.empty();
+  if (rewrite) prepared->spans.assign(static_cast<std::size_t>(count), nullptr);
   for (int i = 0; i < count; ++i) {
     const std::string& text = request.texts(i);
     const std::string where = "texts[" + std::to_string(i) + "]";
@@ -124,8 +166,9 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
     }
     std::vector<std::string> pieces;
     try {
-      if (protect) {
-        ProtectedSource spans = model.span_protector->protect(text, {});
+      if (rewrite) {
+        ProtectedSource spans =
+            model.span_protector->protect(text, {.enabled = protect}, prepared->glossary);
         if (spans.constraints) {
           pieces = m.source_tokenizer().encode(spans.text);
           prepared->spans[static_cast<std::size_t>(i)] =

@@ -333,6 +333,9 @@ void Scheduler::deliver(ActiveSentence sentence, std::vector<Hypothesis> hypothe
       metrics_.target_tokens->Increment(static_cast<double>(result.hypotheses[0].ids.size()));
       if (!result.hypotheses[0].spans_kept) metrics_.spans_lost->Increment();
     }
+    for (const GlossaryTermResult& term : result.glossary_terms) {
+      (term.kept ? metrics_.glossary_terms_kept : metrics_.glossary_terms_missed)->Increment();
+    }
     job.observer->on_sentence(sentence.index, std::move(result));
   } catch (...) {
     const RequestStatus status = status_from_exception(std::current_exception());

@@ -18,6 +18,23 @@ ModelSpec parse_model_spec(const std::string& text) {
   return {text.substr(0, equals), text.substr(equals + 1), ""};
 }
 
+GlossarySpec parse_glossary_spec(const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals + 1 == text.size()) {
+    throw std::invalid_argument("--glossary wants [MODEL:]NAME=FILE, got '" + text + "'");
+  }
+  GlossarySpec spec{"", text.substr(0, equals), text.substr(equals + 1)};
+  const auto colon = spec.name.find(':');
+  if (colon != std::string::npos) {
+    spec.model = spec.name.substr(0, colon);
+    spec.name = spec.name.substr(colon + 1);
+  }
+  if (spec.name.empty() || (colon != std::string::npos && spec.model.empty())) {
+    throw std::invalid_argument("--glossary wants [MODEL:]NAME=FILE, got '" + text + "'");
+  }
+  return spec;
+}
+
 LengthPenaltyType parse_penalty_type(const std::string& name) {
   if (name == "gnmt") return LengthPenaltyType::kGnmt;
   if (name == "none") return LengthPenaltyType::kNone;
@@ -36,6 +53,20 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
          "NAME=DIR (repeatable); DIR alone names the model after the directory")
       ->required()
       ->take_all();
+  app.add_option_function<std::vector<std::string>>(
+         "--glossary",
+         [&options](const std::vector<std::string>& specs) {
+           for (const auto& spec : specs) options.glossary_flags.push_back(spec);
+         },
+         "[MODEL:]NAME=FILE (repeatable): a glossary TSV (source<TAB>target a line, # comments; "
+         "docs/glossaries.md) that requests name with glossary_name; for MODEL only, else for "
+         "every model")
+      ->take_all();
+  app.add_option("--glossary-method", options.glossary_method,
+                 "How glossary terms are enforced: mask (a placeholder the model copies, the "
+                 "target put in after) or phrase (the target's pieces constrained)")
+      ->check(CLI::IsMember({"mask", "phrase"}))
+      ->capture_default_str();
   app.add_option("--listen", options.listen, "gRPC address HOST:PORT (port 0: any free port)")
       ->capture_default_str();
   app.add_option("--metrics-port", options.metrics_port,
@@ -216,6 +247,26 @@ std::vector<std::string> finalize_server_options(ServerOptions& options) {
     for (std::size_t j = 0; j < i; ++j) {
       if (options.models[j].name == spec.name) {
         throw std::invalid_argument("model name '" + spec.name + "' is given twice");
+      }
+    }
+  }
+  options.glossaries.clear();
+  for (const std::string& flag : options.glossary_flags) {
+    options.glossaries.push_back(parse_glossary_spec(flag));
+  }
+  for (std::size_t i = 0; i < options.glossaries.size(); ++i) {
+    const GlossarySpec& spec = options.glossaries[i];
+    if (!spec.model.empty() &&
+        std::none_of(options.models.begin(), options.models.end(),
+                     [&spec](const ModelSpec& model) { return model.name == spec.model; })) {
+      throw std::invalid_argument("--glossary names no --model: '" + spec.model + "'");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      const GlossarySpec& other = options.glossaries[j];
+      const bool overlap = spec.model.empty() || other.model.empty() || spec.model == other.model;
+      if (other.name == spec.name && overlap) {
+        throw std::invalid_argument("glossary name '" + spec.name + "' is given twice" +
+                                    (spec.model.empty() ? "" : " for model " + spec.model));
       }
     }
   }

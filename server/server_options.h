@@ -41,8 +41,19 @@ struct RequestLimits {
   int max_decoding_length = 1024;  // cap on DecodingOptions.max_length
 };
 
+// --glossary [MODEL:]NAME=FILE: a named glossary (engine/glossary.h) for one model or all.
+struct GlossarySpec {
+  std::string model;  // empty: every model
+  std::string name;
+  std::string path;
+};
+
 struct ServerOptions {
   std::vector<ModelSpec> models;
+  std::vector<std::string> glossary_flags;  // --glossary as given, parsed into glossaries by
+                                            // finalize_server_options
+  std::vector<GlossarySpec> glossaries;
+  std::string glossary_method = "mask";  // mask | phrase (GlossaryMethod)
   // --model-compute-type NAME=TYPE pairs, folded into models[].compute_type by
   // finalize_server_options.
   std::vector<std::pair<std::string, std::string>> model_compute_types;

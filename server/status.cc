@@ -64,4 +64,12 @@ RequestStatus status_from_exception(std::exception_ptr error) {
   }
 }
 
+std::string echoed_text(const std::string& text) {
+  constexpr std::size_t kMax = 64;
+  if (text.size() <= kMax) return text;
+  std::size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole chars
+  return text.substr(0, cut) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace rpt::server

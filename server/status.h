@@ -42,4 +42,8 @@ std::string_view code_name(StatusCode code);
 // rpt::Error or std::exception -> INTERNAL (with its message), anything else -> INTERNAL.
 RequestStatus status_from_exception(std::exception_ptr error);
 
+// A client's string as echoed in an error: at most 64 bytes (the status message travels in a
+// header, and a 16 MiB model name must not make the reply itself fail).
+std::string echoed_text(const std::string& text);
+
 }  // namespace rpt::server

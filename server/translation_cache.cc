@@ -39,6 +39,10 @@ std::size_t entry_bytes(const std::string& key, const TranslationResult& result)
              h.tokens.capacity() * sizeof(std::string);
     for (const std::string& token : h.tokens) total += token.capacity();
   }
+  total += result.glossary_terms.capacity() * sizeof(GlossaryTermResult);
+  for (const GlossaryTermResult& term : result.glossary_terms) {
+    total += term.source.capacity() + term.target.capacity();
+  }
   return total;
 }
 
@@ -63,7 +67,7 @@ TranslationCache::TranslationCache(const TranslationCacheOptions& options, Cache
 TranslationCache::~TranslationCache() = default;
 
 std::string TranslationCache::key(std::string_view text, const DecodingOptions& options,
-                                  bool protect) {
+                                  bool protect, std::string_view glossary) {
   // Fixed-size options first, then the text: no two distinct (options, text) pairs meet.
   std::string key;
   key.reserve(32 + text.size());
@@ -74,6 +78,8 @@ std::string TranslationCache::key(std::string_view text, const DecodingOptions& 
   append_bytes(key, std::bit_cast<std::uint32_t>(options.length_penalty));
   append_bytes(key, static_cast<std::int32_t>(options.length_penalty_type));
   key.push_back(protect ? '\1' : '\0');
+  append_bytes(key, static_cast<std::uint32_t>(glossary.size()));
+  key.append(glossary);
   key.append(text);
   return key;
 }

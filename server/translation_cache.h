@@ -3,12 +3,12 @@
 // result is exactly what decoding it again would give: the cache changes nothing but speed.
 //
 // Key: the raw text and every option that changes the result (beam, n-best, lengths, length
-// penalty, span protection); return_scores / return_tokens only filter what is sent, so the
-// whole result is kept. Bounded by bytes (an estimate of each entry's heap use), in shards with a
-// mutex each so that concurrent calls rarely contend. Eviction is segmented LRU by default: an
-// entry enters a probation segment and moves to a protected one (80% of the bytes) when it is
-// hit, so a one-off run of new sentences (a batch job over new content) evicts other one-offs,
-// not the sentences that keep coming back; plain LRU is kept for comparison
+// penalty, span protection, the glossaries' identity); return_scores / return_tokens only filter
+// what is sent, so the whole result is kept. Bounded by bytes (an estimate of each entry's heap
+// use), in shards with a mutex each so that concurrent calls rarely contend. Eviction is segmented
+// LRU by default: an entry enters a probation segment and moves to a protected one (80% of the
+// bytes) when it is hit, so a one-off run of new sentences (a batch job over new content) evicts
+// other one-offs, not the sentences that keep coming back; plain LRU is kept for comparison
 // (bench/cache_policy_bench.cc measured both: docs/capacity.md).
 //
 // Thread safety: every method may be called from any thread.
@@ -59,8 +59,10 @@ class TranslationCache {
   TranslationCache(const TranslationCache&) = delete;
   TranslationCache& operator=(const TranslationCache&) = delete;
 
-  // The key of `text` decoded with `options`, span protection on or off.
-  static std::string key(std::string_view text, const DecodingOptions& options, bool protect);
+  // The key of `text` decoded with `options`, span protection on or off, with the glossaries
+  // of `glossary` (GlossaryUse::identity(); empty: none).
+  static std::string key(std::string_view text, const DecodingOptions& options, bool protect,
+                         std::string_view glossary = {});
 
   // The cached result of `key` (now the most recently used), counted as a hit or a miss.
   std::optional<TranslationResult> find(const std::string& key);

@@ -100,16 +100,18 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
     job->spans = prepared.spans;
   } else {
     auto fill = std::make_shared<CacheFill>(observer, cache);
-    const bool protect = !prepared.spans.empty();
+    const bool rewritten = !prepared.spans.empty();
+    const std::string glossary = prepared.glossary.identity();
     for (int i = 0; i < pending->texts(); ++i) {
       const auto at = static_cast<std::size_t>(i);
-      std::string key = TranslationCache::key(request.texts(i), prepared.options, protect);
+      std::string key = TranslationCache::key(request.texts(i), prepared.options,
+                                              prepared.protect_spans, glossary);
       if (std::optional<TranslationResult> hit = cache->find(key)) {
         fill->hits.emplace_back(i, std::move(*hit));
         continue;
       }
       job->source_ids.push_back(prepared.source_ids[at]);
-      if (protect) job->spans.push_back(prepared.spans[at]);
+      if (rewritten) job->spans.push_back(prepared.spans[at]);
       fill->call_index.push_back(i);
       fill->keys.push_back(std::move(key));
     }
@@ -137,6 +139,13 @@ void collect_sentence(const TranslationResult& result, const PendingTranslation&
                       CallRecord& record, v1::Translation* out) {
   out->set_source_tokens(static_cast<std::uint32_t>(result.source_tokens));
   out->set_protected_spans(static_cast<std::uint32_t>(result.protected_spans));
+  for (const GlossaryTermResult& term : result.glossary_terms) {
+    v1::GlossaryTerm* out_term = out->add_glossary_terms();
+    out_term->set_source(term.source);
+    out_term->set_target(term.target);
+    out_term->set_matches(static_cast<std::uint32_t>(term.matches));
+    out_term->set_kept(term.kept);
+  }
   if (!result.hypotheses.empty()) {
     const auto target_tokens = result.hypotheses[0].ids.size();
     out->set_target_tokens(static_cast<std::uint32_t>(target_tokens));
@@ -146,6 +155,7 @@ void collect_sentence(const TranslationResult& result, const PendingTranslation&
     v1::Hypothesis* hypothesis = out->add_hypotheses();
     hypothesis->set_text(h.text);
     hypothesis->set_spans_kept(h.spans_kept);
+    hypothesis->set_terms_kept(h.terms_kept);
     if (pending.prepared.return_scores) hypothesis->set_score(h.score);
     if (pending.prepared.return_tokens) {
       for (const std::string& token : h.tokens) hypothesis->add_tokens(token);
@@ -170,6 +180,11 @@ RequestStatus list_models(ServiceContext& service, v1::ListModelsResponse* respo
           static_cast<std::uint32_t>(position.encoder_max_relative_position));
     }
     info->set_max_input_length(static_cast<std::uint32_t>(served->max_input_length));
+    for (const auto& [name, glossary] : served->glossaries) {
+      v1::GlossaryInfo* entry = info->add_glossaries();
+      entry->set_name(name);
+      entry->set_entries(static_cast<std::uint32_t>(glossary->size()));
+    }
   }
   return RequestStatus::Ok();
 }

@@ -117,7 +117,8 @@ TEST(GlossaryRefusalTest, FilesNameTheLine) {
     }
   };
   EXPECT_EQ(write("# terms\n\nfile\tDatei\r\nsettings\tEinstellungen\n"), "2");
-  EXPECT_EQ(write("file\tDatei\nno tab here\n"), ":2: expected \"source<TAB>target\", found no tab");
+  EXPECT_EQ(write("file\tDatei\nno tab here\n"),
+            ":2: expected \"source<TAB>target\", found no tab");
   EXPECT_EQ(write("a\tb\tc\n"), ":1: expected \"source<TAB>target\", found more than one tab");
   EXPECT_EQ(write("# x\nfile\tDatei\nFILE\tAkte\n"),
             ":3: source \"FILE\" is listed before with target \"Datei\", here with \"Akte\"");
@@ -163,10 +164,10 @@ class GlossaryTranslationTest : public ::testing::TestWithParam<GlossaryMethod> 
 TEST_P(GlossaryTranslationTest, CounterfactualTargetsAppearAsOftenAsTheirSources) {
   // Renderings the model would not choose: the output follows the glossary.
   const Glossary g = make({{"file", "Akte"}, {"settings", "Konfiguration"}});
-  const auto results = translate({"The file could not be opened.",
-                                  "Open the settings and save the file.",
-                                  "Copy the file to the file server."},
-                                 g);
+  const auto results =
+      translate({"The file could not be opened.", "Open the settings and save the file.",
+                 "Copy the file to the file server."},
+                g);
   const int expected_akte[] = {1, 1, 2};
   const int expected_konfiguration[] = {0, 1, 0};
   for (std::size_t i = 0; i < results.size(); ++i) {

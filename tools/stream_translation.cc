@@ -102,7 +102,8 @@ class Stream {
   void read_block(bool wait) {
     try {
       for (auto line = input_.next(wait); line; line = input_.next(false)) {
-        PreparedSource source = translator_.prepare(*line, next_id_, options_.spans, options_.glossary);
+        PreparedSource source =
+            translator_.prepare(*line, next_id_, options_.spans, options_.glossary);
         SentenceRequest request{.id = next_id_++,
                                 .source_ids = source.ids,
                                 .options = options_.decoding,

@@ -117,11 +117,32 @@ class GrpcTranslator:
             request_serializer=self.pb.TranslateRequest.SerializeToString,
             response_deserializer=self.pb.TranslateResponse.FromString)
 
-    def translate(self, model, texts, timeout=60, **options):
-        request = self.pb.TranslateRequest(
+        self._translate_raw = self.channel.unary_unary(
+            "/rpt.v1.Translator/Translate", request_serializer=lambda raw: raw,
+            response_deserializer=self.pb.TranslateResponse.FromString)
+        self._list_models = self.channel.unary_unary(
+            "/rpt.v1.Translator/ListModels",
+            request_serializer=self.pb.ListModelsRequest.SerializeToString,
+            response_deserializer=self.pb.ListModelsResponse.FromString)
+
+    def request(self, model, texts, glossary=(), glossary_name="", **options):
+        """A TranslateRequest; `glossary` holds (source, target) pairs."""
+        return self.pb.TranslateRequest(
             model=self.pb.ModelSelector(model=model), texts=[t.encode() for t in texts],
-            options=self.pb.DecodingOptions(**options))
+            options=self.pb.DecodingOptions(**options),
+            glossary=[self.pb.GlossaryEntry(source=s, target=t) for s, t in glossary],
+            glossary_name=glossary_name)
+
+    def translate(self, model, texts, timeout=60, glossary=(), glossary_name="", **options):
+        request = self.request(model, texts, glossary, glossary_name, **options)
         return self._translate(request, timeout=timeout)
+
+    def translate_raw(self, serialized, timeout=60):
+        """Translate with a request's bytes as given (e.g. invalid UTF-8 in a string field)."""
+        return self._translate_raw(serialized, timeout=timeout)
+
+    def list_models(self, timeout=60):
+        return self._list_models(self.pb.ListModelsRequest(), timeout=timeout)
 
     def close(self):
         self.channel.close()

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/glossary.h"
 #include "server/translation_cache.h"
 
 namespace rpt::server {
@@ -47,6 +48,20 @@ TEST(TranslationCacheTest, KeysDifferForEveryOptionThatChangesTheResult) {
     }
     EXPECT_NE(key, TranslationCache::key("Save", changed, true)) << "option " << option;
   }
+  // Glossaries: none, each glossary, each method, and the glossary's bytes never run into the
+  // text's (identity "ab" + text "c" vs identity "a" + text "bc").
+  const Glossary akte({{"file", "Akte"}}, 10);
+  const Glossary datei({{"file", "Datei"}}, 10);
+  const std::string with_akte = GlossaryUse{{&akte}}.identity();
+  EXPECT_EQ(key, TranslationCache::key("Save", base, true, ""));
+  EXPECT_NE(key, TranslationCache::key("Save", base, true, with_akte));
+  EXPECT_NE(TranslationCache::key("Save", base, true, with_akte),
+            TranslationCache::key("Save", base, true, GlossaryUse{{&datei}}.identity()));
+  EXPECT_NE(TranslationCache::key("Save", base, true, with_akte),
+            TranslationCache::key("Save", base, true,
+                                  GlossaryUse{{&akte}, GlossaryMethod::kPhrase}.identity()));
+  EXPECT_NE(TranslationCache::key("c", base, true, "ab"),
+            TranslationCache::key("bc", base, true, "a"));
 }
 
 TEST(TranslationCacheTest, AHitIsTheWholeStoredResult) {
