@@ -114,14 +114,24 @@ def scores(hyp, ref):
 
 
 def kept(src, hyp, entries):
-    """Per sentence holding a term: every target at least as often as its source matches."""
+    """Per sentence holding a term: every target at least as often as its source matches, its
+    capitalised form counted too where a source occurrence has a capital the entry lacks (the
+    engine's rule: engine/glossary.h count_term)."""
     out = []
     for s, h in zip(src, hyp):
-        need = {t: matches(s, term) for term, t in entries.items() if matches(s, term)}
-        if need:
-            out.append(all(h.count(t) >= n or (h[:1].isupper() and
-                                                  h.count(t[:1].upper() + t[1:]) >= n)
-                           for t, n in need.items()))
+        ok, any_term = True, False
+        for term, t in entries.items():
+            found = re.findall(r"(?<!\w)" + re.escape(term) + r"(?!\w)", s, re.IGNORECASE)
+            if not found:
+                continue
+            any_term = True
+            have = h.count(t)
+            capital = t[:1].upper() + t[1:]
+            if capital != t and any(f[:1].isupper() and not term[:1].isupper() for f in found):
+                have += h.count(capital)
+            ok = ok and have >= len(found)
+        if any_term:
+            out.append(ok)
     return out
 
 

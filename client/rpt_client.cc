@@ -23,6 +23,7 @@
 #include "client/blank_text.h"
 #include "client/channel.h"
 #include "client/status_names.h"
+#include "engine/glossary_file.h"
 #include "proto/translate.grpc.pb.h"
 
 namespace {
@@ -38,6 +39,8 @@ struct ClientOptions {
   double timeout_seconds = 60.0;
   bool with_scores = false;
   bool list_models = false;
+  std::string glossary;       // a glossary TSV sent with the call
+  std::string glossary_name;  // a glossary the server loaded
   std::vector<std::string> texts;
 };
 
@@ -73,6 +76,19 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
   decoding->set_n_best(static_cast<std::uint32_t>(options.n_best));
   decoding->set_max_length(static_cast<std::uint32_t>(options.max_length));
   decoding->set_return_scores(options.with_scores);
+  request.set_glossary_name(options.glossary_name);
+  if (!options.glossary.empty()) {
+    try {
+      for (const auto& line : rpt::read_glossary_file(options.glossary, 1 << 20)) {
+        rpt::v1::GlossaryEntry* entry = request.add_glossary();
+        entry->set_source(line.source);
+        entry->set_target(line.target);
+      }
+    } catch (const std::invalid_argument& error) {
+      std::cerr << "rpt-client: " << error.what() << "\n";
+      return 2;
+    }
+  }
   std::vector<std::string> texts = options.texts;
   if (texts.empty()) {
     for (std::string line; std::getline(std::cin, line);) texts.push_back(line);
@@ -138,6 +154,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--with-scores", options.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--list-models", options.list_models, "List the server's models and exit");
+  app.add_option("--glossary", options.glossary,
+                 "Glossary TSV (source<TAB>target a line, # comments) sent with the call: its "
+                 "terms are enforced in every text (the server checks the entries)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--glossary-name", options.glossary_name,
+                 "A glossary the server loaded (rpt-server --glossary NAME=FILE)");
   CLI11_PARSE(app, argc, argv);
 
   auto stub = rpt::v1::Translator::NewStub(rpt::client::make_channel(options.channel));

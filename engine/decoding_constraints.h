@@ -7,9 +7,14 @@
 //     phrase is inserted instead, first token in EOS's place, the rest forced step by step;
 //   - when only as many steps are left before max_length as tokens are missing, the missing
 //     phrases are forced, so a hypothesis ending at max_length keeps them too when it can.
+// A phrase may also be given as text (a glossary target): it then counts wherever the decoded
+// text holds it, whatever pieces wrote it ("vidéo" after "/" is not the piece "▁vidéo"), and
+// its canonical pieces are what an insertion forces.
 // A sentence without constraints runs the unconstrained search (no cost).
 #pragma once
 
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace rpt {
@@ -20,6 +25,10 @@ struct PhraseConstraint {
   // Index of the constraint whose occurrences must stay ahead of this one's (a closing tag's
   // opening tag), or -1.
   int opener = -1;
+  // Non-empty: the phrase is text, matched in the decoded output (any of these spellings, e.g.
+  // a term and its capitalised form) whatever its segmentation; `ids` is then the segmentation
+  // an insertion forces. Needs the constraints' token texts.
+  std::vector<std::string> texts = {};
 };
 
 // One hypothesis's progress; copied with its beam.
@@ -29,6 +38,9 @@ struct ConstraintState {
   // leaves the phrase's longest border).
   std::vector<int> matched;
   int forcing = -1;          // the constraint being inserted, -1: none
+  int forced = 0;            // of a text phrase being inserted: its ids forced so far
+  // [text spellings of all text phrases]: bytes of the spelling that end the output (KMP).
+  std::vector<int> text_matched;
 };
 
 class DecodingConstraints {
@@ -36,8 +48,11 @@ class DecodingConstraints {
   // Throws InvalidArgument for an empty phrase, a negative count or a bad opener.
   // `banned_tokens`: tokens the translation must not contain at all (checked by one binary
   // search; a long list costs nothing per step).
+  // `token_texts` ([vocabulary]: each piece's text, "▁" as a space, a byte piece as its byte)
+  // is needed by text phrases only.
   explicit DecodingConstraints(std::vector<PhraseConstraint> phrases,
-                               std::vector<int> banned_tokens = {});
+                               std::vector<int> banned_tokens = {},
+                               std::shared_ptr<const std::vector<std::string>> token_texts = {});
 
   int size() const { return static_cast<int>(phrases_.size()); }
   // Constraints with a count above 0 (the others only ban).
@@ -67,11 +82,24 @@ class DecodingConstraints {
  private:
   // The phrase-prefix length after `token` follows a prefix of length `matched` (KMP).
   int step(int constraint, int matched, int token) const;
+  // A text phrase: occurrences `token` completes from `state`, and the new prefixes in `next`
+  // (its spellings' slots of text_matched) when non-null.
+  // `advanced` (when non-null) is set when a spelling's prefix grew or completed.
+  int text_step(const ConstraintState& state, int constraint, int token, std::vector<int>* next,
+                bool* advanced) const;
+  bool is_text(int constraint) const {
+    return !phrases_[static_cast<std::size_t>(constraint)].texts.empty();
+  }
 
   std::vector<PhraseConstraint> phrases_;
   std::vector<int> banned_;  // sorted
   int required_ = 0;
   std::vector<std::vector<int>> failure_;  // [constraints][phrase length]: KMP failure links
+  std::shared_ptr<const std::vector<std::string>> token_texts_;
+  // Text phrases: each spelling's slot in ConstraintState::text_matched and KMP failure links.
+  std::vector<int> first_slot_;                 // [constraints]
+  std::vector<std::vector<int>> text_failure_;  // [slots][spelling bytes]
+  std::vector<const std::string*> slot_text_;   // [slots]
 };
 
 }  // namespace rpt

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <set>
 #include <sstream>
 
+#include "engine/glossary_file.h"
 #include "engine/text_hygiene.h"
 #include "kernels/errors.h"
 
@@ -75,11 +75,6 @@ void check_term(std::string_view term, const std::string& where, const char* sid
             "); placeholders and tags are kept by span protection, not by a glossary");
 }
 
-std::string trim_line_end(std::string line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
-  return line;
-}
-
 }  // namespace
 
 GlossaryMethod parse_glossary_method(std::string_view name) {
@@ -129,37 +124,26 @@ Glossary::Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::str
 }
 
 Glossary Glossary::load(const std::string& path, int max_entries) {
-  std::ifstream in(path, std::ios::binary);
-  RPT_CHECK(in.good(), InvalidArgument, "cannot open glossary file ", path);
+  std::vector<GlossaryFileEntry> lines;
+  try {
+    lines = read_glossary_file(path, max_entries);
+  } catch (const std::invalid_argument& e) {
+    RPT_THROW(InvalidArgument, e.what());
+  }
   std::vector<GlossaryEntry> entries;
-  std::vector<int> line_of;  // entry index -> line number
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    line = trim_line_end(std::move(line));
-    if (line.empty() || line[0] == '#' || is_blank_text(line)) continue;
-    const std::string where = path + ":" + std::to_string(number);
-    const std::size_t tab = line.find('\t');
-    RPT_CHECK(tab != std::string::npos, InvalidArgument, where,
-              ": expected \"source<TAB>target\", found no tab");
-    RPT_CHECK(line.find('\t', tab + 1) == std::string::npos, InvalidArgument, where,
-              ": expected \"source<TAB>target\", found more than one tab");
-    RPT_CHECK(static_cast<int>(entries.size()) < max_entries, InvalidArgument, where,
-              ": more than ", max_entries, " entries in one glossary file");
-    entries.push_back({line.substr(0, tab), line.substr(tab + 1)});
-    line_of.push_back(number);
+  entries.reserve(lines.size());
+  for (GlossaryFileEntry& line : lines) {
+    entries.push_back({std::move(line.source), std::move(line.target)});
   }
   try {
     return Glossary(std::move(entries), max_entries, "entry");
   } catch (const InvalidArgument& e) {
     // "entry[i]: ..." -> "PATH:LINE: ..."
     std::string message = e.message();
-    const std::size_t open = message.find('[');
     const std::size_t close = message.find("]: ");
     if (message.rfind("entry[", 0) == 0 && close != std::string::npos) {
-      const auto index = std::stoul(message.substr(open + 1, close - open - 1));
-      message = path + ":" + std::to_string(line_of.at(index)) + message.substr(close + 1);
+      const auto index = std::stoul(message.substr(6, close - 6));
+      message = path + ":" + std::to_string(lines.at(index).line) + message.substr(close + 1);
     }
     RPT_THROW(InvalidArgument, message);
   }
@@ -233,10 +217,10 @@ std::vector<GlossaryMatch> match_glossary(std::string_view text, const GlossaryU
                                      ->entries()[static_cast<std::size_t>(best_entry)];
     const auto source_first = decode(entry.source).original.front();
     const auto text_first = static_cast<UChar32>(cp.original[i]);
-    const bool initial_capital =
-        i == first_word && u_isupper(text_first) && !u_isupper(static_cast<UChar32>(source_first));
-    matches.push_back(
-        {best_glossary, best_entry, begin_byte, cp.offsets[i + best_length], initial_capital});
+    const bool capitalized =
+        u_isupper(text_first) && !u_isupper(static_cast<UChar32>(source_first));
+    matches.push_back({best_glossary, best_entry, begin_byte, cp.offsets[i + best_length],
+                       capitalized, capitalized && i == first_word});
     i += best_length;
   }
   return matches;
@@ -256,23 +240,20 @@ std::string capitalize_first(std::string_view text) {
   return std::string(buffer, static_cast<std::size_t>(length)) + std::string(text.substr(i));
 }
 
-int count_term(std::string_view text, std::string_view term, bool initial_capital) {
-  if (term.empty()) return 0;
-  int count = 0;
-  for (std::size_t at = text.find(term); at != std::string_view::npos;
-       at = text.find(term, at + term.size())) {
-    ++count;
-  }
-  if (initial_capital) {
-    const std::string capital = capitalize_first(term);
-    if (capital != term) {
-      std::size_t start = 0;
-      while (start < text.size() && (text[start] == ' ' || text[start] == '"' ||
-                                     text[start] == '\'' || text[start] == '(')) {
-        ++start;
-      }
-      if (text.substr(start, capital.size()) == capital) ++count;
+int count_term(std::string_view text, std::string_view term, bool also_capitalized) {
+  const auto occurrences = [text](std::string_view what) {
+    int count = 0;
+    if (what.empty()) return count;
+    for (std::size_t at = text.find(what); at != std::string_view::npos;
+         at = text.find(what, at + what.size())) {
+      ++count;
     }
+    return count;
+  };
+  int count = occurrences(term);
+  if (also_capitalized) {
+    const std::string capital = capitalize_first(term);
+    if (capital != term) count += occurrences(capital);
   }
   return count;
 }

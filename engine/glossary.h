@@ -31,12 +31,15 @@ struct GlossaryLimits {
   static constexpr std::size_t kTermBytes = 256;  // bytes of one source or target term
 };
 
-// How a matched term reaches the translation.
+// How a matched term reaches the translation (compared on both test splits:
+// docs/glossaries.md; kPhrase is the default).
 enum class GlossaryMethod {
   // The model reads a placeholder in the term's place, copies it like any placeholder, and the
   // target text replaces it after decoding (falls back to kPhrase when no placeholder is free).
   kMask,
-  // The model reads the term; the target's pieces are a phrase the translation must contain.
+  // The model reads the term; the target text is a phrase the translation must contain,
+  // counted in the decoded text whatever pieces write it, inserted as its own pieces where the
+  // model would stop without it.
   kPhrase,
 };
 
@@ -79,7 +82,7 @@ class Glossary {
 // glossary's), and how their terms are enforced. Borrowed: the glossaries outlive the call.
 struct GlossaryUse {
   std::vector<const Glossary*> glossaries;
-  GlossaryMethod method = GlossaryMethod::kMask;
+  GlossaryMethod method = GlossaryMethod::kPhrase;
 
   bool empty() const;
   // The glossaries' identities and the method: part of a translation cache key.
@@ -91,8 +94,10 @@ struct GlossaryMatch {
   int entry = 0;          // index into that glossary's entries()
   std::size_t begin = 0;  // bytes of the source text
   std::size_t end = 0;
-  // The match opens the text (only spaces and punctuation before it) with a capital where the
-  // entry's source has none: a translation may capitalise the target's first letter there.
+  // The match starts with a capital where the entry's source has none (a sentence start, a
+  // title-case string): the translation may hold the target with its first letter capitalised.
+  bool capitalized = false;
+  // ... and opens the text (only spaces and punctuation before it).
   bool initial_capital = false;
 };
 
@@ -105,8 +110,8 @@ std::vector<GlossaryMatch> match_glossary(std::string_view text, const GlossaryU
 // `text` with its first letter upper-cased (Unicode simple mapping).
 std::string capitalize_first(std::string_view text);
 
-// Occurrences of `term` in `text` (non-overlapping); with `initial_capital`, also of its
-// capitalised form where it opens the text.
-int count_term(std::string_view text, std::string_view term, bool initial_capital);
+// Occurrences of `term` in `text` (non-overlapping); with `also_capitalized`, also of its
+// capitalised form.
+int count_term(std::string_view text, std::string_view term, bool also_capitalized);
 
 }  // namespace rpt

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -89,18 +90,14 @@ class SpanMasking {
     return choice;
   }
 
-  // A glossary term (its text in the source: `occurrence`): masked by a free placeholder that
-  // `target` replaces after decoding, or (kPhrase, or no placeholder free) read as it is with the
-  // target's pieces as the phrase (capitalised where the source opens with it).
-  Choice term(const std::string& occurrence, const std::string& target, bool initial_capital,
-              bool mask) {
-    // A placeholder of its own for each occurrence: a model copies each placeholder of its
-    // source once, and "the %1 on the %2 server" reads as it should.
-    if (const auto* sentinel = mask ? take_sentinel(SpanKind::kPositional) : nullptr) {
-      masks.push_back({sentinel->target_id, target, initial_capital});
-      return {sentinel->text, {sentinel->target_id}};
-    }
-    return {occurrence, target_phrase(initial_capital ? capitalize_first(target) : target)};
+  // A glossary term masked by a free placeholder that `target` replaces after decoding, or
+  // nullopt when none is free. A placeholder of its own for each occurrence: a model copies each
+  // placeholder of its source once, and "the %1 on the %2 server" reads as it should.
+  std::optional<Choice> mask_term(const std::string& target, bool initial_capital) {
+    const auto* sentinel = take_sentinel(SpanKind::kPositional);
+    if (!sentinel) return std::nullopt;
+    masks.push_back({sentinel->target_id, target, initial_capital});
+    return Choice{sentinel->text, {sentinel->target_id}};
   }
 
   std::vector<ProtectedSource::Mask> masks;
@@ -194,6 +191,7 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
   // has seen most.
 
   const Vocabulary& target = model_->target_vocabulary();
+  auto token_texts = std::make_shared<std::vector<std::string>>();
   for (int id = 0; id < target.size(); ++id) {
     const std::string& piece = target.to_token(id);
     std::string text = piece;
@@ -201,6 +199,17 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
     if (piece.size() == 6 && std::sscanf(piece.c_str(), "<0x%2X>", &byte) == 1) {
       text = std::string(1, static_cast<char>(byte));
     }
+    std::string spaced;  // SentencePiece's word boundary is a space in the text
+    const std::string_view boundary(kWordBoundary);
+    for (std::size_t i = 0; i < text.size();) {
+      if (std::string_view(text).substr(i, boundary.size()) == boundary) {
+        spaced.push_back(' ');
+        i += boundary.size();
+      } else {
+        spaced.push_back(text[i++]);
+      }
+    }
+    token_texts->push_back(std::move(spaced));
     // <word> and </word>: the vocabulary's special tokens (<unk>, </s>) or tags, which are
     // banned as sentinels when the recognizer takes them for spans.
     const bool bracketed = text.size() > 2 && text.front() == '<' && text.back() == '>' &&
@@ -213,6 +222,16 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
       if (text.find(kSpanOpeners[c]) != std::string::npos) opener_pieces_[c].push_back(id);
     }
   }
+  token_texts_ = std::move(token_texts);
+}
+
+std::vector<int> SpanProtector::target_ids(const std::string& text) const {
+  std::vector<int> ids;
+  for (const std::string& piece : model_->target_tokenizer().encode(text)) {
+    if (!model_->target_vocabulary().contains(piece)) return {};
+    ids.push_back(model_->target_vocabulary().to_id(piece));
+  }
+  return ids;
 }
 
 void SpanProtector::check_glossary(const Glossary& glossary, std::string_view what) const {
@@ -276,6 +295,15 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     ++phrases[static_cast<std::size_t>(it->second)].count;
     return it->second;
   };
+  std::map<std::vector<std::string>, int> text_index;
+  const auto add_text = [&](const std::vector<std::string>& spellings,
+                            const std::vector<int>& ids) {
+    if (ids.empty()) return -1;
+    const auto [it, inserted] = text_index.emplace(spellings, static_cast<int>(phrases.size()));
+    if (inserted) phrases.push_back({ids, 0, -1, spellings});
+    ++phrases[static_cast<std::size_t>(it->second)].count;
+    return it->second;
+  };
   // What the model reads in place of each span and glossary match (they never overlap).
   struct Replacement {
     std::size_t begin = 0;
@@ -332,13 +360,26 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     if (inserted) out.terms.push_back({entry.source, entry.target, 0, false});
     ProtectedSource::Term& term = out.terms[it->second];
     ++term.matches;
-    term.initial_capital = term.initial_capital || match.initial_capital;
-    const std::string occurrence(source.substr(match.begin, match.end - match.begin));
-    const auto choice = masking.term(occurrence, entry.target, match.initial_capital,
-                                     glossary.method == GlossaryMethod::kMask);
-    replacements.push_back({match.begin, match.end, choice.replacement});
-    const int phrase = add(choice.phrase);
+    term.capitalized = term.capitalized || match.capitalized;
+    std::string replacement(source.substr(match.begin, match.end - match.begin));
+    const auto masked = glossary.method == GlossaryMethod::kMask
+                            ? masking.mask_term(entry.target, match.initial_capital)
+                            : std::nullopt;
+    int phrase = -1;
+    if (masked) {
+      replacement = masked->replacement;
+      phrase = add(masked->phrase);
+    } else {
+      // The model reads the term; its target counts as text, whatever pieces write it, with a
+      // capital where the source has one; an insertion writes it as the source's case has it.
+      std::vector<std::string> spellings{entry.target};
+      const std::string capital = capitalize_first(entry.target);
+      if (match.capitalized && capital != entry.target) spellings.push_back(capital);
+      const std::vector<int> ids = target_ids(match.initial_capital ? capital : entry.target);
+      phrase = add_text(spellings, ids);
+    }
     if (phrase >= 0) opener_of[phrase] = -1;
+    replacements.push_back({match.begin, match.end, std::move(replacement)});
   }
   for (const auto& [closing, opening] : opener_of) {
     auto& phrase = phrases[static_cast<std::size_t>(closing)];
@@ -357,7 +398,8 @@ ProtectedSource SpanProtector::protect(std::string_view source,
   out.text.append(source.substr(at));
   out.masks = std::move(masking.masks);
   std::vector<int> banned = banned_tokens(source, options.enabled, phrases);
-  out.constraints = std::make_shared<DecodingConstraints>(std::move(phrases), std::move(banned));
+  out.constraints = std::make_shared<DecodingConstraints>(
+      std::move(phrases), std::move(banned), text_index.empty() ? nullptr : token_texts_);
   return out;
 }
 

@@ -68,8 +68,8 @@ struct ProtectedSource {
   struct Term {
     std::string source;  // as the glossary writes them
     std::string target;
-    int matches = 0;               // occurrences in the source
-    bool initial_capital = false;  // one opens the source with a capital the entry lacks
+    int matches = 0;           // occurrences in the source
+    bool capitalized = false;  // one has a capital the entry lacks (count_term)
   };
   std::vector<Term> terms;
 };
@@ -118,10 +118,16 @@ class SpanProtector {
   // phrases' ids.
   std::vector<int> banned_tokens(std::string_view source, bool spans,
                                  const std::vector<PhraseConstraint>& phrases) const;
+  // The target ids of `text` as the tokenizer writes it (a word start included), or empty when
+  // a piece is not in the vocabulary.
+  std::vector<int> target_ids(const std::string& text) const;
 
   std::shared_ptr<const Model> model_;
   std::vector<Sentinel> sentinels_;
   std::array<std::vector<int>, kSpanOpeners.size()> opener_pieces_;  // target ids per opener
+  // [target vocabulary]: each piece's text ("▁" as a space, a byte piece as its byte), for
+  // glossary targets matched as text (DecodingConstraints).
+  std::shared_ptr<const std::vector<std::string>> token_texts_;
 };
 
 }  // namespace rpt

@@ -93,8 +93,7 @@ RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
   const std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
   out.spans_kept = span_texts(out.text, !source.accelerator_marker.empty()) == expected;
   for (const ProtectedSource::Term& term : source.terms) {
-    out.terms_kept.push_back(count_term(out.text, term.target, term.initial_capital) >=
-                             term.matches);
+    out.terms_kept.push_back(count_term(out.text, term.target, term.capitalized) >= term.matches);
   }
   return out;
 }

@@ -314,6 +314,39 @@ TEST(DecodingConstraints, CountsOverlappingOccurrences) {
   EXPECT_FALSE(c.allows(state, 3));  // a second occurrence
 }
 
+// A text phrase ("Akte", e.g. a glossary target): counted in the decoded text whatever pieces
+// write it, inserted as its canonical pieces, never written more often than required.
+TEST(DecodingConstraints, TextPhrasesCountAnySegmentation) {
+  // Token texts: 0-2 special, 3 " Akte", 4 " Ak", 5 "te", 6 "/", 7 "Akte", 8 " Datei", 9 "e".
+  auto texts = std::make_shared<const std::vector<std::string>>(std::vector<std::string>{
+      "<unk>", "<s>", "</s>", " Akte", " Ak", "te", "/", "Akte", " Datei", "e"});
+  const DecodingConstraints c({{{3}, 2, -1, {"Akte"}}}, {}, texts);
+  ConstraintState state = c.initial_state();
+  EXPECT_TRUE(c.advances_missing(state, 4));  // " Ak" starts it
+  EXPECT_FALSE(c.advances_missing(state, 8));
+  for (int token : {4, 5}) c.advance(state, token, -1);  // " Ak" "te": one occurrence
+  EXPECT_EQ(state.emitted[0], 1);
+  for (int token : {6, 7}) c.advance(state, token, -1);  // "/" "Akte": the second
+  EXPECT_TRUE(c.satisfied(state));
+  EXPECT_FALSE(c.allows(state, 3));  // a third is refused
+  EXPECT_FALSE(c.allows(state, 7));
+  EXPECT_TRUE(c.allows(state, 8));
+
+  // Insertion: the canonical ids, forced one by one, then done.
+  const DecodingConstraints two({{{4, 5}, 1, -1, {"Akte"}}}, {}, texts);
+  ConstraintState inserting = two.initial_state();
+  EXPECT_EQ(two.missing_tokens(inserting), 2);
+  EXPECT_EQ(two.next_insertion(inserting), 0);
+  EXPECT_EQ(two.next_token(inserting, 0), 4);
+  two.advance(inserting, 4, 0);
+  EXPECT_EQ(two.next_token(inserting, 0), 5);
+  EXPECT_EQ(two.missing_tokens(inserting), 1);
+  two.advance(inserting, 5, 0);
+  EXPECT_TRUE(two.satisfied(inserting));
+  EXPECT_EQ(two.next_insertion(inserting), -1);
+  EXPECT_THROW(DecodingConstraints({{{3}, 1, -1, {"Akte"}}}), InvalidArgument);  // no texts
+}
+
 TEST(DecodingConstraints, RejectsMalformedPhrases) {
   EXPECT_THROW(DecodingConstraints({{{}, 1, -1}}), InvalidArgument);
   EXPECT_THROW(DecodingConstraints({{{3}, -1, -1}}), InvalidArgument);

@@ -80,13 +80,20 @@ TEST(GlossaryMatchTest, SentenceInitialCapital) {
   const auto first = match_glossary("\"Settings\" and settings", use, {});
   ASSERT_EQ(first.size(), 2u);
   EXPECT_TRUE(first[0].initial_capital);
+  EXPECT_TRUE(first[0].capitalized);
   EXPECT_FALSE(first[1].initial_capital);
+  EXPECT_FALSE(first[1].capitalized);
   const auto proper = match_glossary("Qt rocks", use, {});  // the entry itself is capitalised
   ASSERT_EQ(proper.size(), 1u);
   EXPECT_FALSE(proper[0].initial_capital);
   EXPECT_EQ(capitalize_first("ärger"), "Ärger");
   EXPECT_EQ(count_term("Konfiguration and konfiguration", "konfiguration", true), 2);
-  EXPECT_EQ(count_term("x Konfiguration", "konfiguration", true), 0);
+  EXPECT_EQ(count_term("x Konfiguration", "konfiguration", true), 1);
+  EXPECT_EQ(count_term("x Konfiguration", "konfiguration", false), 0);
+  const auto title = match_glossary("Open Settings", use, {});  // title case: a capital
+  ASSERT_EQ(title.size(), 1u);
+  EXPECT_TRUE(title[0].capitalized);
+  EXPECT_FALSE(title[0].initial_capital);
 }
 
 TEST(GlossaryRefusalTest, EveryBadEntryIsNamed) {

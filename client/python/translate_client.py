@@ -60,6 +60,22 @@ def is_blank(text):
     return all(ch in BLANK for ch in text)
 
 
+def read_glossary(path):
+    """(source, target) pairs of a glossary TSV, the format rpt-server reads (docs/glossaries.md);
+    exits naming the line of a malformed one."""
+    entries = []
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if not line or line.startswith("#") or is_blank(line):
+                continue
+            fields = line.split("\t")
+            if len(fields) != 2:
+                sys.exit(f"rpt: {path}:{number}: expected \"source<TAB>target\"")
+            entries.append((fields[0], fields[1]))
+    return entries
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("texts", nargs="*", help="texts to translate (default: stdin lines)")
@@ -75,6 +91,10 @@ def main():
     parser.add_argument("--timeout", type=float, default=30.0, help="deadline in seconds")
     parser.add_argument("--stream", action="store_true", help="use TranslateStream")
     parser.add_argument("--list-models", action="store_true")
+    parser.add_argument("--glossary", help="glossary TSV (source<TAB>target a line, # comments) "
+                        "sent with the call")
+    parser.add_argument("--glossary-name", default="",
+                        help="a glossary the server loaded (rpt-server --glossary NAME=FILE)")
     args = parser.parse_args()
 
     pb = load_messages()
@@ -96,6 +116,7 @@ def main():
                 print(f"{m.name}\t{m.source_language}->{m.target_language}\t{m.device}\t"
                       f"{m.dtype}\t{m.position_type}")
             return 0
+        glossary = read_glossary(args.glossary) if args.glossary else []
         texts = args.texts or [line.rstrip("\n") for line in sys.stdin]
         sent = [t for t in texts if not is_blank(t)]
         if not sent:  # nothing to translate: one blank line per input
@@ -106,7 +127,9 @@ def main():
                                    target_language=args.target),
             texts=[t.encode("utf-8") for t in sent],
             options=pb.DecodingOptions(beam_size=args.beam_size, n_best=args.n_best,
-                                       return_scores=True))
+                                       return_scores=True),
+            glossary=[pb.GlossaryEntry(source=s, target=t) for s, t in glossary],
+            glossary_name=args.glossary_name)
         if args.stream:
             # `index` counts the texts sent; blank ones were not.
             for message in method("TranslateStream", pb.TranslateStreamResponse, True)(

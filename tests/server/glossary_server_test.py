@@ -139,6 +139,30 @@ class GlossaryServerTest(unittest.TestCase):
             self.assertEqual(status, 400, body)
             self.assertIn(message, body["error"]["message"])
 
+    def test_both_clients_send_a_glossary_file(self):
+        path = write(self.directory, "call.tsv", "# call terms\nfile\tAkte\n")
+        address = f"127.0.0.1:{self.server.grpc_port}"
+        client = os.environ.get("RPT_CLIENT_BINARY")
+        outputs = [subprocess.run(
+            [sys.executable, os.path.join(REPO, "client", "python", "translate_client.py"),
+             "--server", address, "--glossary", path, SENTENCE],
+            capture_output=True, text=True, timeout=60, check=True).stdout]
+        if client:
+            outputs.append(subprocess.run(
+                [client, "--server", address, "--glossary", path, SENTENCE],
+                capture_output=True, text=True, timeout=60, check=True).stdout)
+        else:
+            print("RPT_CLIENT_BINARY unset: rpt-client not checked", file=sys.stderr)
+        for output in outputs:
+            self.assertEqual(output.count("Akte"), 2, output)
+        bad = write(self.directory, "bad.tsv", "file Akte\n")
+        finished = subprocess.run(
+            [sys.executable, os.path.join(REPO, "client", "python", "translate_client.py"),
+             "--server", address, "--glossary", bad, SENTENCE], capture_output=True, text=True,
+            timeout=60)
+        self.assertNotEqual(finished.returncode, 0)
+        self.assertIn(f"{bad}:1:", finished.stderr)
+
     def test_list_models_and_metrics(self):
         models = self.grpc.list_models().models
         self.assertEqual([(g.name, g.entries) for g in models[0].glossaries],

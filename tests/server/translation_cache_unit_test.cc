@@ -59,7 +59,7 @@ TEST(TranslationCacheTest, KeysDifferForEveryOptionThatChangesTheResult) {
             TranslationCache::key("Save", base, true, GlossaryUse{{&datei}}.identity()));
   EXPECT_NE(TranslationCache::key("Save", base, true, with_akte),
             TranslationCache::key("Save", base, true,
-                                  GlossaryUse{{&akte}, GlossaryMethod::kPhrase}.identity()));
+                                  GlossaryUse{{&akte}, GlossaryMethod::kMask}.identity()));
   EXPECT_NE(TranslationCache::key("c", base, true, "ab"),
             TranslationCache::key("bc", base, true, "a"));
 }
