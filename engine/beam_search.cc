@@ -103,7 +103,10 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
     const Beam& parent = beams_[static_cast<std::size_t>(c.beam)];
     const bool ends = c.token == eos_id_;
     ConstraintState state = parent.constraint;
-    if (constraints_ && !ends) constraints_->advance(state, c.token, c.insertion);
+    if (constraints_ && !ends) {
+      constraints_->advance(state, c.token, c.insertion);
+      if (c.replaces_eos) state.ending = true;
+    }
     if (ends || at_max_length) {
       Hypothesis hypothesis{parent.ids, c.score};
       if (!ends) hypothesis.ids.push_back(c.token);
@@ -149,15 +152,22 @@ void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, 
     // An insertion under way, or as many steps left as tokens missing: the beam's one candidate
     // is the next missing token, scored with its own log-prob when the scan has it, else with
     // the scan's lowest (a bound it cannot exceed).
-    const int insertion = constraints_->next_insertion(state);
-    if (insertion >= 0 &&
-        (state.forcing >= 0 || constraints_->missing_tokens(state) >= steps_left)) {
-      const int token = constraints_->next_token(state, insertion);
+    const auto log_prob_of = [&](int token) {
       float log_prob = row_log_probs[scanned - 1];
       for (int i = 0; i < scanned; ++i) {
         if (row_ids[i] == token) log_prob = row_log_probs[i];
       }
-      out.push_back({score(log_prob), b, token, insertion});
+      return log_prob;
+    };
+    const int insertion = constraints_->next_insertion(state);
+    if (insertion >= 0 &&
+        (state.forcing >= 0 || state.ending || constraints_->missing_tokens(state) >= steps_left)) {
+      const int token = constraints_->next_token(state, insertion);
+      out.push_back({score(log_prob_of(token)), b, token, insertion});
+      continue;
+    }
+    if (state.ending) {  // a text phrase took EOS's place and nothing is missing: end
+      out.push_back({score(log_prob_of(eos_id_)), b, eos_id_, -1});
       continue;
     }
     // Otherwise the scan's candidates in order, those the constraints rule out dropped, and EOS
@@ -172,15 +182,17 @@ void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, 
         continue;
       }
       int starts = -1;
+      bool replaces_eos = false;
       if (token == eos_id_ && insertion >= 0) {
         token = constraints_->next_token(state, insertion);
         starts = insertion;
+        replaces_eos = constraints_->is_text(insertion);
       } else if (token != eos_id_ && !constraints_->allows(state, token)) {
         continue;
       }
       if (std::find(taken.begin(), taken.end(), token) != taken.end()) continue;
       taken.push_back(token);
-      out.push_back({score(row_log_probs[i]), b, token, starts});
+      out.push_back({score(row_log_probs[i]), b, token, starts, replaces_eos});
     }
     if (taken.empty()) {
       // Every scanned token is ruled out: end the hypothesis (EOS at the scan's lowest

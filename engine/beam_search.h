@@ -83,6 +83,8 @@ class BeamSearch {
     int beam;
     int token;
     int insertion = -1;  // the constraint this token starts inserting, -1: none
+    bool replaces_eos =
+        false;  // a text phrase's insertion in EOS's place (ConstraintState::ending)
   };
   float penalty(int length) const;
   // The constrained counterpart of reading each beam's first beam_size candidates.

@@ -39,6 +39,9 @@ struct ConstraintState {
   std::vector<int> matched;
   int forcing = -1;          // the constraint being inserted, -1: none
   int forced = 0;            // of a text phrase being inserted: its ids forced so far
+  // A text phrase came in EOS's place: the hypothesis inserts whatever else is missing and ends
+  // (the model had finished; text it would write after the insertion is not wanted).
+  bool ending = false;
   // [text spellings of all text phrases]: bytes of the spelling that end the output (KMP).
   std::vector<int> text_matched;
 };
@@ -75,6 +78,9 @@ class DecodingConstraints {
   int next_insertion(const ConstraintState& state) const;
   // That constraint's next token.
   int next_token(const ConstraintState& state, int constraint) const;
+  bool is_text(int constraint) const {
+    return !phrases_[static_cast<std::size_t>(constraint)].texts.empty();
+  }
   // Appends `token`; `insertion` >= 0 marks the token as inserted for that constraint, which is
   // then forced until its phrase completes.
   void advance(ConstraintState& state, int token, int insertion) const;
@@ -87,9 +93,6 @@ class DecodingConstraints {
   // `advanced` (when non-null) is set when a spelling's prefix grew or completed.
   int text_step(const ConstraintState& state, int constraint, int token, std::vector<int>* next,
                 bool* advanced) const;
-  bool is_text(int constraint) const {
-    return !phrases_[static_cast<std::size_t>(constraint)].texts.empty();
-  }
 
   std::vector<PhraseConstraint> phrases_;
   std::vector<int> banned_;  // sorted

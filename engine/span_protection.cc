@@ -295,13 +295,20 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     ++phrases[static_cast<std::size_t>(it->second)].count;
     return it->second;
   };
-  std::map<std::vector<std::string>, int> text_index;
-  const auto add_text = [&](const std::vector<std::string>& spellings,
+  // One text phrase per target text (an occurrence counts once, whichever entry or spelling
+  // asked for it); its spellings gain the capitalised form where an occurrence allows it.
+  std::map<std::string, int> text_index;
+  const auto add_text = [&](const std::string& target, bool capitalized,
                             const std::vector<int>& ids) {
     if (ids.empty()) return -1;
-    const auto [it, inserted] = text_index.emplace(spellings, static_cast<int>(phrases.size()));
-    if (inserted) phrases.push_back({ids, 0, -1, spellings});
-    ++phrases[static_cast<std::size_t>(it->second)].count;
+    const auto [it, inserted] = text_index.emplace(target, static_cast<int>(phrases.size()));
+    if (inserted) phrases.push_back({ids, 0, -1, {target}});
+    PhraseConstraint& phrase = phrases[static_cast<std::size_t>(it->second)];
+    const std::string capital = capitalize_first(target);
+    if (capitalized && capital != target && phrase.texts.size() == 1) {
+      phrase.texts.push_back(capital);
+    }
+    ++phrase.count;
     return it->second;
   };
   // What the model reads in place of each span and glossary match (they never overlap).
@@ -372,14 +379,18 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     } else {
       // The model reads the term; its target counts as text, whatever pieces write it, with a
       // capital where the source has one; an insertion writes it as the source's case has it.
-      std::vector<std::string> spellings{entry.target};
-      const std::string capital = capitalize_first(entry.target);
-      if (match.capitalized && capital != entry.target) spellings.push_back(capital);
-      const std::vector<int> ids = target_ids(match.initial_capital ? capital : entry.target);
-      phrase = add_text(spellings, ids);
+      const std::vector<int> ids =
+          target_ids(match.initial_capital ? capitalize_first(entry.target) : entry.target);
+      phrase = add_text(entry.target, match.capitalized, ids);
     }
     if (phrase >= 0) opener_of[phrase] = -1;
     replacements.push_back({match.begin, match.end, std::move(replacement)});
+  }
+  // Terms sharing a target share its phrase, and so the capital one of them allows.
+  for (ProtectedSource::Term& term : out.terms) {
+    for (const ProtectedSource::Term& other : out.terms) {
+      if (other.target == term.target) term.capitalized = term.capitalized || other.capitalized;
+    }
   }
   for (const auto& [closing, opening] : opener_of) {
     auto& phrase = phrases[static_cast<std::size_t>(closing)];

@@ -192,6 +192,16 @@ TEST_P(GlossaryTranslationTest, CounterfactualTargetsAppearAsOftenAsTheirSources
   EXPECT_TRUE(results[1].glossary_terms[0].source == "settings");  // first match first
 }
 
+TEST_P(GlossaryTranslationTest, OneOccurrenceCountsOnceWhateverItsCase) {
+  // "Image" (title case: the target may take a capital) and "image", and a second entry with
+  // the same target: three occurrences of one target text, each written.
+  const Glossary g = make({{"image", "bildchen"}, {"picture", "bildchen"}});
+  const auto result = translate({"Image editor: open the image or the picture."}, g);
+  const TranslationHypothesis& best = result[0].hypotheses.at(0);
+  EXPECT_EQ(count_term(best.text, "bildchen", true), 3) << best.text;
+  EXPECT_TRUE(best.terms_kept) << best.text;
+}
+
 TEST_P(GlossaryTranslationTest, MultiWordMultiPieceAndDoNotTranslate) {
   const Glossary g = make({{"file server", "Dateiablageserver"},
                            {"Nautilus", "Nautilus"},
