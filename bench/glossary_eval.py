@@ -9,9 +9,12 @@ sentence pairs, >= 0.3). Then, on the test split, with rpt-translate:
       >= 80% of the 2+ references whose source holds s) and that the model misses at least
       once; the glossary of all such entries is applied to the whole split. BLEU and chrF
       (sacrebleu) on the sentences holding a term, with and without the glossary.
-  (b) counterfactual terms: the split's most frequent list words, each given the second most
-      associated target word (a rendering the model would not choose): the share of sentences
-      with a term whose translation holds every target as often as the source holds the term.
+  (b) counterfactual terms: the split's most frequent list words, each given another associated
+      target word of the same shape (a rendering the model would not choose; not always a valid
+      translation, so a harder test than a valid one): the share of sentences with a term whose
+      translation holds every target as often as the source holds the term, and the share where
+      a target only comes after the translation's last sentence end (appended where the model
+      stopped, not placed).
   (c) cost: rpt-translate's time on the sentences without a term and on those with one, with
       and without the glossary, runs alternating (--runs each), medians compared.
 (a) and (b) run with each enforcement method (--methods). Writes a JSON summary and, with
@@ -135,6 +138,18 @@ def kept(src, hyp, entries):
     return out
 
 
+def appended(src, hyp, entries):
+    """Per sentence holding a term: some target comes only after the translation's last sentence
+    end (". Akte"): inserted where the model stopped rather than placed by it."""
+    out = []
+    for s, h in zip(src, hyp):
+        targets = [t for term, t in entries.items() if matches(s, term)]
+        if targets:
+            out.append(any(re.search(r"[.!?:;]\s+" + re.escape(t) + r"\W*$", h, re.IGNORECASE)
+                           for t in targets))
+    return out
+
+
 def evaluate(args):
     with open(args.tsv, encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t")[:2] for line in f]
@@ -186,6 +201,7 @@ def quality(args, src, ref, base, lexicon, real, real_path, with_real, result, t
         hyp, _ = translate(args, src, real_path, method)
         a[method] = scores(sub(hyp), sub(ref))
         a[method]["kept"] = round(statistics.mean(kept(sub(src), sub(hyp), real)), 4)
+        a[method]["appended"] = round(statistics.mean(appended(sub(src), sub(hyp), real)), 4)
         a[method]["all_bleu"] = scores(hyp, ref)["bleu"]
     a["all_bleu_without"] = scores(base, ref)["bleu"]
     a["kept_without"] = round(statistics.mean(kept(sub(src), sub(base), real)), 4)
@@ -216,6 +232,9 @@ def quality(args, src, ref, base, lexicon, real, real_path, with_real, result, t
         hyp, _ = translate(args, src, counter_path, method)
         flags = kept([src[i] for i in with_counter], [hyp[i] for i in with_counter], counter)
         b[method] = {"kept": round(statistics.mean(flags), 4),
+                     "appended": round(statistics.mean(appended(
+                         [src[i] for i in with_counter], [hyp[i] for i in with_counter],
+                         counter)), 4),
                      "missed": [{"source": src[i], "translation": hyp[i]}
                                 for i, ok in zip(with_counter, flags) if not ok][: args.show]}
     result["counterfactual_terms"] = b
@@ -224,23 +243,28 @@ def quality(args, src, ref, base, lexicon, real, real_path, with_real, result, t
 
 
 def cost(args, src, real_path, with_real, result):
-    """(c): alternating runs with and without the real-terms glossary."""
-    sub = lambda xs: [xs[i] for i in with_real]  # noqa: E731
-    method = args.methods[0]
-    without_terms = [s for i, s in enumerate(src) if i not in set(with_real)]
-    with_terms = sub(src)
+    """(c): alternating runs without and with the real-terms glossary (each method)."""
+    holding = set(with_real)
+    subsets = {"no_terms": [s for i, s in enumerate(src) if i not in holding],
+               "terms": [src[i] for i in with_real]}
     times = collections.defaultdict(list)
     for _ in range(args.runs):
-        for name, lines in (("no_terms", without_terms), ("terms", with_terms)):
+        for name, lines in subsets.items():
             times[name + "_off"].append(translate(args, lines)[1])
-            times[name + "_on"].append(translate(args, lines, real_path, method)[1])
+            for method in args.methods:
+                times[f"{name}_{method}"].append(translate(args, lines, real_path, method)[1])
     med = {k: round(statistics.median(v), 3) for k, v in times.items()}
-    result["cost"] = {"method": method, "runs": args.runs, "seconds": dict(times), "median": med,
-                      "sentences_no_terms": len(without_terms),
-                      "sentences_terms": len(with_terms),
-                      "ratio_no_terms": round(med["no_terms_on"] / med["no_terms_off"], 3),
-                      "ratio_terms": round(med["terms_on"] / med["terms_off"], 3)}
-    print("(c)", json.dumps(result["cost"]))
+    result["cost"] = {"runs": args.runs, "threads": args.threads, "seconds": dict(times),
+                      "median": med, "sentences_no_terms": len(subsets["no_terms"]),
+                      "sentences_terms": len(subsets["terms"])}
+    fastest = {k: min(v) for k, v in times.items()}  # the least disturbed run of each
+    for method in args.methods:
+        for name in subsets:
+            result["cost"][f"ratio_{name}_{method}"] = round(
+                med[f"{name}_{method}"] / med[name + "_off"], 3)
+            result["cost"][f"ratio_fastest_{name}_{method}"] = round(
+                fastest[f"{name}_{method}"] / fastest[name + "_off"], 3)
+    print("(c)", json.dumps({k: v for k, v in result["cost"].items() if k != "seconds"}))
 
 
 def plot(args):
@@ -252,26 +276,31 @@ def plot(args):
         with open(path, encoding="utf-8") as f:
             results.append(json.load(f))
     methods = [m for m in ("mask", "phrase") if m in results[0]["real_terms"]]
-    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.2), dpi=100)
+    fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.3), dpi=100)
     names = [os.path.basename(r["model"]) for r in results]
     width = 0.8 / (len(methods) + 1)
-    for k, system in enumerate(["without"] + methods):
-        xs = [i + (k - len(methods) / 2) * width for i in range(len(results))]
-        ys = [r["real_terms"][system]["bleu"] for r in results]
-        bars = axes[0].bar(xs, ys, width, label=system if system != "without" else "no glossary")
-        axes[0].bar_label(bars, labels=[f"{y:.1f}" for y in ys], fontsize=7)
-        ys = [100 * (r["counterfactual_terms"]["kept_without"] if system == "without"
-                     else r["counterfactual_terms"][system]["kept"]) for r in results]
-        bars = axes[1].bar(xs, ys, width, label=system if system != "without" else "no glossary")
-        axes[1].bar_label(bars, labels=[f"{y:.1f}" for y in ys], fontsize=7)
-    for ax in axes:
+    panels = [
+        (lambda r, m: r["real_terms"][m]["bleu"], "(a) real terms: BLEU on their sentences"),
+        (lambda r, m: 100 * (r["counterfactual_terms"]["kept_without"] if m == "without"
+                             else r["counterfactual_terms"][m]["kept"]),
+         "(b) counterfactual: % holding every term"),
+        (lambda r, m: 100 * r["counterfactual_terms"][m]["appended"],
+         "(b) counterfactual: % with a term appended"),
+    ]
+    for ax, (value, title) in zip(axes, panels):
+        systems = ["without"] + methods if "appended" not in title else methods
+        for k, system in enumerate(systems):
+            xs = [i + (k - (len(systems) - 1) / 2) * width for i in range(len(results))]
+            ys = [value(r, system) for r in results]
+            colors = {"without": "C0", "mask": "C1", "phrase": "C2"}
+            bars = ax.bar(xs, ys, width, color=colors[system],
+                          label="no glossary" if system == "without" else system)
+            ax.bar_label(bars, labels=[f"{y:.1f}" for y in ys], fontsize=7)
         ax.set_xticks(range(len(results)))
         ax.set_xticklabels(names)
-    axes[0].set_title("(a) real terms: BLEU on their sentences", fontsize=9)
-    axes[0].set_ylabel("BLEU")
-    axes[1].set_title("(b) counterfactual terms: % sentences holding all", fontsize=9)
-    axes[1].set_ylim(0, 110)
-    axes[1].legend(fontsize=7, loc="lower center", ncol=3)
+        ax.set_title(title, fontsize=8)
+    axes[1].set_ylim(0, 112)
+    axes[0].legend(fontsize=7, loc="lower center", ncol=3)
     fig.suptitle("Glossaries on the test splits (bench/glossary_eval.py)", fontsize=9)
     fig.tight_layout()
     fig.savefig(args.plot)

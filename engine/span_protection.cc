@@ -96,7 +96,7 @@ class SpanMasking {
   std::optional<Choice> mask_term(const std::string& target, bool initial_capital) {
     const auto* sentinel = take_sentinel(SpanKind::kPositional);
     if (!sentinel) return std::nullopt;
-    masks.push_back({sentinel->target_id, target, initial_capital});
+    masks.push_back({sentinel->target_id, target, initial_capital, true});
     return Choice{sentinel->text, {sentinel->target_id}};
   }
 
@@ -154,7 +154,7 @@ class SpanMasking {
   }
 
   Choice mask(const SpanProtector::Sentinel& sentinel, const std::string& original) {
-    masks.push_back({sentinel.target_id, original, false});
+    masks.push_back({sentinel.target_id, original, false, false});
     return {sentinel.text, {sentinel.target_id}};
   }
 

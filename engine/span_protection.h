@@ -58,6 +58,7 @@ struct ProtectedSource {
     std::string original;  // the span, or a glossary term's target text
     // A glossary target that may take a capital where it opens the translation.
     bool initial_capital = false;
+    bool term = false;  // a glossary target (a word of its own), not a span
   };
   std::vector<Mask> masks;
   std::vector<std::string> expected;  // the source's span texts (multiset), the marker included

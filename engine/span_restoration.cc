@@ -77,6 +77,12 @@ RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
     const bool opens = out.text.find_first_not_of(" \"'(") == std::string::npos;
     const std::string text =
         mask->initial_capital && opens ? capitalize_first(mask->original) : mask->original;
+    // A term the search inserted where the model stopped follows its sentence's end directly
+    // (a placeholder piece carries no word boundary): a word of its own.
+    if (mask->term && !out.text.empty() &&
+        std::string_view(".!?:;,").find(out.text.back()) != std::string_view::npos) {
+      out.text.push_back(' ');
+    }
     restored.emplace_back(out.text.size(), out.text.size() + text.size());
     out.text += text;
     at = ranges[i].second;

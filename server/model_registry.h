@@ -32,7 +32,7 @@ struct ServedModel {
   std::unique_ptr<TranslationCache> cache;  // null with --cache-size 0
   // Named glossaries (--glossary), checked against the model's target vocabulary at start.
   std::map<std::string, std::shared_ptr<const Glossary>> glossaries;
-  GlossaryMethod glossary_method = GlossaryMethod::kPhrase;
+  GlossaryMethod glossary_method = GlossaryMethod::kMask;
 };
 
 // What a request asks for; empty fields are unset.

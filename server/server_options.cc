@@ -63,9 +63,9 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
          "every model")
       ->take_all();
   app.add_option("--glossary-method", options.glossary_method,
-                 "How glossary terms are enforced: phrase (the model reads the term, the target "
-                 "text is required) or mask (a placeholder the model copies, the target put in "
-                 "after); docs/glossaries.md compares them")
+                 "How glossary terms are enforced: mask (a placeholder the model copies, the "
+                 "target put in after) or phrase (the model reads the term, the target text is "
+                 "required); docs/glossaries.md compares them")
       ->check(CLI::IsMember({"mask", "phrase"}))
       ->capture_default_str();
   app.add_option("--listen", options.listen, "gRPC address HOST:PORT (port 0: any free port)")

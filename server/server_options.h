@@ -53,7 +53,7 @@ struct ServerOptions {
   std::vector<std::string> glossary_flags;  // --glossary as given, parsed into glossaries by
                                             // finalize_server_options
   std::vector<GlossarySpec> glossaries;
-  std::string glossary_method = "phrase";  // mask | phrase (GlossaryMethod)
+  std::string glossary_method = "mask";  // mask | phrase (GlossaryMethod)
   // --model-compute-type NAME=TYPE pairs, folded into models[].compute_type by
   // finalize_server_options.
   std::vector<std::pair<std::string, std::string>> model_compute_types;

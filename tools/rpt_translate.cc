@@ -48,7 +48,7 @@ struct CliOptions {
   bool accelerators = true;
   bool span_masking = true;
   std::string glossary;
-  std::string glossary_method = "phrase";
+  std::string glossary_method = "mask";
   std::string length_penalty_type = "average";
   rpt::DecodingOptions decoding;
 };
@@ -197,8 +197,8 @@ int main(int argc, char** argv) {
                  "translation (docs/glossaries.md)")
       ->check(CLI::ExistingFile);
   app.add_option("--glossary-method", cli.glossary_method,
-                 "How terms are enforced: phrase (the model reads the term, the target text "
-                 "is required) or mask (a placeholder, the target put in after)")
+                 "How terms are enforced: mask (a placeholder the model copies, the target put "
+                 "in after) or phrase (the model reads the term, the target text is required)")
       ->check(CLI::IsMember({"mask", "phrase"}))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
