@@ -52,14 +52,14 @@ TEST(TranslationCacheTest, KeysDifferForEveryOptionThatChangesTheResult) {
   // text's (identity "ab" + text "c" vs identity "a" + text "bc").
   const Glossary akte({{"file", "Akte"}}, 10);
   const Glossary datei({{"file", "Datei"}}, 10);
-  const std::string with_akte = GlossaryUse{{&akte}}.identity();
+  const std::string with_akte = GlossaryUse{{&akte}, GlossaryMethod::kMask}.identity();
   EXPECT_EQ(key, TranslationCache::key("Save", base, true, ""));
   EXPECT_NE(key, TranslationCache::key("Save", base, true, with_akte));
   EXPECT_NE(TranslationCache::key("Save", base, true, with_akte),
             TranslationCache::key("Save", base, true, GlossaryUse{{&datei}}.identity()));
   EXPECT_NE(TranslationCache::key("Save", base, true, with_akte),
             TranslationCache::key("Save", base, true,
-                                  GlossaryUse{{&akte}, GlossaryMethod::kMask}.identity()));
+                                  GlossaryUse{{&akte}, GlossaryMethod::kPhrase}.identity()));
   EXPECT_NE(TranslationCache::key("c", base, true, "ab"),
             TranslationCache::key("bc", base, true, "a"));
 }
