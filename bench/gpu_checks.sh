@@ -16,6 +16,9 @@
 #   half       float16 (bar: 99% token-identical) and bfloat16 (measured; no bar until one is
 #              set from measurements), batch 32 and 1, and float16 at batch 32 with cuBLAS's
 #              fastest GEMMs instead of the batch-invariant ones
+#   graphs     the decoder step as CUDA graphs (the default) against every kernel launched as it
+#              comes (--gpu-graphs off): the same translations, line for line, and the speed of
+#              each, alternating, float16 and float32 at batch 32 and float16 at batch 1
 #   sanitizer  compute-sanitizer memcheck, racecheck and synccheck over the CUDA ops and one
 #              small end-to-end engine test
 #   int8_bits  the host CPU's int8 activation bits: which oneDNN ISAs sum exactly, BLEU and speed
@@ -146,7 +149,7 @@ phase_host_cpu() {
 phase_tests() {
   run_suite cuda_ops_test 240 "${GPU_CPUS[@]}" "$BIN/cuda_ops_test"
   run_suite cuda_engine_test 240 "${GPU_CPUS[@]}" "$BIN/cuda_engine_test"
-  grep -hE "token-identical|peak device memory" "$LOGS/cuda_engine_test.log" | tee -a "$SUMMARY"
+  grep -hE "token-identical|peak device memory|graphs captured" "$LOGS/cuda_engine_test.log" | tee -a "$SUMMARY"
 }
 
 # One GPU translation run against the CPU's: identical lines, throughput, peak memory.
@@ -219,11 +222,35 @@ half_runs() {
 }
 phase_half() { for_each_model half_runs; }
 
+# Graphs on against off: identical output, speed of each (two alternating rounds).
+graph_runs() {
+  local pair=$1 lines run
+  lines=$(wc -l < "$LOGS/$pair.src")
+  for setup in "float16 32 $lines" "float32 32 $lines" "float16 1 $BATCH1_LINES"; do
+    read -r precision batch count <<< "$setup"
+    head -n "$count" "$LOGS/$pair.src" > "$LOGS/graphs.$pair.src"
+    for round in 1 2; do
+      for graphs in off on; do
+        run="graphs.$pair.$precision.b$batch.$graphs"
+        timeout 150 "${GPU_CPUS[@]}" "$BIN/rpt-translate" --model "$MODEL" --device "$DEVICE" \
+          --compute-type "$precision" --batch-size "$batch" --gpu-graphs "$graphs" --verbose \
+          < "$LOGS/graphs.$pair.src" > "$LOGS/$run" 2> "$LOGS/$run.log" \
+          || { fail "$run: $(tail -2 "$LOGS/$run.log" | tr '\n' ' ')"; continue; }
+        say "$run round $round: $(grep -h 'sentences/s' "$LOGS/$run.log" | sed 's/^rpt-translate: //')"
+      done
+      cmp -s "$LOGS/graphs.$pair.$precision.b$batch.off" "$LOGS/graphs.$pair.$precision.b$batch.on" \
+        || fail "graphs $pair $precision batch $batch: output differs with and without graphs"
+    done
+    say "graphs $pair $precision batch $batch: $(paste -d '\t' "$LOGS/graphs.$pair.$precision.b$batch.off" "$LOGS/graphs.$pair.$precision.b$batch.on" | awk -F'\t' '$1 == $2' | wc -l)/$count lines identical with and without graphs"
+  done
+}
+phase_graphs() { for_each_model graph_runs; }
+
 phase_sanitizer() {
   local sanitizer
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   [ -n "$sanitizer" ] || { fail "compute-sanitizer not found"; return; }
-  local ops_filter="*CudaPrecisionTest.*:CudaOpsTest.*:CudaTopKTest.*:*CudaFusedAttentionTest*decoder_cache*:*CudaFusedAttentionTest*encoder_shaw*:*CudaFusedAttentionTest*cross*"
+  local ops_filter="*CudaPrecisionTest.*:CudaOpsTest.*:CudaTopKTest.*:*CudaFusedAttentionTest*decoder_cache*:*CudaFusedAttentionTest*encoder_shaw*:*CudaFusedAttentionTest*cross*-*GraphCaptureRefusal*"
   for tool in memcheck racecheck synccheck; do
     local log="$LOGS/sanitizer.$tool.log"
     timeout 150 "${GPU_CPUS[@]}" "$sanitizer" --tool "$tool" --error-exitcode 3 "$BIN/cuda_ops_test" \
@@ -314,7 +341,7 @@ phase_server() {
 }
 
 phase_bench() {
-  timeout 120 "${GPU_CPUS[@]}" "$BIN/relative_cost_bench" --benchmark_filter='device:[12]' \
+  timeout 120 "${GPU_CPUS[@]}" "$BIN/relative_cost_bench" --benchmark_filter='device:[1-4]' \
     --benchmark_min_time=0.3 > "$LOGS/relative_cost_gpu.txt" 2>&1 || fail "relative_cost_bench"
   grep -E "^BM_" "$LOGS/relative_cost_gpu.txt" | tee -a "$SUMMARY"
 }

@@ -1,10 +1,10 @@
 // The cost of relative positions: encoder forward and one decoder step (top-k included) of the
 // same model size with Shaw relative positions (k = 16), T5 buckets, sinusoidal encodings, and
 // none, on the CPU (one thread) and, in a CUDA build with a GPU, on the GPU in float32 and
-// float16 (wall time; each call ends with its device-to-host copy). Synthetic weights (the cost
-// does not depend on their values). Run:
+// float16, with and without CUDA graphs (wall time; each call ends with its device-to-host copy).
+// Synthetic weights (the cost does not depend on their values). Run:
 //   build/bench/relative_cost_bench --benchmark_min_time=2
-//   build/bench/relative_cost_bench --benchmark_filter='device:[12]'   (GPU only)
+//   build/bench/relative_cost_bench --benchmark_filter='device:[1-4]'   (GPU only)
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
@@ -55,7 +55,9 @@ std::shared_ptr<const Model> model_for(Variant variant) {
   return model;
 }
 
-enum DeviceArg { kCpu, kCudaFloat32, kCudaFloat16 };
+// 1, 2: the GPU as the engine runs by default (decoder steps replayed as CUDA graphs); 3, 4: the
+// same without graphs (every kernel launched as it comes).
+enum DeviceArg { kCpu, kCudaFloat32, kCudaFloat16, kCudaFloat32Eager, kCudaFloat16Eager };
 
 bool gpu_available() { return cuda_device_count() > 0; }
 
@@ -74,8 +76,10 @@ std::shared_ptr<const Engine> engine_for(benchmark::State& state) {
   ComputeOptions options;
   if (device != kCpu) {
     options.device = Device::kCuda;
-    options.precision =
-        device == kCudaFloat16 ? kernels::Precision::kFloat16 : kernels::Precision::kFloat32;
+    options.precision = device == kCudaFloat16 || device == kCudaFloat16Eager
+                            ? kernels::Precision::kFloat16
+                            : kernels::Precision::kFloat32;
+    options.gpu_graphs = device == kCudaFloat32 || device == kCudaFloat16;
   }
   auto engine = Engine::create(model_for(static_cast<Variant>(state.range(0))), options);
   cache[key] = engine;
@@ -114,20 +118,23 @@ void BM_DecoderStep(benchmark::State& state) {
                             .rows = beam});
   }
   input.tokens.assign(rows, 9);
-  input.positions.assign(rows, t);
   input.parents.assign(rows, -1);
   input.blocked_tokens.assign(rows, -1);
   input.width = beam;
   StepCandidates candidates;
-  backend->step(input, candidates);  // every row now has a cache of t + 1 positions
-  for (int r = 0; r < rows; ++r) input.parents[static_cast<std::size_t>(r)] = r;
+  for (int p = 0; p <= t; ++p) {  // every row then holds t + 1 positions
+    input.positions.assign(rows, p);
+    backend->step(input, candidates);
+    for (int r = 0; r < rows; ++r) input.parents[static_cast<std::size_t>(r)] = r;
+  }
+  // Each measured step continues t positions of its row (dropping the one it added last time).
   for (auto _ : state) backend->step(input, candidates);
   state.SetItemsProcessed(state.iterations() * rows);
 }
 
 void variants(benchmark::internal::Benchmark* bench, std::initializer_list<long> sizes) {
   bench->ArgNames({"position", "length", "device"});
-  for (long device : {kCpu, kCudaFloat32, kCudaFloat16}) {
+  for (long device : {kCpu, kCudaFloat32, kCudaFloat16, kCudaFloat32Eager, kCudaFloat16Eager}) {
     for (long v : {kShaw, kT5, kSinusoidal, kNoPosition}) {
       for (long size : sizes) bench->Args({v, size, device});
     }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -46,6 +47,14 @@ struct StepCandidates {
   std::vector<int> ids;          // [rows, width]
 };
 
+// How a backend's decoder steps ran: the CUDA backend replays most as CUDA graphs
+// (engine/cuda/step_graphs.h); the CPU runs every step as it comes and counts none.
+struct StepGraphCounts {
+  std::uint64_t eager = 0;     // steps run without a graph
+  std::uint64_t captured = 0;  // graphs captured
+  std::uint64_t replayed = 0;  // steps run as a graph (each captured one included)
+};
+
 class DecoderBackend {
  public:
   virtual ~DecoderBackend() = default;
@@ -56,6 +65,7 @@ class DecoderBackend {
   virtual void step(const StepInput& input, StepCandidates& out) = 0;
   // Memory this backend holds now for decoding (cache, workspace, encoder memory).
   virtual std::size_t device_memory_bytes() const { return 0; }
+  virtual StepGraphCounts graph_counts() const { return {}; }
 };
 
 }  // namespace rpt

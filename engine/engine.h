@@ -30,6 +30,9 @@ struct ComputeOptions {
   // cuBLAS's fastest choice per call, rows may differ in the last bits between batches. The CPU
   // GEMMs are always row-invariant (kernels/gemm.h).
   bool batch_invariant = true;
+  // GPU decoder steps replayed as CUDA graphs (engine/cuda/step_graphs.h): one launch instead of
+  // ~50 per step, the same arithmetic (tested: identical translations with and without).
+  bool gpu_graphs = true;
 };
 
 // Parses "float32" | "float16" | "bfloat16" | "int8" (also "fp32", "fp16", "bf16"); throws

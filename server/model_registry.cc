@@ -39,12 +39,12 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
     }
   }
   for (const ModelSpec& spec : options.models) {
-    const ComputeOptions compute{
-        .device = device,
-        .precision = parse_precision(spec.compute_type),
-        .device_index = options.device_index,
-        .memory_limit_bytes = memory_limit_bytes(options, device),
-        .batch_invariant = options.gpu_gemm == "batch-invariant"};
+    const ComputeOptions compute{.device = device,
+                                 .precision = parse_precision(spec.compute_type),
+                                 .device_index = options.device_index,
+                                 .memory_limit_bytes = memory_limit_bytes(options, device),
+                                 .batch_invariant = options.gpu_gemm == "batch-invariant",
+                                 .gpu_graphs = options.gpu_graphs == "on"};
     auto served = std::make_unique<ServedModel>();
     served->name = spec.name;
     served->model = Model::load(

@@ -121,6 +121,11 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "it is batched with) or fastest (cuBLAS's choice per call)")
       ->check(CLI::IsMember({"batch-invariant", "fastest"}))
       ->capture_default_str();
+  app.add_option("--gpu-graphs", options.gpu_graphs,
+                 "GPU decoder steps replayed as CUDA graphs, one launch a step (on) or every "
+                 "kernel launched as it comes (off); the translations are the same")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   app.add_option("--threads", options.threads, "CPU threads for the CPU engine (0: all)")
       ->check(CLI::Range(0, 1024));
   auto& s = options.scheduler;

@@ -70,6 +70,7 @@ struct ServerOptions {
   // memory available to the process split among the models, on a GPU no limit but the device's.
   double device_memory_limit_mib = -1;
   std::string gpu_gemm = "batch-invariant";  // batch-invariant | fastest (ComputeOptions)
+  std::string gpu_graphs = "on";             // on | off (ComputeOptions::gpu_graphs)
   int threads = 0;  // BLAS threads; 0: the library default
   SchedulerOptions scheduler;
   RequestLimits limits;

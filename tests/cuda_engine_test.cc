@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "engine/cuda/step_graphs.h"
 #include "engine/decoder_backend.h"
 #include "engine/engine.h"
 #include "engine/translator.h"
@@ -47,14 +49,14 @@ DecodingOptions search(int beam_size, int max_length = 60) {
 }
 
 std::shared_ptr<const Engine> cuda_engine(std::shared_ptr<const Model> model,
-                                          kernels::Precision precision,
-                                          std::size_t limit_bytes = 0,
-                                          bool batch_invariant = true) {
+                                          kernels::Precision precision, std::size_t limit_bytes = 0,
+                                          bool batch_invariant = true, bool graphs = true) {
   return Engine::create(std::move(model), {.device = Device::kCuda,
                                            .precision = precision,
                                            .device_index = 0,
                                            .memory_limit_bytes = limit_bytes,
-                                           .batch_invariant = batch_invariant});
+                                           .batch_invariant = batch_invariant,
+                                           .gpu_graphs = graphs});
 }
 
 class CudaEngineTest : public ::testing::TestWithParam<std::string> {
@@ -220,6 +222,89 @@ TEST_P(CudaEngineTest, ResultsDoNotDependOnTheBatch) {
   }
 }
 
+// CUDA graphs (the default) against eager steps, one backend step at a time: the same inputs give
+// the same candidates bit for bit, with row counts that share a padded size (3 and 4 rows run as
+// 4) and rows of two sentences; past the first steps of each key, the steps replay graphs.
+TEST_P(CudaEngineTest, GraphStepsEqualEagerSteps) {
+  for (auto precision : {kernels::Precision::kFloat32, kernels::Precision::kFloat16}) {
+    SCOPED_TRACE(kernels::precision_name(precision));
+    const auto graphs_engine = cuda_engine(model_, precision);
+    const auto eager_engine = cuda_engine(model_, precision, 0, true, /*graphs=*/false);
+    const auto graphs = graphs_engine->make_backend();
+    const auto eager = eager_engine->make_backend();
+    ASSERT_GE(sources_.size(), 2u);
+    const std::vector<std::vector<int>> two = {sources_[0], sources_[1]};
+    const auto graphs_memory = graphs->encode(two);
+    const auto eager_memory = eager->encode(two);
+    const int width = 4, steps = 16;
+    std::vector<int> tokens(4);  // each row's best candidate of the previous step
+    int previous_rows = 0;
+    for (int s = 0; s < steps; ++s) {
+      const int rows = s % 3 == 2 ? 3 : 4;  // A: rows 0-1, B: rows 2.. (one or two)
+      StepInput input;
+      input.width = width;
+      for (int r = 0; r < rows; ++r) {
+        const int parent = s == 0 ? -1 : std::min(r, previous_rows - 1);
+        input.tokens.push_back(parent < 0 ? model_->decoder_start_id()
+                                          : tokens[static_cast<std::size_t>(parent)]);
+        input.positions.push_back(s);
+        input.parents.push_back(parent);
+        input.blocked_tokens.push_back(r == 1 ? 3 : -1);
+      }
+      StepInput on_graphs = input, on_eager = input;
+      on_graphs.groups = {{.sentence = &graphs_memory[0], .first_row = 0, .rows = 2},
+                          {.sentence = &graphs_memory[1], .first_row = 2, .rows = rows - 2}};
+      on_eager.groups = {{.sentence = &eager_memory[0], .first_row = 0, .rows = 2},
+                         {.sentence = &eager_memory[1], .first_row = 2, .rows = rows - 2}};
+      StepCandidates from_graphs, from_eager;
+      graphs->step(on_graphs, from_graphs);
+      eager->step(on_eager, from_eager);
+      ASSERT_EQ(from_graphs.ids, from_eager.ids) << "step " << s;
+      ASSERT_EQ(from_graphs.log_probs, from_eager.log_probs) << "step " << s;
+      for (int r = 0; r < rows; ++r) {
+        tokens[static_cast<std::size_t>(r)] = from_eager.ids[static_cast<std::size_t>(r * width)];
+      }
+      previous_rows = rows;
+    }
+    const StepGraphCounts counts = graphs->graph_counts();
+    std::printf("%s %s: %d steps, %llu eager, %llu graphs captured, %llu replayed\n",
+                GetParam().c_str(), std::string(kernels::precision_name(precision)).c_str(), steps,
+                static_cast<unsigned long long>(counts.eager),
+                static_cast<unsigned long long>(counts.captured),
+                static_cast<unsigned long long>(counts.replayed));
+    EXPECT_EQ(counts.eager + counts.replayed, static_cast<std::uint64_t>(steps));
+    EXPECT_GE(counts.captured, 2u);  // the cache and its spare alternate: two keys a shape
+    EXPECT_GE(counts.replayed, static_cast<std::uint64_t>(steps / 2));
+    const StepGraphCounts none = eager->graph_counts();
+    EXPECT_EQ(none.eager + none.captured + none.replayed, 0u);
+  }
+}
+
+// Whole translations with and without graphs: the same tokens and scores, bit for bit, for a
+// batch of all sentences and for sentences joining in flight (other row counts, other graphs).
+TEST_P(CudaEngineTest, TranslationsWithAndWithoutGraphsAreIdentical) {
+  for (auto precision : {kernels::Precision::kFloat32, kernels::Precision::kFloat16}) {
+    const auto graphs = cuda_engine(model_, precision);
+    const auto eager = cuda_engine(model_, precision, 0, true, /*graphs=*/false);
+    for (const int batch : {64, 2}) {
+      const auto expected =
+          Translator(eager, {.max_batch_size = batch}).translate_ids(sources_, search(4));
+      const auto actual =
+          Translator(graphs, {.max_batch_size = batch}).translate_ids(sources_, search(4));
+      ASSERT_EQ(actual.size(), expected.size());
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(actual[i].size(), expected[i].size()) << "sentence " << i;
+        for (std::size_t h = 0; h < expected[i].size(); ++h) {
+          EXPECT_EQ(actual[i][h].ids, expected[i][h].ids)
+              << kernels::precision_name(precision) << " batch " << batch << " sentence " << i;
+          EXPECT_EQ(actual[i][h].score, expected[i][h].score)
+              << kernels::precision_name(precision) << " batch " << batch << " sentence " << i;
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, CudaEngineTest,
                          ::testing::Values("shaw_k4", "shaw_mixed", "t5_bucket", "sinusoidal"));
 
@@ -274,6 +359,26 @@ TEST(CudaEngineLimits, RelativeTablesOverSharedMemoryRefusedAtCreation) {
     EXPECT_NE(std::string(error.what()).find("shared memory"), std::string::npos) << error.what();
   }
   std::filesystem::remove_all(directory);
+}
+
+// The padded row counts graphs are captured for (no GPU needed): never fewer rows than asked,
+// a fixed point of itself, growing with the rows, at most half again (7 rows below 16), and few
+// sizes where decoding lives (a handful up to a batch of 64 at beam 4).
+TEST(CudaGraphRows, FewPaddedSizesCoverEveryRowCount) {
+  std::set<int> sizes;
+  int previous = 0;
+  for (int rows = 1; rows <= 4096; ++rows) {
+    const int padded = graph_rows(rows);
+    ASSERT_GE(padded, rows);
+    ASSERT_GE(padded, previous) << rows;
+    ASSERT_LE(padded, rows + std::max(7, rows / 2)) << rows;
+    ASSERT_EQ(graph_rows(padded), padded) << rows;
+    if (rows <= 256) sizes.insert(padded);
+    previous = padded;
+  }
+  EXPECT_EQ(graph_rows(128), 128);
+  EXPECT_EQ(graph_rows(4), 4);
+  EXPECT_LE(sizes.size(), 17u);
 }
 
 class CudaEngineResourcesTest : public ::testing::Test {

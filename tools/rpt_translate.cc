@@ -37,6 +37,7 @@ struct CliOptions {
   int device_index = 0;
   double device_memory_limit_mib = 0;
   std::string gpu_gemm = "batch-invariant";
+  std::string gpu_graphs = "on";
   int threads = 0;
   int inter_threads = 1;
   int batch_size = 32;
@@ -65,12 +66,13 @@ int run(const CliOptions& cli) {
   const auto model =
       rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8});
   const auto engine = rpt::Engine::create(
-      model, {.device = rpt::parse_device(cli.device),
-              .precision = precision,
-              .device_index = cli.device_index,
-              .memory_limit_bytes =
-                  static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0),
-              .batch_invariant = cli.gpu_gemm == "batch-invariant"});
+      model,
+      {.device = rpt::parse_device(cli.device),
+       .precision = precision,
+       .device_index = cli.device_index,
+       .memory_limit_bytes = static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0),
+       .batch_invariant = cli.gpu_gemm == "batch-invariant",
+       .gpu_graphs = cli.gpu_graphs == "on"});
   const rpt::Translator translator(
       engine, {.max_batch_size = cli.batch_size, .max_input_length = cli.max_input_length});
 
@@ -172,6 +174,10 @@ int main(int argc, char** argv) {
                  "batch-invariant: a sentence's translation does not depend on its batch (one "
                  "frozen cuBLASLt algorithm per weight shape); fastest: cuBLAS's choice per call")
       ->check(CLI::IsMember({"batch-invariant", "fastest"}));
+  app.add_option("--gpu-graphs", cli.gpu_graphs,
+                 "on: GPU decoder steps replayed as CUDA graphs (one launch a step); off: every "
+                 "kernel launched as it comes (the same translations)")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--threads", cli.threads, "CPU threads of each decoder's ops (0: all)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--inter-threads", cli.inter_threads,

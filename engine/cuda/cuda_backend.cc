@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/cuda/step_graphs.h"
 #include "engine/layers.h"
 #include "kernels/activation.h"
 #include "kernels/embedding.h"
@@ -400,47 +401,57 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
     const int token = input.tokens[static_cast<std::size_t>(r)];
     RPT_CHECK(token >= 0 && token < embeddings, InvalidArgument, "target token id ", token,
               " out of range");
-    RPT_CHECK(input.parents[static_cast<std::size_t>(r)] < cache_rows_, InvalidArgument,
-              "reorder parent ", input.parents[static_cast<std::size_t>(r)], " out of ",
+    const int parent = input.parents[static_cast<std::size_t>(r)];
+    const int position = input.positions[static_cast<std::size_t>(r)];
+    RPT_CHECK(parent < cache_rows_, InvalidArgument, "reorder parent ", parent, " out of ",
               cache_rows_);
-    needed = std::max(needed, input.positions[static_cast<std::size_t>(r)] + 1);
+    // A row continues the first `position` positions of its parent (none for a new sentence).
+    const int held = parent < 0 ? 0 : cached_lengths_[static_cast<std::size_t>(parent)];
+    RPT_CHECK(position >= 0 && position <= held, InvalidArgument, "row ", r, " decodes position ",
+              position, " but continues a row that holds ", held);
+    needed = std::max(needed, position + 1);
   }
   RPT_CHECK(needed <= model_.max_sequence_length(), InvalidArgument, "decoding step ", needed,
             " exceeds the model's maximum length ", model_.max_sequence_length());
-  prepare_cache(rows, needed);
+  // With graphs, rows [rows, padded) start a dummy sentence (token 0 at position 0, the first
+  // group's memory): a captured step serves every row count up to its own.
+  const int padded = engine_.options().gpu_graphs ? graph_rows(rows) : rows;
+  prepare_cache(padded, needed);
   const std::size_t element = kernels::precision_size(precision_);
   const std::size_t row_bytes = static_cast<std::size_t>(layout_.row_elements()) * element;
 
   Layout layout;
-  const std::size_t x_at = layout.add(static_cast<std::size_t>(rows) * d * element);
-  const std::size_t normed_at = layout.add(static_cast<std::size_t>(rows) * d * element);
-  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(rows) * 3 * d * element);
-  const std::size_t query_at = layout.add(static_cast<std::size_t>(rows) * d * element);
-  const std::size_t context_at = layout.add(static_cast<std::size_t>(rows) * d * element);
-  const std::size_t hidden_at = layout.add(static_cast<std::size_t>(rows) * arch.d_ff * element);
-  const std::size_t logits_at = layout.add(static_cast<std::size_t>(rows) * vocab * sizeof(float));
-  // The one buffer that comes back: log-probs then ids, [rows, width] each.
-  const std::size_t results_at = layout.add(static_cast<std::size_t>(rows) * width * 8);
+  const std::size_t x_at = layout.add(static_cast<std::size_t>(padded) * d * element);
+  const std::size_t normed_at = layout.add(static_cast<std::size_t>(padded) * d * element);
+  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(padded) * 3 * d * element);
+  const std::size_t query_at = layout.add(static_cast<std::size_t>(padded) * d * element);
+  const std::size_t context_at = layout.add(static_cast<std::size_t>(padded) * d * element);
+  const std::size_t hidden_at = layout.add(static_cast<std::size_t>(padded) * arch.d_ff * element);
+  const std::size_t logits_at =
+      layout.add(static_cast<std::size_t>(padded) * vocab * sizeof(float));
+  // The one buffer that comes back: log-probs then ids, [padded, width] each.
+  const std::size_t results_at = layout.add(static_cast<std::size_t>(padded) * width * 8);
   void* workspace = step_workspace_.reserve(layout.size(), stream(), budget_);
 
   Layout inputs;
-  const std::size_t tokens_at = inputs.add(sizeof(int) * rows);
-  const std::size_t positions_at = inputs.add(sizeof(int) * rows);
-  const std::size_t parents_at = inputs.add(sizeof(int) * rows);
-  const std::size_t blocked_at = inputs.add(sizeof(int) * rows);
-  const std::size_t self_counts_at = inputs.add(sizeof(int) * rows);
-  const std::size_t memory_counts_at = inputs.add(sizeof(int) * rows);
-  const std::size_t self_rows_at = inputs.add(sizeof(void*) * rows);
-  const std::size_t memory_rows_at = inputs.add(sizeof(void*) * rows);
+  const std::size_t tokens_at = inputs.add(sizeof(int) * padded);
+  const std::size_t positions_at = inputs.add(sizeof(int) * padded);
+  const std::size_t parents_at = inputs.add(sizeof(int) * padded);
+  const std::size_t blocked_at = inputs.add(sizeof(int) * padded);
+  const std::size_t self_counts_at = inputs.add(sizeof(int) * padded);
+  const std::size_t memory_counts_at = inputs.add(sizeof(int) * padded);
+  const std::size_t self_rows_at = inputs.add(sizeof(void*) * padded);
+  const std::size_t memory_rows_at = inputs.add(sizeof(void*) * padded);
   host_inputs_.assign(inputs.size(), 0);
   void* host = host_inputs_.data();
-  for (int r = 0; r < rows; ++r) {
+  for (int r = 0; r < padded; ++r) {
     const auto i = static_cast<std::size_t>(r);
-    at<int>(host, tokens_at)[r] = input.tokens[i];
-    at<int>(host, positions_at)[r] = input.positions[i];
-    at<int>(host, parents_at)[r] = input.parents[i];
-    at<int>(host, blocked_at)[r] = input.blocked_tokens[i];
-    at<int>(host, self_counts_at)[r] = input.positions[i] + 1;
+    const bool real = r < rows;
+    at<int>(host, tokens_at)[r] = real ? input.tokens[i] : 0;
+    at<int>(host, positions_at)[r] = real ? input.positions[i] : 0;
+    at<int>(host, parents_at)[r] = real ? input.parents[i] : -1;
+    at<int>(host, blocked_at)[r] = real ? input.blocked_tokens[i] : -1;
+    at<int>(host, self_counts_at)[r] = real ? input.positions[i] + 1 : 1;
     // After the gather below, spare_ becomes the cache: row r lives at spare_ + r * row_bytes.
     at<const void*>(host, self_rows_at)[r] = at<char>(spare_.data(), i * row_bytes);
   }
@@ -450,126 +461,155 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
       at<const void*>(host, memory_rows_at)[r] = group.sentence->keys_values;
     }
   }
+  if (!input.groups.empty()) {
+    for (int r = rows; r < padded; ++r) {
+      at<int>(host, memory_counts_at)[r] = input.groups.front().sentence->length;
+      at<const void*>(host, memory_rows_at)[r] = input.groups.front().sentence->keys_values;
+    }
+  }
   void* device_inputs = step_inputs_.reserve(inputs.size(), stream(), budget_);
   kernels::copy_host_to_device_async(device_inputs, host_inputs_.data(), host_inputs_.size(),
                                      stream());
 
-  // Beam reordering: row r continues row parents[r] of the previous step.
-  kernels::cache_gather_cuda({.precision = precision_,
-                              .layout = layout_,
-                              .rows = rows,
-                              .in = cache_.data(),
-                              .parents = at<int>(device_inputs, parents_at),
-                              .lengths = at<int>(device_inputs, positions_at),
-                              .out = spare_.data()},
-                             stream());
-  std::swap(cache_, spare_);
-  cache_rows_ = rows;
-
-  const DeviceOps ops(precision_, stream(), cublas_.get(), arch);
-  void* x = at<char>(workspace, x_at);
-  void* normed = at<char>(workspace, normed_at);
-  void* qkv = at<char>(workspace, qkv_at);
-  void* query = at<char>(workspace, query_at);
-  void* context = at<char>(workspace, context_at);
-  void* hidden = at<char>(workspace, hidden_at);
-  auto* logits = at<float>(workspace, logits_at);
-  const int* positions = at<int>(device_inputs, positions_at);
-  const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
-  ops.embed(weights_.decoder_embeddings, at<int>(device_inputs, tokens_at), positions, rows, x,
-            model_.config().position.sinusoidal);
-
-  const int memory_stride = weights_.memory_key_value.out_features;
-  for (std::size_t l = 0; l < weights_.decoder_layers.size(); ++l) {
-    const DeviceDecoderLayer& layer = weights_.decoder_layers[l];
-    const long layer_shift = static_cast<long>(l) * layout_.layer_elements();
-    // Self-attention: this step's key and value join the row's cache, then the row attends to
-    // its positions 0..t.
-    const DeviceSelfAttention& self = layer.self_attention;
-    if (pre_norm) ops.norm(self.norm, x, rows, normed);
-    ops.linear(self.qkv, pre_norm ? normed : x, rows, qkv);
-    kernels::cache_append_cuda({.precision = precision_,
+  // Everything from here to the top-k reads only the key's buffers: one graph per key.
+  void* const old_cache = cache_.data();
+  void* const new_cache = spare_.data();
+  const auto kernels_of_step = [&] {
+    // Beam reordering: row r continues row parents[r] of the previous step.
+    kernels::cache_gather_cuda({.precision = precision_,
                                 .layout = layout_,
-                                .layer = static_cast<int>(l),
-                                .rows = rows,
-                                .qkv = qkv,
-                                .qkv_stride = 3 * d,
-                                .positions = positions,
-                                .cache = cache_.data()},
+                                .rows = padded,
+                                .in = old_cache,
+                                .parents = at<int>(device_inputs, parents_at),
+                                .lengths = at<int>(device_inputs, positions_at),
+                                .out = new_cache},
                                stream());
-    kernels::FusedAttentionArgs args = ops.attention(rows, qkv, 3 * d, context);
-    args.sequences = at<const void*>(device_inputs, self_rows_at);
-    args.key_shift = layer_shift;
-    args.value_shift = layer_shift + d;
-    args.position_stride = 2 * d;
-    args.key_counts = at<int>(device_inputs, self_counts_at);
-    args.query_positions = positions;
-    DeviceOps::add_relative_terms(self, args);
-    kernels::fused_attention_cuda(args, stream());
-    ops.linear(self.output, context, rows, x, /*accumulate=*/true);
-    if (!pre_norm) ops.norm(self.norm, x, rows, x);
+    const DeviceOps ops(precision_, stream(), cublas_.get(), arch);
+    void* x = at<char>(workspace, x_at);
+    void* normed = at<char>(workspace, normed_at);
+    void* qkv = at<char>(workspace, qkv_at);
+    void* query = at<char>(workspace, query_at);
+    void* context = at<char>(workspace, context_at);
+    void* hidden = at<char>(workspace, hidden_at);
+    auto* logits = at<float>(workspace, logits_at);
+    const int* positions = at<int>(device_inputs, positions_at);
+    const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
+    ops.embed(weights_.decoder_embeddings, at<int>(device_inputs, tokens_at), positions, padded, x,
+              model_.config().position.sinusoidal);
 
-    // Cross-attention: every beam reads its sentence's memory, this layer's slice.
-    const DeviceCrossAttention& cross = layer.cross_attention;
-    if (pre_norm) ops.norm(cross.norm, x, rows, normed);
-    ops.linear(cross.query, pre_norm ? normed : x, rows, query);
-    args = ops.attention(rows, query, d, context);
-    args.sequences = at<const void*>(device_inputs, memory_rows_at);
-    args.key_shift = static_cast<long>(l) * 2 * d;
-    args.value_shift = static_cast<long>(l) * 2 * d + d;
-    args.position_stride = memory_stride;
-    args.key_counts = at<int>(device_inputs, memory_counts_at);
-    args.query_positions = positions;
-    kernels::fused_attention_cuda(args, stream());
-    ops.linear(cross.output, context, rows, x, /*accumulate=*/true);
-    if (!pre_norm) ops.norm(cross.norm, x, rows, x);
+    const int memory_stride = weights_.memory_key_value.out_features;
+    for (std::size_t l = 0; l < weights_.decoder_layers.size(); ++l) {
+      const DeviceDecoderLayer& layer = weights_.decoder_layers[l];
+      const long layer_shift = static_cast<long>(l) * layout_.layer_elements();
+      // Self-attention: this step's key and value join the row's cache, then the row attends
+      // to its positions 0..t.
+      const DeviceSelfAttention& self = layer.self_attention;
+      if (pre_norm) ops.norm(self.norm, x, padded, normed);
+      ops.linear(self.qkv, pre_norm ? normed : x, padded, qkv);
+      kernels::cache_append_cuda({.precision = precision_,
+                                  .layout = layout_,
+                                  .layer = static_cast<int>(l),
+                                  .rows = padded,
+                                  .qkv = qkv,
+                                  .qkv_stride = 3 * d,
+                                  .positions = positions,
+                                  .cache = new_cache},
+                                 stream());
+      kernels::FusedAttentionArgs args = ops.attention(padded, qkv, 3 * d, context);
+      args.sequences = at<const void*>(device_inputs, self_rows_at);
+      args.key_shift = layer_shift;
+      args.value_shift = layer_shift + d;
+      args.position_stride = 2 * d;
+      args.key_counts = at<int>(device_inputs, self_counts_at);
+      args.query_positions = positions;
+      DeviceOps::add_relative_terms(self, args);
+      kernels::fused_attention_cuda(args, stream());
+      ops.linear(self.output, context, padded, x, /*accumulate=*/true);
+      if (!pre_norm) ops.norm(self.norm, x, padded, x);
 
-    ops.feed_forward(layer.ffn, x, rows, normed, hidden);
+      // Cross-attention: every beam reads its sentence's memory, this layer's slice.
+      const DeviceCrossAttention& cross = layer.cross_attention;
+      if (pre_norm) ops.norm(cross.norm, x, padded, normed);
+      ops.linear(cross.query, pre_norm ? normed : x, padded, query);
+      args = ops.attention(padded, query, d, context);
+      args.sequences = at<const void*>(device_inputs, memory_rows_at);
+      args.key_shift = static_cast<long>(l) * 2 * d;
+      args.value_shift = static_cast<long>(l) * 2 * d + d;
+      args.position_stride = memory_stride;
+      args.key_counts = at<int>(device_inputs, memory_counts_at);
+      args.query_positions = positions;
+      kernels::fused_attention_cuda(args, stream());
+      ops.linear(cross.output, context, padded, x, /*accumulate=*/true);
+      if (!pre_norm) ops.norm(cross.norm, x, padded, x);
+
+      ops.feed_forward(layer.ffn, x, padded, normed, hidden);
+    }
+    if (pre_norm) ops.norm(weights_.decoder_norm, x, padded, x);
+
+    // Logits in float32 whatever the compute precision: the vocabulary scan needs the range.
+    kernels::gemm_cuda({.input_precision = precision_,
+                        .output_precision = Precision::kFloat32,
+                        .transpose_b = true,
+                        .m = padded,
+                        .n = vocab,
+                        .k = d,
+                        .a = x,
+                        .lda = d,
+                        .b = weights_.generator.weight,
+                        .ldb = d,
+                        .c = logits,
+                        .ldc = vocab},
+                       cublas_.get());
+    if (weights_.generator_bias != nullptr) {
+      kernels::bias_activation_cuda({.precision = Precision::kFloat32,
+                                     .x = logits,
+                                     .bias = weights_.generator_bias,
+                                     .rows = padded,
+                                     .cols = vocab},
+                                    stream());
+    }
+    auto* log_probs = at<float>(workspace, results_at);
+    kernels::top_k_log_softmax_cuda(
+        {.logits = logits,
+         .rows = padded,
+         .vocab = vocab,
+         .k = width,
+         .blocked_token = at<int>(device_inputs, blocked_at),
+         .log_probs = log_probs,
+         .ids = reinterpret_cast<int*>(log_probs + static_cast<long>(padded) * width)},
+        stream());
+  };
+  if (engine_.options().gpu_graphs) {
+    graphs_.run({.rows = padded,
+                 .width = width,
+                 .capacity = layout_.capacity,
+                 .cache = old_cache,
+                 .spare = new_cache,
+                 .workspace = workspace,
+                 .inputs = device_inputs},
+                stream(), kernels_of_step);
+  } else {
+    kernels_of_step();
   }
-  if (pre_norm) ops.norm(weights_.decoder_norm, x, rows, x);
-
-  // Logits in float32 whatever the compute precision: the vocabulary scan needs the range.
-  kernels::gemm_cuda({.input_precision = precision_,
-                      .output_precision = Precision::kFloat32,
-                      .transpose_b = true,
-                      .m = rows,
-                      .n = vocab,
-                      .k = d,
-                      .a = x,
-                      .lda = d,
-                      .b = weights_.generator.weight,
-                      .ldb = d,
-                      .c = logits,
-                      .ldc = vocab},
-                     cublas_.get());
-  if (weights_.generator_bias != nullptr) {
-    kernels::bias_activation_cuda({.precision = Precision::kFloat32,
-                                   .x = logits,
-                                   .bias = weights_.generator_bias,
-                                   .rows = rows,
-                                   .cols = vocab},
-                                  stream());
-  }
-  auto* log_probs = at<float>(workspace, results_at);
-  auto* ids = reinterpret_cast<int*>(log_probs + static_cast<long>(rows) * width);
-  kernels::top_k_log_softmax_cuda({.logits = logits,
-                                   .rows = rows,
-                                   .vocab = vocab,
-                                   .k = width,
-                                   .blocked_token = at<int>(device_inputs, blocked_at),
-                                   .log_probs = log_probs,
-                                   .ids = ids},
-                                  stream());
   // The step's one device-to-host copy.
   const std::size_t count = static_cast<std::size_t>(rows) * width;
-  host_results_.resize(count * 8);
-  kernels::copy_device_to_host_async(host_results_.data(), log_probs, host_results_.size(),
-                                     stream());
+  const std::size_t padded_count = static_cast<std::size_t>(padded) * width;
+  host_results_.resize(padded_count * 8);
+  kernels::copy_device_to_host_async(host_results_.data(), at<char>(workspace, results_at),
+                                     host_results_.size(), stream());
   kernels::synchronize(stream());
+  // The step completed: spare_ holds the cache now (a step that threw left cache_ as it was).
+  std::swap(cache_, spare_);
+  cache_rows_ = rows;
+  cached_lengths_.resize(static_cast<std::size_t>(rows));
+  for (int r = 0; r < rows; ++r) {
+    cached_lengths_[static_cast<std::size_t>(r)] = input.positions[static_cast<std::size_t>(r)] + 1;
+  }
   out.log_probs.resize(count);
   out.ids.resize(count);
   std::memcpy(out.log_probs.data(), host_results_.data(), count * sizeof(float));
-  std::memcpy(out.ids.data(), host_results_.data() + count * sizeof(float), count * sizeof(int));
+  std::memcpy(out.ids.data(), host_results_.data() + padded_count * sizeof(float),
+              count * sizeof(int));
 }
 
 }  // namespace rpt

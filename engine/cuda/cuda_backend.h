@@ -11,8 +11,10 @@
 
 #include <atomic>
 #include <memory>
+#include <vector>
 
 #include "engine/cuda/cuda_engine.h"
+#include "engine/cuda/step_graphs.h"
 #include "engine/decoder_backend.h"
 #include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/device_buffer.h"
@@ -39,6 +41,7 @@ class CudaBackend final : public DecoderBackend {
   std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override;
   void step(const StepInput& input, StepCandidates& out) override;
   std::size_t device_memory_bytes() const override;
+  StepGraphCounts graph_counts() const override { return graphs_.counts(); }
 
  private:
   void prepare_cache(int rows, int needed_positions);
@@ -60,11 +63,13 @@ class CudaBackend final : public DecoderBackend {
   kernels::DeviceBuffer cache_;  // [cache_rows_, layout_]
   kernels::DeviceBuffer spare_;  // the gather target, swapped with cache_ every step
   int cache_rows_ = 0;
+  std::vector<int> cached_lengths_;  // [cache_rows_]: positions each row holds
   // Bytes of the encoder memory still held by active sentences (shared with their buffers).
   std::shared_ptr<std::atomic<std::size_t>> encoder_memory_bytes_ =
       std::make_shared<std::atomic<std::size_t>>(0);
   std::vector<char> host_inputs_;
   std::vector<char> host_results_;
+  StepGraphs graphs_;
 };
 
 }  // namespace rpt
