@@ -168,6 +168,7 @@ gpu_run() {  # pair precision batch lines bar_percent(-1: none) [extra rpt-trans
   same=$(paste -d '\t' <(head -n "$lines" "$LOGS/$pair.cpu") "$LOGS/$run" | awk -F'\t' '$1 == $2' | wc -l)
   total=$(wc -l < "$LOGS/$run.src")
   say "$run: $same/$total identical to the CPU; $(grep -h 'sentences/s' "$LOGS/$run.log" | sed 's/^rpt-translate: //'); $(grep -h 'peak' "$LOGS/$run.log" | sed 's/^rpt-translate: //')"
+  grep -hE "time:|GPU steps" "$LOGS/$run.log" | sed 's/^rpt-translate: /  /' | tee -a "$SUMMARY"
   # Batch invariance on the GPU: batch 1 against the same lines at batch 32.
   local batched="$LOGS/$pair.$precision.b32"
   if [ "$batch" = 1 ] && [ -s "$batched" ]; then

@@ -67,6 +67,10 @@ class BatchDecoder {
   std::size_t device_memory_bytes() const {
     return backend_ ? backend_->device_memory_bytes() : 0;
   }
+  // How the backend's steps ran (CUDA graphs replayed, captured, eager); none on the CPU.
+  StepGraphCounts graph_counts() const {
+    return backend_ ? backend_->graph_counts() : StepGraphCounts{};
+  }
 
  private:
   struct ActiveSentence {

@@ -122,6 +122,27 @@ int run(const CliOptions& cli) {
       std::fprintf(stderr, "rpt-translate: CPU kernels: %s\n",
                    rpt::kernels::cpu_kernels().summary().c_str());
     }
+    const rpt::tools::StageTimes& t = totals.times;
+    std::fprintf(
+        stderr,
+        "rpt-translate: time: preparing %.3f s, encoding %.3f s (%ld calls, %.1f "
+        "sentences each), decoding %.3f s (%ld steps, %.1f rows each), results %.3f s, "
+        "output %.3f s\n",
+        t.prepare_seconds, t.encode_seconds, t.encode_calls,
+        t.encode_calls > 0
+            ? static_cast<double>(t.encoded_sentences) / static_cast<double>(t.encode_calls)
+            : 0.0,
+        t.step_seconds, t.steps,
+        t.steps > 0 ? static_cast<double>(t.step_rows) / static_cast<double>(t.steps) : 0.0,
+        t.results_seconds, t.output_seconds);
+    if (t.graphs.eager + t.graphs.replayed > 0) {
+      std::fprintf(stderr,
+                   "rpt-translate: GPU steps: %llu replayed as CUDA graphs (%llu captured), %llu "
+                   "eager\n",
+                   static_cast<unsigned long long>(t.graphs.replayed),
+                   static_cast<unsigned long long>(t.graphs.captured),
+                   static_cast<unsigned long long>(t.graphs.eager));
+    }
     std::fprintf(stderr, "rpt-translate: %ld protected spans, %ld translations missing some\n",
                  totals.protected_spans, totals.spans_lost);
     if (!cli.glossary.empty()) {

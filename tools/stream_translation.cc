@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <iterator>
@@ -23,6 +24,19 @@ namespace {
 // short sentences instead of a long one decoding nearly alone. A block holds only lines already
 // read, so a slow pipe is never waited for, and no line waits longer than its block.
 constexpr std::size_t kBlockBatches = 8;
+
+// Adds the seconds since the last call (or construction) to `total`.
+class Lap {
+ public:
+  void to(double& total) {
+    const auto now = std::chrono::steady_clock::now();
+    total += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 struct Pending {
   SentenceRequest request;
@@ -46,10 +60,15 @@ class Stream {
   void decode() {
     BatchDecoder decoder(translator_.shared_engine());
     std::map<std::uint64_t, PreparedSource> sources;  // of this decoder's active sentences
+    StageTimes times;                                 // this thread's
+    double taking = 0;
+    Lap lap;
     try {
       while (true) {
         std::vector<Pending> admitted;
-        if (!take(decoder, admitted)) break;
+        const bool more = take(decoder, admitted);
+        lap.to(taking);  // read_block's share of it, the preparing, is in read_seconds_
+        if (!more) break;
         if (!admitted.empty()) {
           std::vector<SentenceRequest> requests;
           for (Pending& pending : admitted) {
@@ -57,23 +76,50 @@ class Stream {
             requests.push_back(std::move(pending.request));
           }
           decoder.add(requests);
+          lap.to(times.encode_seconds);
+          ++times.encode_calls;
+          times.encoded_sentences += static_cast<long>(requests.size());
         }
         if (decoder.empty()) continue;
+        ++times.steps;
+        times.step_rows += decoder.active_rows();
+        std::vector<FinishedSentence> done_now = decoder.step();
+        lap.to(times.step_seconds);
         std::vector<std::pair<std::uint64_t, TranslationResult>> finished;
-        for (FinishedSentence& done : decoder.step()) {
+        for (FinishedSentence& done : done_now) {
           auto source = sources.find(done.id);
           finished.emplace_back(done.id,
                                 translator_.to_result(std::move(done.hypotheses), source->second));
           sources.erase(source);
         }
+        lap.to(times.results_seconds);
         deliver(finished);
+        lap.to(times.output_seconds);
       }
     } catch (...) {
       fail(std::current_exception());
     }
+    const std::lock_guard lock(output_mutex_);
+    StageTimes& sum = totals_.times;
+    sum.encode_seconds += times.encode_seconds;
+    sum.step_seconds += times.step_seconds;
+    sum.results_seconds += times.results_seconds;
+    sum.output_seconds += times.output_seconds;
+    sum.encode_calls += times.encode_calls;
+    sum.encoded_sentences += times.encoded_sentences;
+    sum.steps += times.steps;
+    sum.step_rows += times.step_rows;
+    const StepGraphCounts graphs = decoder.graph_counts();
+    sum.graphs.eager += graphs.eager;
+    sum.graphs.captured += graphs.captured;
+    sum.graphs.replayed += graphs.replayed;
   }
 
-  StreamTotals totals() const { return totals_; }
+  StreamTotals totals() const {
+    StreamTotals totals = totals_;
+    totals.times.prepare_seconds = read_seconds_;
+    return totals;
+  }
   std::exception_ptr error() const { return error_; }
 
  private:
@@ -100,6 +146,7 @@ class Stream {
   // Under input_mutex_: the lines available now (all that have arrived, up to a block; with
   // `wait`, at least one or the end), longest first.
   void read_block(bool wait) {
+    Lap lap;
     try {
       for (auto line = input_.next(wait); line; line = input_.next(false)) {
         PreparedSource source =
@@ -120,6 +167,7 @@ class Stream {
     std::stable_sort(block_.begin(), block_.end(), [](const Pending& a, const Pending& b) {
       return a.request.source_ids.size() > b.request.source_ids.size();
     });
+    lap.to(read_seconds_);
   }
 
   // Writes every result whose earlier lines have all been written.
@@ -163,6 +211,7 @@ class Stream {
   std::vector<Pending> block_;  // read, waiting for a decoder's room, longest first
   std::uint64_t next_id_ = 0;
   bool input_ended_ = false;
+  double read_seconds_ = 0;  // in read_block: reading (and waiting for) lines, preparing them
   std::atomic<long> total_lines_ = -1;  // once the input's end has been read (the reader is
                                         // not for other threads)
   std::atomic<bool> failed_ = false;

@@ -17,6 +17,21 @@
 
 namespace rpt::tools {
 
+// Where the decoding threads' time went, summed over them (--verbose prints it): what a GPU run
+// waits on besides the device shows here.
+struct StageTimes {
+  double prepare_seconds = 0;  // reading lines, span protection, tokenizing
+  double encode_seconds = 0;   // BatchDecoder::add: the encoder calls
+  double step_seconds = 0;     // BatchDecoder::step: decoder steps and beam search
+  double results_seconds = 0;  // span restoration, detokenizing
+  double output_seconds = 0;   // writing, in input order
+  long encode_calls = 0;
+  long encoded_sentences = 0;
+  long steps = 0;
+  long step_rows = 0;      // summed over the steps
+  StepGraphCounts graphs;  // the decoders' GPU steps
+};
+
 struct StreamTotals {
   long sentences = 0;
   long target_tokens = 0;  // of the best hypotheses
@@ -24,6 +39,7 @@ struct StreamTotals {
   long spans_lost = 0;  // best hypotheses that did not keep every span of their source
   long glossary_terms = 0;   // glossary entries matched (per sentence)
   long glossary_missed = 0;  // of those, targets the best hypothesis does not hold
+  StageTimes times;
 };
 
 struct StreamOptions {

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/cuda/precision.cuh"
@@ -25,6 +26,29 @@ __device__ __forceinline__ float warp_max(float v) {
     v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
   }
   return v;
+}
+
+// The query's dot product with one key, summed in order of i whichever way the key is read (so
+// the result does not depend on its alignment): in 16-byte loads, issued together, where the key
+// is aligned for them; else element by element. A lane reads a whole key (keys are rows apart),
+// so the loads are what the warp waits on: one per 16 bytes instead of one per element.
+template <typename T>
+__device__ __forceinline__ float key_dot(const float* query, const T* key, int head_dim) {
+  constexpr int kPerLoad = 16 / static_cast<int>(sizeof(T));
+  float dot = 0.0f;
+  if (head_dim % kPerLoad == 0 && reinterpret_cast<std::uintptr_t>(key) % 16 == 0) {
+    const auto* chunks = reinterpret_cast<const uint4*>(key);
+#pragma unroll 8
+    for (int c = 0; c < head_dim / kPerLoad; ++c) {
+      const uint4 raw = chunks[c];
+      const T* elements = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+      for (int e = 0; e < kPerLoad; ++e) dot += query[c * kPerLoad + e] * to_float(elements[e]);
+    }
+    return dot;
+  }
+  for (int i = 0; i < head_dim; ++i) dot += query[i] * to_float(key[i]);
+  return dot;
 }
 
 // One warp per (query row, head). Shared memory per warp: the scaled query [head_dim], the
@@ -100,10 +124,7 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
     float score = -INFINITY;
     int bucket = 0;
     if (valid) {
-      const T* key = keys + static_cast<long>(j) * args.position_stride;
-      float dot = 0.0f;
-      for (int i = 0; i < head_dim; ++i) dot += query[i] * to_float(key[i]);
-      score = dot;
+      score = key_dot(query, keys + static_cast<long>(j) * args.position_stride, head_dim);
       if (k > 0) bucket = relative_index(position, j, k);
       if (key_term) score += relative_key_term[bucket];
       if (bias != nullptr) score += bias[j];
@@ -129,6 +150,8 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
     }
 
     const int tile = min(kWarp, count - first);
+    // Unrolled so that several keys' value loads are in flight at once (the sums stay in order).
+#pragma unroll 4
     for (int t = 0; t < tile; ++t) {
       const float weight = __shfl_sync(kFullMask, p, t);
       const T* value = values + static_cast<long>(first + t) * args.position_stride;
