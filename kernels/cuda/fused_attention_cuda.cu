@@ -10,7 +10,14 @@ namespace rpt::kernels {
 namespace {
 
 constexpr int kWarp = 32;
-constexpr int kWarpsPerBlock = 4;
+// Warps per (query row, head), one block: each takes every kSplits-th tile of keys, then warp 0
+// merges their partial softmax sums in warp order. A constant, so a row's sums never depend on
+// the batch; four times the warps of one per pair, which the decoder's few hundred (row, head)
+// pairs need to keep the GPU's latency hidden.
+constexpr int kSplits = 4;
+// Floats of a warp's shared memory besides the query and the two [2k+1] tables: its partial
+// maximum and normaliser.
+constexpr int kPartialScalars = 2;
 constexpr int kMaxHeadDim = 256;
 constexpr int kDimsPerLane = kMaxHeadDim / kWarp;
 constexpr unsigned kFullMask = 0xffffffffu;
@@ -51,22 +58,22 @@ __device__ __forceinline__ float key_dot(const float* query, const T* key, int h
   return dot;
 }
 
-// One warp per (query row, head). Shared memory per warp: the scaled query [head_dim], the
-// relative key term [2k+1] and the bucket sums of the value term [2k+1].
+// One block of kSplits warps per (query row, head). Shared memory per warp: the scaled query
+// [head_dim] (later its partial context), the relative key term [2k+1], the bucket sums of the
+// value term [2k+1] and its partial maximum and normaliser.
 //
-// Keys go in tiles of 32, one key per lane: the lane forms its score, the warp updates the
-// running maximum and normaliser (online softmax), rescales the context and the buckets, then
-// adds the tile's values with every lane owning head_dim / 32 context dimensions. Middle buckets
-// receive at most one key each (r = j - pos + k is one-to-one there); the two edge buckets get a
-// warp sum. Nothing of size [keys] is stored anywhere.
+// Keys go in tiles of 32, one key per lane, warp w taking tiles w, w + kSplits, ...: the lane
+// forms its score, the warp updates its running maximum and normaliser (online softmax),
+// rescales its context and buckets, then adds the tile's values with every lane owning
+// head_dim / 32 context dimensions. Middle buckets receive at most one key each (r = j - pos + k
+// is one-to-one there); the two edge buckets get a warp sum. Warp 0 then merges the partials,
+// each rescaled to the common maximum, in warp order. Nothing of size [keys] is stored anywhere.
 template <typename T>
-__global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
-    fused_attention_kernel(FusedAttentionArgs args) {
+__global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAttentionArgs args) {
   extern __shared__ float shared[];
   const int warp = static_cast<int>(threadIdx.x) / kWarp;
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
-  const long pair = static_cast<long>(blockIdx.x) * kWarpsPerBlock + warp;
-  if (pair >= static_cast<long>(args.rows) * args.heads) return;  // whole warps leave together
+  const long pair = blockIdx.x;
   const int row = static_cast<int>(pair / args.heads);
   const int head = static_cast<int>(pair % args.heads);
   const int head_dim = args.head_dim;
@@ -78,15 +85,19 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
   T* out = static_cast<T*>(args.out) + static_cast<long>(row) * args.out_stride +
            static_cast<long>(head) * head_dim;
   const int count = args.key_counts[row];
-  if (count <= 0) {
-    for (int i = lane; i < head_dim; i += kWarp) out[i] = from_float<T>(0.0f);
+  if (count <= 0) {  // the whole block leaves
+    if (warp == 0) {
+      for (int i = lane; i < head_dim; i += kWarp) out[i] = from_float<T>(0.0f);
+    }
     return;
   }
   const int position = args.query_positions[row];
 
-  float* query = shared + static_cast<long>(warp) * (head_dim + 2 * width);
+  const int warp_floats = head_dim + 2 * width + kPartialScalars;
+  float* query = shared + static_cast<long>(warp) * warp_floats;
   float* relative_key_term = query + head_dim;
   float* buckets = relative_key_term + width;
+  float* partial = buckets + width;  // [maximum, normaliser]
   const T* q = static_cast<const T*>(args.queries) + static_cast<long>(row) * args.query_stride +
                static_cast<long>(head) * head_dim;
   for (int i = lane; i < head_dim; i += kWarp) query[i] = to_float(q[i]) * args.scale;
@@ -118,7 +129,7 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
 #pragma unroll
   for (int c = 0; c < kDimsPerLane; ++c) context[c] = 0.0f;
 
-  for (int first = 0; first < count; first += kWarp) {
+  for (int first = warp * kWarp; first < count; first += kSplits * kWarp) {
     const int j = first + lane;
     const bool valid = j < count;
     float score = -INFINITY;
@@ -164,6 +175,46 @@ __global__ void __launch_bounds__(kWarp * kWarpsPerBlock)
     running_max = new_max;
   }
 
+  // The partials to shared memory (the query is no longer needed: its place takes the context),
+  // then warp 0 merges them. A warp that had no tile has maximum -inf and weighs 0.
+  __syncwarp();
+#pragma unroll
+  for (int c = 0; c < kDimsPerLane; ++c) {
+    const int i = lane + c * kWarp;
+    if (i < head_dim) query[i] = context[c];
+  }
+  if (lane == 0) {
+    partial[0] = running_max;
+    partial[1] = normaliser;
+  }
+  __syncthreads();
+  if (warp != 0) return;
+  float maximum = -INFINITY;
+  for (int w = 0; w < kSplits; ++w)
+    maximum = fmaxf(maximum, shared[w * warp_floats + head_dim + 2 * width]);
+  normaliser = 0.0f;
+#pragma unroll
+  for (int c = 0; c < kDimsPerLane; ++c) context[c] = 0.0f;
+  for (int b = lane; b < width && value_term; b += kWarp) {
+    float sum = 0.0f;
+    for (int w = 0; w < kSplits; ++w) {
+      const float* other = shared + w * warp_floats;
+      sum += other[head_dim + width + b] * expf(other[head_dim + 2 * width] - maximum);
+    }
+    buckets[b] = sum;
+  }
+  for (int w = 0; w < kSplits; ++w) {
+    const float* other = shared + w * warp_floats;
+    const float scale = expf(other[head_dim + 2 * width] - maximum);  // 0 for an idle warp
+    normaliser += other[head_dim + 2 * width + 1] * scale;
+#pragma unroll
+    for (int c = 0; c < kDimsPerLane; ++c) {
+      const int i = lane + c * kWarp;
+      if (i < head_dim) context[c] += other[i] * scale;
+    }
+  }
+  __syncwarp();
+
   const float inverse = 1.0f / normaliser;
   const T* relative_values = static_cast<const T*>(args.relative_values);
 #pragma unroll
@@ -184,7 +235,7 @@ namespace {
 
 std::size_t shared_bytes_for(int head_dim, int max_relative_position) {
   const int width = 2 * max_relative_position + 1;
-  return sizeof(float) * kWarpsPerBlock * static_cast<std::size_t>(head_dim + 2 * width);
+  return sizeof(float) * kSplits * static_cast<std::size_t>(head_dim + 2 * width + kPartialScalars);
 }
 
 }  // namespace
@@ -204,12 +255,12 @@ void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream) {
   if (args.rows == 0 || args.heads == 0) return;
   check_fused_attention_cuda_shape(args.head_dim, args.max_relative_position);
   const long pairs = static_cast<long>(args.rows) * args.heads;
-  const long blocks = (pairs + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const long blocks = pairs;
   const std::size_t shared_bytes = shared_bytes_for(args.head_dim, args.max_relative_position);
   dispatch_precision(args.precision, [&](auto tag) {
     using T = decltype(tag);
-    fused_attention_kernel<T><<<static_cast<unsigned>(blocks), kWarp * kWarpsPerBlock,
-                                shared_bytes, stream>>>(args);
+    fused_attention_kernel<T>
+        <<<static_cast<unsigned>(blocks), kWarp * kSplits, shared_bytes, stream>>>(args);
   });
   RPT_CUDA_CHECK_LAUNCH();
 }
