@@ -24,16 +24,15 @@ sentence pairs, >= 0.3). Then, on the test split, with rpt-translate:
       --tsv ../shared/data/ui.en-de.test.tsv --json docs/glossary_en-de.json
   bench/glossary_eval.py --plot docs/glossary.png docs/glossary_*.json
 """
-import argparse
 import collections
 import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+from eval_common import corpus_scores, evaluate_or_plot, evaluation_arguments, run_lines
 
 WORD = re.compile(r"\w+", re.UNICODE)
 STOP = set("""about above after again against all also and another any are because been before
@@ -101,19 +100,12 @@ def translate(args, lines, glossary=None, method="mask"):
     cmd = [args.rpt_translate, "--model", args.model, "--quiet", "--threads", str(args.threads)]
     if glossary:
         cmd += ["--glossary", glossary, "--glossary-method", method]
-    start = time.perf_counter()
-    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                         check=True)
-    seconds = time.perf_counter() - start
-    hyp = out.stdout.splitlines()
+    hyp, _, seconds = run_lines(cmd, lines)
     assert len(hyp) == len(lines), (len(hyp), len(lines))
     return hyp, seconds
 
 
-def scores(hyp, ref):
-    import sacrebleu
-    return {"bleu": round(sacrebleu.corpus_bleu(hyp, [ref]).score, 2),
-            "chrf": round(sacrebleu.corpus_chrf(hyp, [ref]).score, 2)}
+scores = corpus_scores
 
 
 def kept(src, hyp, entries):
@@ -308,10 +300,7 @@ def plot(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model")
-    ap.add_argument("--tsv")
+    ap = evaluation_arguments(__doc__, threads=1, show=10)
     ap.add_argument("--train")
     ap.add_argument("--train-lines", type=int, default=200000)
     ap.add_argument("--methods", nargs="+", default=["mask", "phrase"])
@@ -319,19 +308,7 @@ def main():
                     help="quality: (a) and (b); cost: (c) (run it on an idle machine)")
     ap.add_argument("--counterfactual", type=int, default=40, help="counterfactual entries")
     ap.add_argument("--runs", type=int, default=3, help="alternating timing runs")
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--rpt-translate", default="build/tools/rpt-translate")
-    ap.add_argument("--show", type=int, default=10, help="misses kept in the JSON")
-    ap.add_argument("--json")
-    ap.add_argument("--plot", help="write a PNG from the JSON files given as inputs")
-    ap.add_argument("inputs", nargs="*")
-    args = ap.parse_args()
-    if args.plot:
-        plot(args)
-    else:
-        if not (args.model and args.tsv and args.train):
-            ap.error("--model, --tsv and --train are required")
-        evaluate(args)
+    evaluate_or_plot(ap, evaluate, plot, required=("model", "tsv", "train"))
 
 
 if __name__ == "__main__":

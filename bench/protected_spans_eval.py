@@ -16,24 +16,17 @@ The references' rates are the human ceiling. Writes a JSON summary and, with --p
       --json docs/protected_spans_en-fr.json
   bench/protected_spans_eval.py --plot docs/protected_spans.png docs/protected_spans_*.json
 """
-import argparse
 import collections
 import json
 import os
-import subprocess
-import sys
 import time
 
-
-def run_lines(cmd, lines):
-    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True,
-                         check=True)
-    return out.stdout.splitlines(), out.stderr
+from eval_common import corpus_scores, evaluate_or_plot, evaluation_arguments, run_lines
 
 
 def span_multisets(rpt_spans, lines):
     """Per line, the multiset of span texts (an accelerator marker counted as "accelerator")."""
-    out, _ = run_lines([rpt_spans], lines)
+    out, _, _ = run_lines([rpt_spans], lines)
     assert len(out) == len(lines), (len(out), len(lines))
     return [collections.Counter("accelerator" if s["kind"] == "accelerator" else s["text"]
                                 for s in json.loads(l)["spans"]) for l in out]
@@ -48,8 +41,7 @@ def comparable(hyp, src):
 
 
 def bleu(hyp, ref):
-    import sacrebleu
-    return round(sacrebleu.corpus_bleu(hyp, [ref]).score, 2) if hyp else None
+    return corpus_scores(hyp, ref)["bleu"]
 
 
 def evaluate(args):
@@ -66,7 +58,7 @@ def evaluate(args):
     seconds = {}
     for name, extra in (("protected", []), ("unprotected", ["--no-protect-spans"])):
         start = time.perf_counter()
-        systems[name], _ = run_lines(base + extra, src)
+        systems[name], _, _ = run_lines(base + extra, src)
         seconds[name] = round(time.perf_counter() - start, 2)
     result = {
         "model": args.model, "tsv": args.tsv, "sentences": len(src),
@@ -126,25 +118,10 @@ def plot(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model")
-    ap.add_argument("--tsv")
+    ap = evaluation_arguments(__doc__, threads=2, show=20)
     ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--rpt-translate", default="build/tools/rpt-translate")
     ap.add_argument("--rpt-spans", default="build/tools/rpt-spans")
-    ap.add_argument("--show", type=int, default=20, help="failures kept in the JSON")
-    ap.add_argument("--json")
-    ap.add_argument("--plot", help="write a PNG from the JSON files given as inputs")
-    ap.add_argument("inputs", nargs="*")
-    args = ap.parse_args()
-    if args.plot:
-        plot(args)
-    elif args.model and args.tsv:
-        evaluate(args)
-    else:
-        sys.exit("give --model and --tsv, or --plot with JSON inputs")
+    evaluate_or_plot(ap, evaluate, plot)
 
 
 if __name__ == "__main__":

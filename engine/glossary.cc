@@ -87,7 +87,8 @@ const char* glossary_method_name(GlossaryMethod method) {
   return method == GlossaryMethod::kMask ? "mask" : "phrase";
 }
 
-Glossary::Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::string_view what) {
+Glossary::Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::string_view what,
+                   const EntryNames& entry_name) {
   RPT_CHECK(static_cast<long>(entries.size()) <= max_entries, InvalidArgument, what, " has ",
             entries.size(), " entries, over the limit of ", max_entries);
   std::set<std::size_t> lengths;
@@ -95,7 +96,7 @@ Glossary::Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::str
   std::uint64_t high = 0x84222325cbf29ce4ULL;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     GlossaryEntry& entry = entries[i];
-    const std::string where = describe(what, i);
+    const std::string where = entry_name ? entry_name(i) : describe(what, i);
     check_term(entry.source, where, "source");
     check_term(entry.target, where, "target");
     std::u32string folded = decode(entry.source).folded;
@@ -135,18 +136,9 @@ Glossary Glossary::load(const std::string& path, int max_entries) {
   for (GlossaryFileEntry& line : lines) {
     entries.push_back({std::move(line.source), std::move(line.target)});
   }
-  try {
-    return Glossary(std::move(entries), max_entries, "entry");
-  } catch (const InvalidArgument& e) {
-    // "entry[i]: ..." -> "PATH:LINE: ..."
-    std::string message = e.message();
-    const std::size_t close = message.find("]: ");
-    if (message.rfind("entry[", 0) == 0 && close != std::string::npos) {
-      const auto index = std::stoul(message.substr(6, close - 6));
-      message = path + ":" + std::to_string(lines.at(index).line) + message.substr(close + 1);
-    }
-    RPT_THROW(InvalidArgument, message);
-  }
+  return Glossary(std::move(entries), max_entries, path, [&](std::size_t index) {
+    return path + ":" + std::to_string(lines.at(index).line);
+  });
 }
 
 int Glossary::find(const std::u32string& folded) const {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,12 +52,16 @@ const char* glossary_method_name(GlossaryMethod method);
 
 class Glossary {
  public:
+  // How a refused entry is named, from its index (e.g. "PATH:LINE"); empty: `what`[index].
+  using EntryNames = std::function<std::string(std::size_t index)>;
+
   // Checks every entry and throws InvalidArgument naming it (`what`[index], e.g. "glossary[3]"):
   // an empty or blank term, invalid UTF-8, a term over kTermBytes or holding a protected span
   // (a placeholder or tag: spans are protected on their own), a source listed twice (after
   // case folding) with different targets, more than `max_entries` entries. A source listed
   // twice with the same target is kept once.
-  Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::string_view what = "glossary");
+  Glossary(std::vector<GlossaryEntry> entries, int max_entries, std::string_view what = "glossary",
+           const EntryNames& entry_name = {});
 
   // A TSV file: "source<TAB>target" a line; blank lines and lines starting with '#' are skipped.
   // Throws InvalidArgument naming "PATH:LINE" for a malformed line or a refused entry.
