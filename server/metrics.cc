@@ -45,6 +45,11 @@ Metrics::Metrics()
                                .Name("rpt_decode_step_duration_seconds")
                                .Help("Time of one decoder step over all active rows")
                                .Register(*registry_)),
+      deliver_seconds_(BuildHistogram()
+                           .Name("rpt_deliver_duration_seconds")
+                           .Help("Time the scheduler thread spent on one finished sentence: span "
+                                 "restoration, detokenizing, handing the result to its call")
+                           .Register(*registry_)),
       active_rows_per_step_(BuildHistogram()
                                 .Name("rpt_decode_step_rows")
                                 .Help("Decoder rows (sentences x alive beams) per step")
@@ -168,6 +173,7 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
   m.queue_seconds = &queue_seconds_.Add(labels, latency_buckets());
   m.encode_seconds = &encode_seconds_.Add(labels, step_buckets());
   m.decode_step_seconds = &decode_step_seconds_.Add(labels, step_buckets());
+  m.deliver_seconds = &deliver_seconds_.Add(labels, step_buckets());
   m.active_rows_per_step = &active_rows_per_step_.Add(labels, row_buckets());
   m.source_tokens = &source_tokens_.Add(labels);
   m.target_tokens = &target_tokens_.Add(labels);

@@ -25,6 +25,8 @@ struct ModelMetrics {
   prometheus::Histogram* queue_seconds = nullptr;        // per sentence, admission to encode
   prometheus::Histogram* encode_seconds = nullptr;       // per encoder batch
   prometheus::Histogram* decode_step_seconds = nullptr;  // per decoder step
+  // Per finished sentence, on the scheduler thread: results made and handed to the call.
+  prometheus::Histogram* deliver_seconds = nullptr;
   prometheus::Histogram* active_rows_per_step = nullptr;
   prometheus::Counter* source_tokens = nullptr;
   prometheus::Counter* target_tokens = nullptr;  // of the best hypotheses
@@ -96,6 +98,7 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>& queue_seconds_;
   prometheus::Family<prometheus::Histogram>& encode_seconds_;
   prometheus::Family<prometheus::Histogram>& decode_step_seconds_;
+  prometheus::Family<prometheus::Histogram>& deliver_seconds_;
   prometheus::Family<prometheus::Histogram>& active_rows_per_step_;
   prometheus::Family<prometheus::Counter>& source_tokens_;
   prometheus::Family<prometheus::Counter>& target_tokens_;

@@ -307,7 +307,9 @@ void Scheduler::step() {
     ActiveSentence sentence = std::move(found->second);
     active_.erase(found);
     active_cost_ -= sentence.cost;
+    const Clock::time_point delivering = Clock::now();
     deliver(std::move(sentence), std::move(done.hypotheses));
+    metrics_.deliver_seconds->Observe(seconds_since(delivering));
     admission_limit_ = std::min(options_.max_active_sentences, admission_limit_ + 1);
   }
   // Idle, and holding over half of a memory limit (cache slots of finished sentences are kept

@@ -303,6 +303,7 @@ TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
         "rpt_queue_duration_seconds_count{model=\"en-de\"}",
         "rpt_encode_duration_seconds_count{model=\"en-de\"}",
         "rpt_decode_step_duration_seconds_count{model=\"en-de\"}",
+        "rpt_deliver_duration_seconds_count{model=\"en-de\"}",
         "rpt_decode_step_rows_count{model=\"en-de\"}", "rpt_source_tokens_total{model=\"en-de\"}",
         "rpt_target_tokens_total{model=\"en-de\"}", "rpt_queue_depth_sentences{model=\"en-de\"}",
         "rpt_active_rows{model=\"en-de\"}"}) {
