@@ -8,7 +8,9 @@
 #   bench/decode_thread_share.sh [MODEL_DIR] [TSV] [LINES] [CONCURRENCY]
 #
 # Defaults: models/en-de, its test split (first 1,000 lines), 64 calls in flight, beam 4, the
-# cache off (every call decodes). Prints one JSON line.
+# cache off (every call decodes); SERVER picks the rpt-server binary (default BUILD's). Prints one
+# JSON line. Since the hand-over thread (server/scheduler.h) the delivering is no longer on the
+# scheduler's thread: its share is then of the two threads' busy time together.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD:-$repo/build}"
@@ -20,7 +22,7 @@ work="$(mktemp -d)"
 trap 'kill "${server_pid:-}" 2>/dev/null || true; rm -rf "$work"' EXIT
 head -n "$lines" "$tsv" | cut -f1 > "$work/input.txt"
 
-"$build/server/rpt-server" --model "bench=$model" --listen 127.0.0.1:0 --metrics-port 0 \
+"${SERVER:-$build/server/rpt-server}" --model "bench=$model" --listen 127.0.0.1:0 --metrics-port 0 \
   --ready-file "$work/ready.json" --max-active-sentences "$concurrency" --cache-size 0 \
   --max-queued-sentences 100000 --max-queued-tokens 10000000 --log-level warn &
 server_pid=$!

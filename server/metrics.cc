@@ -47,8 +47,8 @@ Metrics::Metrics()
                                .Register(*registry_)),
       deliver_seconds_(BuildHistogram()
                            .Name("rpt_deliver_duration_seconds")
-                           .Help("Time the scheduler thread spent on one finished sentence: span "
-                                 "restoration, detokenizing, handing the result to its call")
+                           .Help("Time the hand-over thread spent on one finished sentence: "
+                                 "span restoration, detokenizing, handing the result to its call")
                            .Register(*registry_)),
       active_rows_per_step_(BuildHistogram()
                                 .Name("rpt_decode_step_rows")

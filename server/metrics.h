@@ -25,7 +25,7 @@ struct ModelMetrics {
   prometheus::Histogram* queue_seconds = nullptr;        // per sentence, admission to encode
   prometheus::Histogram* encode_seconds = nullptr;       // per encoder batch
   prometheus::Histogram* decode_step_seconds = nullptr;  // per decoder step
-  // Per finished sentence, on the scheduler thread: results made and handed to the call.
+  // Per finished sentence, on the hand-over thread: results made and handed to the call.
   prometheus::Histogram* deliver_seconds = nullptr;
   prometheus::Histogram* active_rows_per_step = nullptr;
   prometheus::Counter* source_tokens = nullptr;

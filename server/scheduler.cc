@@ -42,11 +42,13 @@ Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Engine> engin
       metrics_(metrics),
       decoder_(engine_),
       admission_limit_(options_.max_active_sentences),
+      handover_("model " + model_name_ + " hand-over"),
       thread_([this] { run(); }) {}
 
 Scheduler::~Scheduler() {
   stop();
   if (thread_.joinable()) thread_.join();
+  handover_.close();  // every call's on_finish has run when the scheduler is gone
 }
 
 RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
@@ -136,13 +138,13 @@ bool Scheduler::run_once() {
       metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
     }
     if (stopping) {
-      for (auto& [job, status] : dead) finish(*job, status);
+      for (auto& [job, status] : dead) finish(job, status);
       fail_active(shutting_down);
       update_gauges();
       return false;
     }
     cancel_dead_active(dead);
-    for (auto& [job, status] : dead) finish(*job, status);  // no-op for already finished ones
+    for (auto& [job, status] : dead) finish(job, status);  // no-op for already finished ones
     encode(std::move(admitted));
     step();
     update_gauges();
@@ -154,8 +156,8 @@ bool Scheduler::run_once() {
                   model_name_, status.message, active_.size());
     const RequestStatus failed{StatusCode::kInternal, "translation failed: " + status.message};
     try {
-      for (auto& [job, reason] : dead) finish(*job, reason);
-      for (const auto& job : admitted_jobs) finish(*job, failed);
+      for (auto& [job, reason] : dead) finish(job, reason);
+      for (const auto& job : admitted_jobs) finish(job, failed);
       fail_active(failed);
       update_gauges();
     } catch (...) {
@@ -307,9 +309,7 @@ void Scheduler::step() {
     ActiveSentence sentence = std::move(found->second);
     active_.erase(found);
     active_cost_ -= sentence.cost;
-    const Clock::time_point delivering = Clock::now();
     deliver(std::move(sentence), std::move(done.hypotheses));
-    metrics_.deliver_seconds->Observe(seconds_since(delivering));
     admission_limit_ = std::min(options_.max_active_sentences, admission_limit_ + 1);
   }
   // Idle, and holding over half of a memory limit (cache slots of finished sentences are kept
@@ -323,30 +323,44 @@ void Scheduler::step() {
 void Scheduler::deliver(ActiveSentence sentence, std::vector<Hypothesis> hypotheses) {
   TranslationJob& job = *sentence.job;
   if (job.finished) return;
-  try {
-    const auto index = static_cast<std::size_t>(sentence.index);
-    const auto& source = job.source_ids[index];
-    const ProtectedSource* spans = index < job.spans.size() ? job.spans[index].get() : nullptr;
-    TranslationResult result = make_result(*model_, job.span_protector, spans,
-                                           std::move(hypotheses), static_cast<int>(source.size()));
-    metrics_.source_tokens->Increment(static_cast<double>(source.size()));
-    metrics_.protected_spans->Increment(result.protected_spans);
-    if (!result.hypotheses.empty()) {
-      metrics_.target_tokens->Increment(static_cast<double>(result.hypotheses[0].ids.size()));
-      if (!result.hypotheses[0].spans_kept) metrics_.spans_lost->Increment();
+  const bool last = --job.remaining == 0;
+  if (last) job.finished = true;  // its on_finish follows its last sentence on the hand-over
+  handover_.post([job = std::move(sentence.job), index = sentence.index,
+                  hypotheses = std::move(hypotheses), last, model = model_, metrics = metrics_,
+                  name = model_name_]() mutable {
+    if (job->closed) return;  // failed already on this thread
+    const Clock::time_point start = Clock::now();
+    try {
+      const auto i = static_cast<std::size_t>(index);
+      const auto& source = job->source_ids[i];
+      const ProtectedSource* spans = i < job->spans.size() ? job->spans[i].get() : nullptr;
+      TranslationResult result =
+          make_result(*model, job->span_protector, spans, std::move(hypotheses),
+                      static_cast<int>(source.size()));
+      metrics.source_tokens->Increment(static_cast<double>(source.size()));
+      metrics.protected_spans->Increment(result.protected_spans);
+      if (!result.hypotheses.empty()) {
+        metrics.target_tokens->Increment(static_cast<double>(result.hypotheses[0].ids.size()));
+        if (!result.hypotheses[0].spans_kept) metrics.spans_lost->Increment();
+      }
+      for (const GlossaryTermResult& term : result.glossary_terms) {
+        (term.kept ? metrics.glossary_terms_kept : metrics.glossary_terms_missed)->Increment();
+      }
+      job->observer->on_sentence(index, std::move(result));
+    } catch (...) {
+      const RequestStatus status = status_from_exception(std::current_exception());
+      spdlog::error("model {}: delivering sentence {} of call {} failed: {}", name, index, job->id,
+                    status.message);
+      job->closed = true;
+      job->observer->on_finish({StatusCode::kInternal, "translation failed: " + status.message});
+      return;
     }
-    for (const GlossaryTermResult& term : result.glossary_terms) {
-      (term.kept ? metrics_.glossary_terms_kept : metrics_.glossary_terms_missed)->Increment();
+    metrics.deliver_seconds->Observe(seconds_since(start));
+    if (last) {
+      job->closed = true;
+      job->observer->on_finish(RequestStatus::Ok());
     }
-    job.observer->on_sentence(sentence.index, std::move(result));
-  } catch (...) {
-    const RequestStatus status = status_from_exception(std::current_exception());
-    spdlog::error("model {}: delivering sentence {} of call {} failed: {}", model_name_,
-                  sentence.index, job.id, status.message);
-    finish(job, {StatusCode::kInternal, "translation failed: " + status.message});
-    return;
-  }
-  if (--job.remaining == 0) finish(job, RequestStatus::Ok());
+  });
 }
 
 std::vector<Scheduler::QueuedSentence> Scheduler::take_active() {
@@ -374,7 +388,7 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
     const StatusCode code = passes_through ? status.code : StatusCode::kInternal;
     spdlog::error("model {}: a sentence of call {} failed on its own: {}", model_name_,
                   failed.front().job->id, status.message);
-    finish(*failed.front().job, {code, "translation failed: " + status.message});
+    finish(failed.front().job, {code, "translation failed: " + status.message});
     admission_limit_ = options_.max_active_sentences;  // the culprit is found
     return;
   }
@@ -399,13 +413,17 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
 }
 
 void Scheduler::fail_active(const RequestStatus& status) {
-  for (QueuedSentence& sentence : take_active()) finish(*sentence.job, status);
+  for (QueuedSentence& sentence : take_active()) finish(sentence.job, status);
 }
 
-void Scheduler::finish(TranslationJob& job, const RequestStatus& status) {
-  if (job.finished) return;
-  job.finished = true;
-  job.observer->on_finish(status);
+void Scheduler::finish(const std::shared_ptr<TranslationJob>& job, const RequestStatus& status) {
+  if (job->finished) return;
+  job->finished = true;
+  handover_.post([job, status] {
+    if (job->closed) return;
+    job->closed = true;
+    job->observer->on_finish(status);
+  });
 }
 
 void Scheduler::update_gauges() {

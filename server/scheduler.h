@@ -11,8 +11,15 @@
 // holding memory); only a sentence that fails so fails its call, and admission opens up again.
 // So every sentence gets a verdict.
 //
+// Finished sentences are handed to their calls on a second thread (a SerialExecutor): making
+// the result text, restoring spans and the call's response happen there, in the order the
+// scheduler decided them, while its own thread goes on decoding. The scheduler thread decides
+// every verdict (a call's last sentence or its failure); the hand-over thread calls the
+// observers, and fails a call whose result cannot be made (INTERNAL) without waiting for the
+// scheduler.
+//
 // Thread safety: submit(), wake() and stop() may be called from any thread; observers are called
-// from the scheduler's thread only.
+// from the hand-over thread only, one call at a time.
 #pragma once
 
 #include <condition_variable>
@@ -29,6 +36,7 @@
 #include "engine/model.h"
 #include "server/metrics.h"
 #include "server/server_options.h"
+#include "server/serial_executor.h"
 #include "server/translation_job.h"
 
 namespace rpt::server {
@@ -89,7 +97,8 @@ class Scheduler {
   void cancel_dead_active(std::vector<DeadJob>& dead);
   void encode(std::vector<QueuedSentence> admitted);
   void step();
-  // Hands a finished sentence to its call; a failure to build or deliver it fails that call.
+  // Queues a finished sentence for its call (and the call's end after its last sentence); on the
+  // hand-over thread a failure to build or deliver it fails that call.
   void deliver(ActiveSentence sentence, std::vector<Hypothesis> hypotheses);
   // After a failed encoding or step: `failed` (admission order) go back to the queue's front
   // and admission narrows to `admit_at_most`; a sentence that failed `alone` (on a fresh
@@ -99,7 +108,8 @@ class Scheduler {
   // The active sentences in admission order, removed from active_ (the decoder is reset).
   std::vector<QueuedSentence> take_active();
   void fail_active(const RequestStatus& status);
-  void finish(TranslationJob& job, const RequestStatus& status);
+  // Decides `job`'s verdict (once) and queues on_finish behind what was queued for it.
+  void finish(const std::shared_ptr<TranslationJob>& job, const RequestStatus& status);
   void update_gauges();
 
   const std::string model_name_;
@@ -122,6 +132,7 @@ class Scheduler {
   // Sentences admitted at once at most: options_.max_active_sentences, narrowed after failures.
   int admission_limit_;
 
+  SerialExecutor handover_;  // observers' calls; closed after thread_ has ended
   std::thread thread_;  // last: starts after every member above exists
 };
 

@@ -24,9 +24,9 @@ inline long total_tokens(const std::vector<std::vector<int>>& texts) {
   return total;
 }
 
-// Implemented by the gRPC call. Called only from the scheduler's thread: on_sentence once per
-// text, as it finishes (any order), then on_finish exactly once, last. After on_finish the
-// scheduler never touches the observer again (the call may be gone).
+// Implemented by the gRPC call. Called only from the scheduler's hand-over thread (one call at
+// a time): on_sentence once per text, as it finishes (any order), then on_finish exactly once,
+// last. After on_finish the scheduler never touches the observer again (the call may be gone).
 class JobObserver {
  public:
   virtual ~JobObserver() = default;
@@ -51,7 +51,10 @@ struct TranslationJob {
   // Scheduler thread only.
   Clock::time_point submitted;
   int remaining = 0;     // texts not yet delivered
-  bool finished = false;  // on_finish has been called
+  bool finished = false;  // its verdict is decided: on_finish is queued (or has been called)
+
+  // Hand-over thread only: on_finish has been called (the observer is not to be touched).
+  bool closed = false;
 
   long source_tokens() const { return total_tokens(source_ids); }
 };

@@ -6,10 +6,12 @@
 
 #include <climits>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <new>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -170,6 +172,33 @@ class FailingCollector final : public JobObserver {
   Collector& inner_;
 };
 
+// A call whose first sentence's hand-over waits (a slow client or serialiser) until `release`
+// holds, polled, or 30 s pass.
+class BlockingCollector final : public JobObserver {
+ public:
+  BlockingCollector(Collector& inner, std::function<bool()> release)
+      : inner_(inner), release_(std::move(release)) {}
+  void on_sentence(int index, TranslationResult result) override {
+    if (!blocked_once_) {
+      blocked_once_ = true;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!release_() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      released_in_time_ = release_();
+    }
+    inner_.on_sentence(index, std::move(result));
+  }
+  void on_finish(const RequestStatus& status) override { inner_.on_finish(status); }
+  bool released_in_time() const { return released_in_time_; }
+
+ private:
+  Collector& inner_;
+  std::function<bool()> release_;
+  bool blocked_once_ = false;
+  bool released_in_time_ = false;
+};
+
 const std::vector<std::string> kTexts = {
     "Save the file.", "Open a new window.", "The file could not be opened.", "Cancel",
     "Delete all selected items from the list.", "Settings", "Show hidden files and folders",
@@ -309,6 +338,31 @@ TEST_F(SchedulerFaultTest, AFailedDeliveryFailsOnlyItsCall) {
   Collector later;
   ASSERT_TRUE(scheduler.submit(job(0, 2, later)).ok());
   EXPECT_TRUE(later.wait(texts).ok());
+}
+
+// The scheduler hands finished sentences over on another thread: while one call's hand-over
+// waits, every other sentence is still decoded (the active and queued gauges reach 0 before it
+// is released), and every call ends with its offline translations.
+TEST_F(SchedulerFaultTest, ASlowHandOverDoesNotHoldUpDecoding) {
+  auto engine = Engine::create(model_);
+  ModelMetrics m = metrics_.add_model(description("handover"));
+  Scheduler scheduler("handover", engine, {}, m);
+  Collector slow_inner, others;
+  BlockingCollector slow(slow_inner, [&m] {
+    return m.active_sentences->Value() == 0 && m.queued_sentences->Value() == 0;
+  });
+  auto first = job(0, 1, slow_inner);
+  first->observer = &slow;
+  ASSERT_TRUE(scheduler.submit(first).ok());
+  ASSERT_TRUE(scheduler.submit(job(1, kTexts.size(), others)).ok());
+  std::map<int, std::string> texts;
+  ASSERT_TRUE(slow_inner.wait(texts).ok());
+  EXPECT_EQ(texts[0], expected_[0]);
+  ASSERT_TRUE(others.wait(texts).ok());
+  for (std::size_t i = 1; i < kTexts.size(); ++i) {
+    EXPECT_EQ(texts[static_cast<int>(i - 1)], expected_[i]);
+  }
+  EXPECT_TRUE(slow.released_in_time()) << "decoding waited for a call's hand-over";
 }
 
 // A call arriving while another decodes joins its batch at the next step (in-flight batching), or,
