@@ -33,6 +33,8 @@ class Lap {
     total += std::chrono::duration<double>(now - last_).count();
     last_ = now;
   }
+  // Starts the next lap here, counting the time since the last one nowhere.
+  void restart() { last_ = std::chrono::steady_clock::now(); }
 
  private:
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
@@ -61,13 +63,12 @@ class Stream {
     BatchDecoder decoder(translator_.shared_engine());
     std::map<std::uint64_t, PreparedSource> sources;  // of this decoder's active sentences
     StageTimes times;                                 // this thread's
-    double taking = 0;
     Lap lap;
     try {
       while (true) {
         std::vector<Pending> admitted;
         const bool more = take(decoder, admitted);
-        lap.to(taking);  // read_block's share of it, the preparing, is in read_seconds_
+        lap.restart();  // read_block's share of take(), the preparing, is in read_seconds_
         if (!more) break;
         if (!admitted.empty()) {
           std::vector<SentenceRequest> requests;
