@@ -1,12 +1,9 @@
 #include "engine/decoder.h"
 
-#include <algorithm>
-#include <cmath>
-
-#include "kernels/errors.h"
-#include "engine/layers.h"
+#include "engine/cpu_transformer_ops.h"
 #include "engine/scratch.h"
-#include "kernels/embedding.h"
+#include "engine/transformer.h"
+#include "kernels/errors.h"
 
 namespace rpt {
 
@@ -72,73 +69,28 @@ const StepHistory& DecoderState::append_positions(const std::vector<int>& positi
 
 Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderState& state) {
   const ArchitectureConfig& arch = model.config().architecture;
-  const int d = arch.d_model;
   const int rows = static_cast<int>(input.tokens.size());
-  RPT_CHECK(rows == state.rows() && input.positions.size() == input.tokens.size(),
-            InvalidArgument, "decoder step with ", rows, " tokens for ", state.rows(), " rows");
-  if (rows > 0) {  // each row's position is checked against what it holds by append_positions
-    const int highest = *std::max_element(input.positions.begin(), input.positions.end());
-    RPT_CHECK(highest + 1 <= model.max_sequence_length(), InvalidArgument, "decoding step ",
-              highest + 1, " exceeds the model's maximum length ", model.max_sequence_length());
-  }
+  check_decoder_step_input(model, input.tokens, input.positions);
+  RPT_CHECK(rows == state.rows(), InvalidArgument, "decoder step with ", rows, " tokens for ",
+            state.rows(), " rows");
+  // Each row's position is checked against what it holds by append_positions.
   const StepHistory& history = state.append_positions(input.positions);
   const StepAttentionPlan plan = plan_step_attention(arch, history, input.memory);
 
-  const int vocab = static_cast<int>(model.decoder_embeddings().dim(0));
-  for (int token : input.tokens) {
-    RPT_CHECK(token >= 0 && token < vocab, InvalidArgument, "target token id ", token,
-              " out of range");
-  }
-  ScratchFloats x(static_cast<std::size_t>(rows) * d);  // the embedding writes it whole
-  kernels::embedding_cpu({.ids = input.tokens.data(),
-                          .count = rows,
-                          .table = model.decoder_embeddings().data<float>(),
-                          .vocab = vocab,
-                          .dim = d,
-                          .scale = arch.embedding_scale ? std::sqrt(static_cast<float>(d)) : 1.0f,
-                          .positions = model.config().position.sinusoidal
-                                           ? input.positions.data()
-                                           : nullptr,
-                          .out = x.data()});
-
-  const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
-  const long count = static_cast<long>(rows) * d;
-  ScratchFloats normed(x.size());    // written by each layer norm before it is read
-  ScratchFloats attended(x.size());  // each sub-layer's output
-  for (std::size_t l = 0; l < model.decoder_layers().size(); ++l) {
-    const DecoderLayerWeights& layer = model.decoder_layers()[l];
-    // Self-attention over the cache.
-    const float* input_x = x.data();
-    if (pre_norm) {
-      layer_norm_forward(x.data(), rows, layer.self_attention.norm, arch.norm_eps,
-                         normed.data());
-      input_x = normed.data();
-    }
-    self_attention_step(layer.self_attention, arch, input_x, history, plan, static_cast<int>(l),
-                        attended.data());
-    add_in_place(x.data(), attended.data(), count);
-    if (!pre_norm) {
-      layer_norm_forward(x.data(), rows, layer.self_attention.norm, arch.norm_eps, x.data());
-    }
-    // Cross-attention over each sentence's memory, this layer's slice.
-    input_x = x.data();
-    if (pre_norm) {
-      layer_norm_forward(x.data(), rows, layer.cross_attention.norm, arch.norm_eps,
-                         normed.data());
-      input_x = normed.data();
-    }
-    cross_attention_step(layer.cross_attention, arch, input_x, input.memory, plan,
-                         static_cast<int>(l), attended.data());
-    add_in_place(x.data(), attended.data(), count);
-    if (!pre_norm) {
-      layer_norm_forward(x.data(), rows, layer.cross_attention.norm, arch.norm_eps, x.data());
-    }
-    feed_forward_forward(x.data(), rows, layer.ffn, arch);
-  }
-  if (pre_norm) layer_norm_forward(x.data(), rows, model.decoder_norm(), arch.norm_eps, x.data());
-
-  Tensor logits = Tensor::empty({rows, vocab});
-  linear_forward(x.data(), rows, model.generator(), logits.data<float>());
+  const int hidden_stride = CpuTransformerOps::hidden_stride(model);
+  ScratchFloats x(static_cast<std::size_t>(rows) * arch.d_model);  // the embedding writes it whole
+  ScratchFloats normed(x.size());  // written by each layer norm before it is read
+  ScratchFloats hidden(static_cast<std::size_t>(rows) * hidden_stride);
+  Tensor logits = Tensor::empty({rows, static_cast<int>(model.generator().out_features())});
+  CpuTransformerOps ops(arch, {.history = &history, .plan = &plan, .memory = &input.memory});
+  decoder_step_forward(
+      ops, model.weights(), model.config(),
+      {.ids = input.tokens.data(), .positions = input.positions.data(), .rows = rows},
+      {.x = x.data(),
+       .normed = normed.data(),
+       .hidden = hidden.data(),
+       .hidden_stride = hidden_stride},
+      logits.data<float>());
   return logits;
 }
 

@@ -1,5 +1,5 @@
-// Building blocks of the Transformer layers on the CPU: linear projections, LayerNorm and the
-// position-wise feed-forward block. Stateless; thread-safe.
+// Building blocks of the CPU's Transformer sub-layers (engine/cpu_transformer_ops.h): linear
+// projections and LayerNorm. Stateless; thread-safe.
 #pragma once
 
 #include "engine/model.h"
@@ -7,8 +7,10 @@
 
 namespace rpt {
 
-// The kernels' name for a model's FFN activation.
-kernels::ActivationKind kernel_activation(Activation activation);
+// out = in W^T + b, then the activation, in one pass. Row strides in floats; the int8 layer
+// takes dense rows only.
+void linear_activation(const float* in, int in_stride, int rows, const LinearWeights& layer,
+                       kernels::ActivationKind activation, float* out, int out_stride);
 
 // out = in W^T + b.
 void linear_forward(const float* in,  // [rows, in_features]
@@ -18,13 +20,6 @@ void linear_forward(const float* in,  // [rows, in_features]
 void layer_norm_forward(const float* in,  // [rows, d_model]
                         int rows, const LayerNormWeights& norm, float eps,
                         float* out);  // [rows, d_model]; may alias in
-
-// The FFN sub-layer with its residual, in place on x:
-//   pre-norm:  x = x + W2 act(W1 LN(x))
-//   post-norm: x = LN(x + W2 act(W1 x))
-void feed_forward_forward(float* x,  // [rows, d_model], in place
-                          int rows, const FeedForwardWeights& ffn,
-                          const ArchitectureConfig& architecture);
 
 // x += y over `count` elements.
 void add_in_place(float* x, const float* y, long count);

@@ -28,10 +28,10 @@ class ModelLoader {
   void load(int max_sequence_length) {
     const int d = arch_.d_model;
     const int target_vocab = model_.target_vocabulary_->size();
-    model_.decoder_embeddings_ = tensor("decoder.embeddings", {target_vocab, d});
-    model_.encoder_embeddings_ =
+    model_.weights_.decoder_embeddings = tensor("decoder.embeddings", {target_vocab, d});
+    model_.weights_.encoder_embeddings =
         arch_.shared_embeddings
-            ? model_.decoder_embeddings_
+            ? model_.weights_.decoder_embeddings
             : tensor("encoder.embeddings", {model_.source_vocabulary_->size(), d});
     RPT_CHECK(!arch_.shared_embeddings ||
                   model_.source_vocabulary_->size() == model_.target_vocabulary_->size(),
@@ -50,7 +50,7 @@ class ModelLoader {
             &layer.ffn.outer}) {
         finish(*each);
       }
-      model_.encoder_layers_.push_back(std::move(layer));
+      model_.weights_.encoder_layers.push_back(std::move(layer));
     }
     std::vector<Tensor> memory_weights;
     std::vector<Tensor> memory_biases;
@@ -74,22 +74,22 @@ class ModelLoader {
             &layer.cross_attention.output, &layer.ffn.inner, &layer.ffn.outer}) {
         finish(*each);
       }
-      model_.decoder_layers_.push_back(std::move(layer));
+      model_.weights_.decoder_layers.push_back(std::move(layer));
     }
-    model_.memory_key_value_ = fuse(memory_weights, memory_biases);
+    model_.weights_.memory_key_value = fuse(memory_weights, memory_biases);
     memory_weights.clear();
-    finish(model_.memory_key_value_);
+    finish(model_.weights_.memory_key_value);
     if (arch_.norm_placement == NormPlacement::kPre) {
-      model_.encoder_norm_ = layer_norm("encoder.norm");
-      model_.decoder_norm_ = layer_norm("decoder.norm");
+      model_.weights_.encoder_norm = layer_norm("encoder.norm");
+      model_.weights_.decoder_norm = layer_norm("decoder.norm");
     }
-    model_.generator_.weight = arch_.tied_generator
-                                   ? model_.decoder_embeddings_
-                                   : tensor("generator.weight", {target_vocab, d});
+    model_.weights_.generator.weight = arch_.tied_generator
+                                           ? model_.weights_.decoder_embeddings
+                                           : tensor("generator.weight", {target_vocab, d});
     if (weights_.contains("generator.bias")) {
-      model_.generator_.bias = tensor("generator.bias", {target_vocab});
+      model_.weights_.generator.bias = tensor("generator.bias", {target_vocab});
     }
-    if (int8_generator_) finish(model_.generator_);
+    if (int8_generator_) finish(model_.weights_.generator);
   }
 
   std::size_t bytes_loaded() const { return bytes_; }
@@ -141,7 +141,7 @@ class ModelLoader {
     }
     bytes_ += layer.int8->bytes();
     // A tied generator's weight is also the embedding table, which stays counted.
-    if (layer.weight.data<float>() != model_.decoder_embeddings_.data<float>()) {
+    if (layer.weight.data<float>() != model_.weights_.decoder_embeddings.data<float>()) {
       bytes_ -= layer.weight.nbytes();
     }
     layer.weight = Tensor();

@@ -12,6 +12,7 @@
 #include "engine/model_config.h"
 #include "engine/tensor.h"
 #include "engine/tokenizer.h"
+#include "engine/transformer_weights.h"
 #include "engine/vocabulary.h"
 #include "kernels/int8_gemm.h"
 
@@ -31,38 +32,19 @@ struct LayerNormWeights {
   Tensor beta;   // [d_model]
 };
 
-struct SelfAttentionWeights {
-  LayerNormWeights norm;
-  LinearWeights qkv;     // [3 * d_model, d_model]: query rows, then key rows, then value rows
-  LinearWeights output;  // [d_model, d_model]
-  int max_relative_position = 0;  // k; 0: no relative term
-  Tensor relative_keys;    // [2k+1, head_dim]
-  Tensor relative_values;  // [2k+1, head_dim]; the same storage as relative_keys when shared
-  Tensor offset_bias;  // T5: [heads, 2 * max_offset + 1], bias of offset o at [h, o + max_offset]
+// How the CPU holds weights: float32 host tensors (linear layers int8 when quantized).
+struct HostStorage {
+  using Linear = LinearWeights;
+  using Norm = LayerNormWeights;
+  using Table = Tensor;
 };
 
-struct CrossAttentionWeights {
-  LayerNormWeights norm;
-  LinearWeights query;   // [d_model, d_model]
-  LinearWeights output;  // [d_model, d_model]
-};
-
-struct FeedForwardWeights {
-  LayerNormWeights norm;
-  LinearWeights inner;  // [d_ff, d_model]
-  LinearWeights outer;  // [d_model, d_ff]
-};
-
-struct EncoderLayerWeights {
-  SelfAttentionWeights self_attention;
-  FeedForwardWeights ffn;
-};
-
-struct DecoderLayerWeights {
-  SelfAttentionWeights self_attention;
-  CrossAttentionWeights cross_attention;
-  FeedForwardWeights ffn;
-};
+using SelfAttentionWeights = SelfAttentionOf<HostStorage>;
+using CrossAttentionWeights = CrossAttentionOf<HostStorage>;
+using FeedForwardWeights = FeedForwardOf<HostStorage>;
+using EncoderLayerWeights = EncoderLayerOf<HostStorage>;
+using DecoderLayerWeights = DecoderLayerOf<HostStorage>;
+using ModelWeights = TransformerWeightsOf<HostStorage>;
 
 struct ModelLoadOptions {
   // Verify every tensor checksum while loading.
@@ -101,16 +83,16 @@ class Model {
   int eos_id() const { return eos_id_; }
   int pad_id() const { return pad_id_; }
 
-  const Tensor& encoder_embeddings() const { return encoder_embeddings_; }  // [src_vocab, d]
-  const Tensor& decoder_embeddings() const { return decoder_embeddings_; }  // [tgt_vocab, d]
-  const std::vector<EncoderLayerWeights>& encoder_layers() const { return encoder_layers_; }
-  const std::vector<DecoderLayerWeights>& decoder_layers() const { return decoder_layers_; }
-  const LayerNormWeights& encoder_norm() const { return encoder_norm_; }
-  const LayerNormWeights& decoder_norm() const { return decoder_norm_; }
-  // Keys and values of the encoder output for every decoder layer, fused:
-  // [decoder_layers * 2 * d_model, d_model]; layer l's keys at rows [2 l d, (2 l + 1) d).
-  const LinearWeights& memory_key_value() const { return memory_key_value_; }
-  const LinearWeights& generator() const { return generator_; }  // [tgt_vocab, d_model]
+  // Every weight, in the arrangement both devices compose (engine/transformer_weights.h).
+  const ModelWeights& weights() const { return weights_; }
+  const Tensor& encoder_embeddings() const { return weights_.encoder_embeddings; }
+  const Tensor& decoder_embeddings() const { return weights_.decoder_embeddings; }
+  const std::vector<EncoderLayerWeights>& encoder_layers() const { return weights_.encoder_layers; }
+  const std::vector<DecoderLayerWeights>& decoder_layers() const { return weights_.decoder_layers; }
+  const LayerNormWeights& encoder_norm() const { return weights_.encoder_norm; }
+  const LayerNormWeights& decoder_norm() const { return weights_.decoder_norm; }
+  const LinearWeights& memory_key_value() const { return weights_.memory_key_value; }
+  const LinearWeights& generator() const { return weights_.generator; }
 
  private:
   Model() = default;
@@ -130,14 +112,7 @@ class Model {
   int eos_id_ = 0;
   int pad_id_ = 0;
 
-  Tensor encoder_embeddings_;
-  Tensor decoder_embeddings_;
-  std::vector<EncoderLayerWeights> encoder_layers_;
-  std::vector<DecoderLayerWeights> decoder_layers_;
-  LayerNormWeights encoder_norm_;
-  LayerNormWeights decoder_norm_;
-  LinearWeights memory_key_value_;
-  LinearWeights generator_;
+  ModelWeights weights_;
 };
 
 }  // namespace rpt

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a test command under one forced CPU configuration, so that this machine exercises the
-# kernel paths other CPUs take (ctest label cpu_configs, tests/CMakeLists.txt):
+# kernel paths other CPUs take (ctest label cpu-matrix, tests/CMakeLists.txt):
 #   bash tests/cpu_config.sh CONFIG COMMAND [ARGS...]
 # Exits 77 (skipped) when this CPU cannot execute CONFIG.
 #   blis-arch-generic   BLIS_ARCH_TYPE=25: BLIS's own guess on CPUs it does not know (Zen 4, 5);

@@ -25,6 +25,6 @@ CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelW
 cmake --build "$build_dir" -j "$jobs"
 built=$SECONDS
 # The deployment files and alert rules hold no C++: the ordinary run has checked them, and the
-# forced CPU configurations (label cpu_configs) run the same code again under other kernels.
-ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" -E '^(deploy_files|prometheus_rules)$' -LE cpu_configs
+# forced CPU configurations (label cpu-matrix) run the same code again under other kernels.
+ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" -E '^(deploy_files|prometheus_rules)$' -LE cpu-matrix
 echo "test_sanitizers: build $((built - start)) s, tests $((SECONDS - built)) s"

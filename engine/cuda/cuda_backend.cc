@@ -5,15 +5,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/cuda/cuda_transformer_ops.h"
 #include "engine/cuda/step_graphs.h"
-#include "engine/layers.h"
-#include "kernels/activation.h"
-#include "kernels/embedding.h"
+#include "engine/transformer.h"
 #include "kernels/cuda/cuda_check.h"
 #include "kernels/errors.h"
-#include "kernels/fused_attention.h"
-#include "kernels/gemm.h"
-#include "kernels/layer_norm.h"
 #include "kernels/top_k_log_softmax.h"
 
 namespace rpt {
@@ -91,118 +87,6 @@ void* GrowingBuffer::reserve(std::size_t bytes, kernels::CudaStream stream,
   return buffer_.data();
 }
 
-// The operations both stacks are made of, on one stream and cuBLAS handle.
-class DeviceOps {
- public:
-  DeviceOps(Precision precision, kernels::CudaStream stream, kernels::CublasHandle* cublas,
-            const ArchitectureConfig& arch)
-      : precision_(precision), stream_(stream), cublas_(cublas), arch_(arch) {}
-
-  // out [rows, out_features] = in [rows, in_features] W^T (+ out when accumulate) + b, then
-  // the activation.
-  void linear(const DeviceLinear& layer, const void* in, int rows, void* out,
-              bool accumulate = false,
-              kernels::ActivationKind activation = kernels::ActivationKind::kIdentity) const {
-    kernels::gemm_cuda({.input_precision = precision_,
-                        .output_precision = precision_,
-                        .transpose_b = true,
-                        .m = rows,
-                        .n = layer.out_features,
-                        .k = layer.in_features,
-                        .a = in,
-                        .lda = layer.in_features,
-                        .b = layer.weight,
-                        .ldb = layer.in_features,
-                        .beta = accumulate ? 1.0f : 0.0f,
-                        .c = out,
-                        .ldc = layer.out_features},
-                       cublas_);
-    if (layer.bias != nullptr || activation != kernels::ActivationKind::kIdentity) {
-      kernels::bias_activation_cuda({.precision = precision_,
-                                     .x = out,
-                                     .bias = layer.bias,
-                                     .rows = rows,
-                                     .cols = layer.out_features,
-                                     .activation = activation},
-                                    stream_);
-    }
-  }
-
-  void norm(const DeviceLayerNorm& weights, const void* in, int rows, void* out) const {
-    kernels::layer_norm_cuda({.precision = precision_,
-                              .in = in,
-                              .gamma = weights.gamma,
-                              .beta = weights.beta,
-                              .rows = rows,
-                              .dim = arch_.d_model,
-                              .eps = arch_.norm_eps,
-                              .out = out},
-                             stream_);
-  }
-
-  // The FFN sub-layer with its residual, in place on x [rows, d_model]; normed [rows, d_model]
-  // and hidden [rows, d_ff] are scratch.
-  void feed_forward(const DeviceFeedForward& ffn, void* x, int rows, void* normed,
-                    void* hidden) const {
-    const bool pre_norm = arch_.norm_placement == NormPlacement::kPre;
-    if (pre_norm) norm(ffn.norm, x, rows, normed);
-    linear(ffn.inner, pre_norm ? normed : x, rows, hidden, false,
-           kernel_activation(arch_.activation));
-    linear(ffn.outer, hidden, rows, x, /*accumulate=*/true);
-    if (!pre_norm) norm(ffn.norm, x, rows, x);
-  }
-
-  // out [count, d_model] = table[ids] * scale (+ sinusoidal encodings of positions).
-  void embed(const void* table, const int* ids, const int* positions, int count, void* out,
-             bool sinusoidal) const {
-    kernels::embedding_cuda(
-        {.precision = precision_,
-         .ids = ids,
-         .count = count,
-         .table = table,
-         .dim = arch_.d_model,
-         .scale = arch_.embedding_scale ? std::sqrt(static_cast<float>(arch_.d_model)) : 1.0f,
-         .positions = sinusoidal ? positions : nullptr,
-         .out = out},
-        stream_);
-  }
-
-  // Fills the attention arguments every call shares; the caller adds the sequences.
-  kernels::FusedAttentionArgs attention(int rows, const void* queries, int query_stride,
-                                        void* out) const {
-    kernels::FusedAttentionArgs args;
-    args.precision = precision_;
-    args.rows = rows;
-    args.heads = arch_.heads;
-    args.head_dim = arch_.head_dim();
-    args.scale = 1.0f / std::sqrt(static_cast<float>(arch_.head_dim()));
-    args.queries = queries;
-    args.query_stride = query_stride;
-    args.out = out;
-    args.out_stride = arch_.d_model;
-    return args;
-  }
-
-  static void add_relative_terms(const DeviceSelfAttention& weights,
-                                 kernels::FusedAttentionArgs& args) {
-    args.max_relative_position = weights.max_relative_position;
-    if (weights.max_relative_position > 0) {
-      args.relative_keys = weights.relative_keys;
-      args.relative_values = weights.relative_values;
-    }
-    args.offset_bias = weights.offset_bias;
-    args.offset_bias_width = weights.offset_bias_width;
-  }
-
-  kernels::CudaStream stream() const { return stream_; }
-
- private:
-  Precision precision_;
-  kernels::CudaStream stream_;
-  kernels::CublasHandle* cublas_;
-  const ArchitectureConfig& arch_;
-};
-
 CudaBackend::CudaBackend(const CudaEngine& engine)
     : engine_(engine),
       model_(engine.model()),
@@ -242,24 +126,18 @@ std::size_t CudaBackend::device_memory_bytes() const {
 
 std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<int>>& sources) {
   kernels::set_current_device(engine_.options().device_index);
+  check_encoder_input(model_, sources);
+  if (sources.empty()) return {};
   const ArchitectureConfig& arch = model_.config().architecture;
   const int d = arch.d_model;
-  const int batch = static_cast<int>(sources.size());
-  int length = 0;
-  const int vocab = static_cast<int>(model_.encoder_embeddings().dim(0));
+  // Packed like the CPU, without padding: sentence b is rows offsets[b] .. offsets[b + 1].
+  std::vector<int> offsets{0};
   for (const auto& sentence : sources) {
-    RPT_CHECK(!sentence.empty(), InvalidArgument, "cannot encode an empty sentence");
-    for (int id : sentence) {
-      RPT_CHECK(id >= 0 && id < vocab, InvalidArgument, "source token id ", id,
-                " out of range [0, ", vocab, ")");
-    }
-    length = std::max(length, static_cast<int>(sentence.size()));
+    offsets.push_back(offsets.back() + static_cast<int>(sentence.size()));
   }
-  RPT_CHECK(length <= model_.max_sequence_length(), InvalidArgument, "source of ", length,
-            " tokens exceeds the model's maximum of ", model_.max_sequence_length());
-  if (batch == 0) return {};
-  const int tokens = batch * length;
+  const int tokens = offsets.back();
   const std::size_t element = kernels::precision_size(precision_);
+  const int stride = weights_.memory_key_value.outputs;  // [layers * 2 d] per token
 
   // Activations [tokens, ...] and the packed inputs, in one workspace.
   Layout layout;
@@ -272,74 +150,69 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   Layout inputs;
   const std::size_t ids_at = inputs.add(sizeof(int) * tokens);
   const std::size_t positions_at = inputs.add(sizeof(int) * tokens);
-  const std::size_t counts_at = inputs.add(sizeof(int) * tokens);
-  const std::size_t sequences_at = inputs.add(sizeof(void*) * tokens);
+  const std::size_t lengths_at = inputs.add(sizeof(int) * tokens);
+  const std::size_t sentences_at = inputs.add(sizeof(void*) * tokens);
   void* workspace = encoder_workspace_.reserve(inputs_at + inputs.size(), stream(), budget_);
+  // The batch's memory as the forward writes it, then each sentence's in a buffer of its own,
+  // which its beams share and which is freed when its last beam ends (not with its batch's last
+  // sentence, as one batch buffer would be). Allocated before anything is launched: a batch past
+  // the memory limit throws here.
+  const kernels::DeviceBuffer batch_memory(static_cast<std::size_t>(tokens) * stride * element,
+                                           stream(), budget_);
+  std::vector<std::shared_ptr<EncoderMemory>> memories;
+  for (const auto& sentence : sources) {
+    memories.push_back(std::make_shared<EncoderMemory>(
+        stream_, encoder_memory_bytes_, sentence.size() * stride * element, budget_));
+  }
 
   host_inputs_.assign(inputs.size(), 0);
   void* host = host_inputs_.data();
-  for (int b = 0; b < batch; ++b) {
-    const auto& sentence = sources[static_cast<std::size_t>(b)];
+  for (std::size_t b = 0; b < sources.size(); ++b) {
+    const auto& sentence = sources[b];
     const int n = static_cast<int>(sentence.size());
-    const void* sequence = at<char>(workspace, qkv_at + static_cast<std::size_t>(b) * length * 3 *
-                                                            d * element);
-    for (int i = 0; i < length; ++i) {
-      const int t = b * length + i;
-      at<int>(host, ids_at)[t] = i < n ? sentence[static_cast<std::size_t>(i)] : 0;
+    const void* start =
+        at<char>(workspace, qkv_at + static_cast<std::size_t>(offsets[b]) * 3 * d * element);
+    for (int i = 0; i < n; ++i) {
+      const int t = offsets[b] + i;
+      at<int>(host, ids_at)[t] = sentence[static_cast<std::size_t>(i)];
       at<int>(host, positions_at)[t] = i;
-      at<int>(host, counts_at)[t] = i < n ? n : 0;  // padding rows attend to nothing
-      at<const void*>(host, sequences_at)[t] = sequence;
+      at<int>(host, lengths_at)[t] = n;
+      at<const void*>(host, sentences_at)[t] = start;
     }
   }
   void* device_inputs = at<char>(workspace, inputs_at);
   kernels::copy_host_to_device_async(device_inputs, host_inputs_.data(), host_inputs_.size(),
                                      stream());
 
-  const DeviceOps ops(precision_, stream(), cublas_.get(), arch);
-  void* x = at<char>(workspace, x_at);
-  void* normed = at<char>(workspace, normed_at);
-  void* qkv = at<char>(workspace, qkv_at);
-  void* context = at<char>(workspace, context_at);
-  void* hidden = at<char>(workspace, hidden_at);
-  const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
-  ops.embed(weights_.encoder_embeddings, at<int>(device_inputs, ids_at),
-            at<int>(device_inputs, positions_at), tokens, x, model_.config().position.sinusoidal);
-  for (const DeviceEncoderLayer& layer : weights_.encoder_layers) {
-    const DeviceSelfAttention& attention = layer.self_attention;
-    if (pre_norm) ops.norm(attention.norm, x, tokens, normed);
-    ops.linear(attention.qkv, pre_norm ? normed : x, tokens, qkv);
-    kernels::FusedAttentionArgs args = ops.attention(tokens, qkv, 3 * d, context);
-    args.sequences = at<const void*>(device_inputs, sequences_at);
-    args.key_shift = d;
-    args.value_shift = 2 * d;
-    args.position_stride = 3 * d;
-    args.key_counts = at<int>(device_inputs, counts_at);
-    args.query_positions = at<int>(device_inputs, positions_at);
-    DeviceOps::add_relative_terms(attention, args);
-    kernels::fused_attention_cuda(args, stream());
-    ops.linear(attention.output, context, tokens, x, /*accumulate=*/true);
-    if (!pre_norm) ops.norm(attention.norm, x, tokens, x);
-    ops.feed_forward(layer.ffn, x, tokens, normed, hidden);
-  }
-  if (pre_norm) ops.norm(weights_.encoder_norm, x, tokens, x);
-
-  // Every decoder layer's cross-attention keys and values: [tokens, layers * 2 d].
-  const int stride = weights_.memory_key_value.out_features;
-  auto memory = std::make_shared<EncoderMemory>(
-      stream_, encoder_memory_bytes_, static_cast<std::size_t>(tokens) * stride * element,
-      budget_);
-  ops.linear(weights_.memory_key_value, x, tokens, memory->buffer.data());
-  // The host inputs are reused by the next call: wait until the stream has read them.
-  kernels::synchronize(stream());
+  const int* positions = at<int>(device_inputs, positions_at);
+  CudaTransformerOps ops(arch, precision_, stream(), cublas_.get(),
+                         {.positions = positions,
+                          .qkv = at<char>(workspace, qkv_at),
+                          .context = at<char>(workspace, context_at),
+                          .sentences = at<const void*>(device_inputs, sentences_at),
+                          .sentence_lengths = at<int>(device_inputs, lengths_at)});
+  encoder_forward(ops, weights_, model_.config(),
+                  {.ids = at<int>(device_inputs, ids_at), .positions = positions, .rows = tokens},
+                  {.x = at<char>(workspace, x_at),
+                   .normed = at<char>(workspace, normed_at),
+                   .hidden = at<char>(workspace, hidden_at),
+                   .hidden_stride = arch.d_ff},
+                  batch_memory.data());
 
   std::vector<EncodedSentence> sentences;
-  for (int b = 0; b < batch; ++b) {
-    sentences.push_back(
-        {.owner = memory,
-         .keys_values = at<char>(memory->buffer.data(),
-                                 static_cast<std::size_t>(b) * length * stride * element),
-         .length = static_cast<int>(sources[static_cast<std::size_t>(b)].size())});
+  for (std::size_t b = 0; b < sources.size(); ++b) {
+    EncoderMemory& memory = *memories[b];
+    kernels::copy_device_async(
+        memory.buffer.data(),
+        at<char>(batch_memory.data(), static_cast<std::size_t>(offsets[b]) * stride * element),
+        memory.buffer.bytes(), stream());
+    sentences.push_back({.owner = memories[b],
+                         .keys_values = memory.buffer.data(),
+                         .length = static_cast<int>(sources[b].size())});
   }
+  // The host inputs are reused by the next call: wait until the stream has read them (and the
+  // copies have read the batch's memory).
+  kernels::synchronize(stream());
   return sentences;
 }
 
@@ -394,13 +267,10 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
     out.ids.clear();
     return;
   }
-  const int embeddings = static_cast<int>(model_.decoder_embeddings().dim(0));
-  const int vocab = weights_.generator.out_features;
+  check_decoder_step_input(model_, input.tokens, input.positions);
+  const int vocab = weights_.generator.outputs;
   int needed = 0;
   for (int r = 0; r < rows; ++r) {
-    const int token = input.tokens[static_cast<std::size_t>(r)];
-    RPT_CHECK(token >= 0 && token < embeddings, InvalidArgument, "target token id ", token,
-              " out of range");
     const int parent = input.parents[static_cast<std::size_t>(r)];
     const int position = input.positions[static_cast<std::size_t>(r)];
     RPT_CHECK(parent < cache_rows_, InvalidArgument, "reorder parent ", parent, " out of ",
@@ -411,8 +281,6 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
               position, " but continues a row that holds ", held);
     needed = std::max(needed, position + 1);
   }
-  RPT_CHECK(needed <= model_.max_sequence_length(), InvalidArgument, "decoding step ", needed,
-            " exceeds the model's maximum length ", model_.max_sequence_length());
   // With graphs, rows [rows, padded) start a dummy sentence (token 0 at position 0, the first
   // group's memory): a captured step serves every row count up to its own.
   const int padded = engine_.options().gpu_graphs ? graph_rows(rows) : rows;
@@ -484,90 +352,28 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
                                 .lengths = at<int>(device_inputs, positions_at),
                                 .out = new_cache},
                                stream());
-    const DeviceOps ops(precision_, stream(), cublas_.get(), arch);
-    void* x = at<char>(workspace, x_at);
-    void* normed = at<char>(workspace, normed_at);
-    void* qkv = at<char>(workspace, qkv_at);
-    void* query = at<char>(workspace, query_at);
-    void* context = at<char>(workspace, context_at);
-    void* hidden = at<char>(workspace, hidden_at);
-    auto* logits = at<float>(workspace, logits_at);
     const int* positions = at<int>(device_inputs, positions_at);
-    const bool pre_norm = arch.norm_placement == NormPlacement::kPre;
-    ops.embed(weights_.decoder_embeddings, at<int>(device_inputs, tokens_at), positions, padded, x,
-              model_.config().position.sinusoidal);
-
-    const int memory_stride = weights_.memory_key_value.out_features;
-    for (std::size_t l = 0; l < weights_.decoder_layers.size(); ++l) {
-      const DeviceDecoderLayer& layer = weights_.decoder_layers[l];
-      const long layer_shift = static_cast<long>(l) * layout_.layer_elements();
-      // Self-attention: this step's key and value join the row's cache, then the row attends
-      // to its positions 0..t.
-      const DeviceSelfAttention& self = layer.self_attention;
-      if (pre_norm) ops.norm(self.norm, x, padded, normed);
-      ops.linear(self.qkv, pre_norm ? normed : x, padded, qkv);
-      kernels::cache_append_cuda({.precision = precision_,
-                                  .layout = layout_,
-                                  .layer = static_cast<int>(l),
-                                  .rows = padded,
-                                  .qkv = qkv,
-                                  .qkv_stride = 3 * d,
-                                  .positions = positions,
-                                  .cache = new_cache},
-                                 stream());
-      kernels::FusedAttentionArgs args = ops.attention(padded, qkv, 3 * d, context);
-      args.sequences = at<const void*>(device_inputs, self_rows_at);
-      args.key_shift = layer_shift;
-      args.value_shift = layer_shift + d;
-      args.position_stride = 2 * d;
-      args.key_counts = at<int>(device_inputs, self_counts_at);
-      args.query_positions = positions;
-      DeviceOps::add_relative_terms(self, args);
-      kernels::fused_attention_cuda(args, stream());
-      ops.linear(self.output, context, padded, x, /*accumulate=*/true);
-      if (!pre_norm) ops.norm(self.norm, x, padded, x);
-
-      // Cross-attention: every beam reads its sentence's memory, this layer's slice.
-      const DeviceCrossAttention& cross = layer.cross_attention;
-      if (pre_norm) ops.norm(cross.norm, x, padded, normed);
-      ops.linear(cross.query, pre_norm ? normed : x, padded, query);
-      args = ops.attention(padded, query, d, context);
-      args.sequences = at<const void*>(device_inputs, memory_rows_at);
-      args.key_shift = static_cast<long>(l) * 2 * d;
-      args.value_shift = static_cast<long>(l) * 2 * d + d;
-      args.position_stride = memory_stride;
-      args.key_counts = at<int>(device_inputs, memory_counts_at);
-      args.query_positions = positions;
-      kernels::fused_attention_cuda(args, stream());
-      ops.linear(cross.output, context, padded, x, /*accumulate=*/true);
-      if (!pre_norm) ops.norm(cross.norm, x, padded, x);
-
-      ops.feed_forward(layer.ffn, x, padded, normed, hidden);
-    }
-    if (pre_norm) ops.norm(weights_.decoder_norm, x, padded, x);
-
-    // Logits in float32 whatever the compute precision: the vocabulary scan needs the range.
-    kernels::gemm_cuda({.input_precision = precision_,
-                        .output_precision = Precision::kFloat32,
-                        .transpose_b = true,
-                        .m = padded,
-                        .n = vocab,
-                        .k = d,
-                        .a = x,
-                        .lda = d,
-                        .b = weights_.generator.weight,
-                        .ldb = d,
-                        .c = logits,
-                        .ldc = vocab},
-                       cublas_.get());
-    if (weights_.generator_bias != nullptr) {
-      kernels::bias_activation_cuda({.precision = Precision::kFloat32,
-                                     .x = logits,
-                                     .bias = weights_.generator_bias,
-                                     .rows = padded,
-                                     .cols = vocab},
-                                    stream());
-    }
+    CudaTransformerOps ops(arch, precision_, stream(), cublas_.get(),
+                           {.positions = positions,
+                            .qkv = at<char>(workspace, qkv_at),
+                            .query = at<char>(workspace, query_at),
+                            .context = at<char>(workspace, context_at),
+                            .layout = layout_,
+                            .cache = new_cache,
+                            .cache_rows = at<const void*>(device_inputs, self_rows_at),
+                            .cache_counts = at<int>(device_inputs, self_counts_at),
+                            .memory_rows = at<const void*>(device_inputs, memory_rows_at),
+                            .memory_lengths = at<int>(device_inputs, memory_counts_at),
+                            .memory_stride = weights_.memory_key_value.outputs});
+    auto* logits = at<float>(workspace, logits_at);
+    decoder_step_forward(
+        ops, weights_, model_.config(),
+        {.ids = at<int>(device_inputs, tokens_at), .positions = positions, .rows = padded},
+        {.x = at<char>(workspace, x_at),
+         .normed = at<char>(workspace, normed_at),
+         .hidden = at<char>(workspace, hidden_at),
+         .hidden_stride = arch.d_ff},
+        logits);
     auto* log_probs = at<float>(workspace, results_at);
     kernels::top_k_log_softmax_cuda(
         {.logits = logits,

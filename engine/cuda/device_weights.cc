@@ -41,12 +41,17 @@ class Staging {
       *slot = reinterpret_cast<Pointer>(base + offset);
     });
   }
+  void add(const Tensor& tensor, DeviceTable& table, bool keep_float32 = false) {
+    add(tensor, &table.data, keep_float32);
+    table.rows = tensor.defined() ? static_cast<int>(tensor.dim(0)) : 0;
+    table.cols = tensor.defined() ? static_cast<int>(tensor.dim(1)) : 0;
+  }
 
   void add_linear(const LinearWeights& layer, DeviceLinear& out) {
     add(layer.weight, &out.weight);
     add(layer.bias, &out.bias);
-    out.out_features = layer.out_features();
-    out.in_features = layer.in_features();
+    out.outputs = layer.out_features();
+    out.inputs = layer.in_features();
   }
   void add_norm(const LayerNormWeights& norm, DeviceLayerNorm& out) {
     add(norm.gamma, &out.gamma);
@@ -57,11 +62,9 @@ class Staging {
     add_linear(weights.qkv, out.qkv);
     add_linear(weights.output, out.output);
     out.max_relative_position = weights.max_relative_position;
-    add(weights.relative_keys, &out.relative_keys);
-    add(weights.relative_values, &out.relative_values);
-    add(weights.offset_bias, &out.offset_bias, /*keep_float32=*/true);
-    out.offset_bias_width =
-        weights.offset_bias.defined() ? static_cast<int>(weights.offset_bias.dim(1)) : 0;
+    add(weights.relative_keys, out.relative_keys);
+    add(weights.relative_values, out.relative_values);
+    add(weights.offset_bias, out.offset_bias, /*keep_float32=*/true);
   }
   void add_feed_forward(const FeedForwardWeights& ffn, DeviceFeedForward& out) {
     add_norm(ffn.norm, out.norm);
@@ -100,8 +103,8 @@ DeviceWeights::DeviceWeights(const Model& model, kernels::Precision precision,
                              kernels::CudaStream stream, kernels::MemoryBudget* budget)
     : precision_(precision) {
   Staging staging(precision);
-  staging.add(model.encoder_embeddings(), &encoder_embeddings);
-  staging.add(model.decoder_embeddings(), &decoder_embeddings);
+  staging.add(model.encoder_embeddings(), encoder_embeddings);
+  staging.add(model.decoder_embeddings(), decoder_embeddings);
   encoder_layers.resize(model.encoder_layers().size());
   for (std::size_t l = 0; l < encoder_layers.size(); ++l) {
     staging.add_self_attention(model.encoder_layers()[l].self_attention,
@@ -121,9 +124,9 @@ DeviceWeights::DeviceWeights(const Model& model, kernels::Precision precision,
   staging.add_norm(model.decoder_norm(), decoder_norm);
   staging.add_linear(model.memory_key_value(), memory_key_value);
   staging.add(model.generator().weight, &generator.weight);
-  generator.out_features = model.generator().out_features();
-  generator.in_features = model.generator().in_features();
-  staging.add(model.generator().bias, &generator_bias, /*keep_float32=*/true);
+  generator.outputs = model.generator().out_features();
+  generator.inputs = model.generator().in_features();
+  staging.add(model.generator().bias, &generator.bias, /*keep_float32=*/true);
 
   buffer_ = kernels::DeviceBuffer(staging.bytes(), stream, budget);
   staging.upload(buffer_);

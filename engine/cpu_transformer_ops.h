@@ -1,0 +1,56 @@
+// The CPU's Transformer sub-layers (engine/transformer.h) over the host kernels: float32
+// activations, linear layers through the chosen GEMM (or the int8 path when quantized), attention
+// by engine/attention.h. Made for one encoder batch or one decoder step: the attention context
+// names the batch's sentences, or the step's cache history and encoder memory.
+#pragma once
+
+#include <vector>
+
+#include "engine/attention.h"
+#include "engine/scratch.h"
+#include "engine/transformer.h"
+
+namespace rpt {
+
+struct CpuAttentionContext {
+  // Encoder: sentence b is rows offsets[b] .. offsets[b + 1].
+  const std::vector<int>* offsets = nullptr;
+  // Decoder step: each row's cached positions, the attention work plan, each row group's memory.
+  const StepHistory* history = nullptr;
+  const StepAttentionPlan* plan = nullptr;
+  const std::vector<MemoryGroup>* memory = nullptr;
+};
+
+class CpuTransformerOps final : public TransformerOps<HostStorage> {
+ public:
+  CpuTransformerOps(const ArchitectureConfig& architecture, const CpuAttentionContext& context)
+      : arch_(architecture), context_(context) {}
+
+  // Row stride of the FFN's inner activations for `model`'s layers (padded for float32 GEMMs).
+  static int hidden_stride(const Model& model);
+
+  void embed(const Tensor& table, const int* ids, const int* positions, int count,
+             void* out) override;
+  void norm(const LayerNormWeights& weights, const void* in, int rows, void* out) override;
+  void linear(const LinearWeights& layer, const LinearCall& call) override;
+  void packed_self_attention(const SelfAttentionWeights& weights, const void* in, int rows,
+                             void* x) override;
+  void cached_self_attention(const SelfAttentionWeights& weights, int layer, const void* in,
+                             int rows, void* x) override;
+  void cross_attention(const CrossAttentionWeights& weights, int layer, const void* in, int rows,
+                       void* x) override;
+  void logits(const LinearWeights& generator, const void* x, int rows, float* out) override;
+
+ private:
+  // A sub-layer's output before it joins the residual stream: [count] floats, reused.
+  float* residual(long count);
+  // x [rows, d_model] += what `sub_layer` writes into the residual scratch.
+  template <class SubLayer>
+  void add_residual(int rows, void* x, const SubLayer& sub_layer);
+
+  const ArchitectureConfig& arch_;
+  CpuAttentionContext context_;
+  ScratchFloats residual_;
+};
+
+}  // namespace rpt

@@ -1,0 +1,186 @@
+#include "engine/cuda/cuda_transformer_ops.h"
+
+#include <cmath>
+
+#include "kernels/activation.h"
+#include "kernels/cuda/cublas_handle.h"
+#include "kernels/embedding.h"
+#include "kernels/errors.h"
+#include "kernels/fused_attention.h"
+#include "kernels/gemm.h"
+#include "kernels/layer_norm.h"
+
+namespace rpt {
+
+using kernels::Precision;
+
+void CudaTransformerOps::embed(const DeviceTable& table, const int* ids, const int* positions,
+                               int count, void* out) {
+  kernels::embedding_cuda(
+      {.precision = precision_,
+       .ids = ids,
+       .count = count,
+       .table = table.data,
+       .dim = arch_.d_model,
+       .scale = arch_.embedding_scale ? std::sqrt(static_cast<float>(arch_.d_model)) : 1.0f,
+       .positions = positions,
+       .out = out},
+      stream_);
+}
+
+void CudaTransformerOps::norm(const DeviceLayerNorm& weights, const void* in, int rows, void* out) {
+  kernels::layer_norm_cuda({.precision = precision_,
+                            .in = in,
+                            .gamma = weights.gamma,
+                            .beta = weights.beta,
+                            .rows = rows,
+                            .dim = arch_.d_model,
+                            .eps = arch_.norm_eps,
+                            .out = out},
+                           stream_);
+}
+
+void CudaTransformerOps::linear(const DeviceLinear& layer, const LinearCall& call) {
+  // The bias/activation kernel takes dense rows; the GPU's buffers are dense.
+  RPT_CHECK(call.in_stride == layer.inputs && call.out_stride == layer.outputs, InvalidArgument,
+            "the GPU linear layer takes dense rows");
+  kernels::gemm_cuda({.input_precision = precision_,
+                      .output_precision = precision_,
+                      .transpose_b = true,
+                      .m = call.rows,
+                      .n = layer.outputs,
+                      .k = layer.inputs,
+                      .a = call.in,
+                      .lda = layer.inputs,
+                      .b = layer.weight,
+                      .ldb = layer.inputs,
+                      .beta = call.accumulate ? 1.0f : 0.0f,
+                      .c = call.out,
+                      .ldc = layer.outputs},
+                     cublas_);
+  if (layer.bias != nullptr || call.activation != kernels::ActivationKind::kIdentity) {
+    kernels::bias_activation_cuda({.precision = precision_,
+                                   .x = call.out,
+                                   .bias = layer.bias,
+                                   .rows = call.rows,
+                                   .cols = layer.outputs,
+                                   .activation = call.activation},
+                                  stream_);
+  }
+}
+
+void CudaTransformerOps::attend(const SelfAttentionOf<DeviceStorage>* relative, int rows,
+                                const void* queries, int query_stride, const void* const* sequences,
+                                long key_shift, long value_shift, int position_stride,
+                                const int* key_counts) const {
+  kernels::FusedAttentionArgs args;
+  args.precision = precision_;
+  args.rows = rows;
+  args.heads = arch_.heads;
+  args.head_dim = arch_.head_dim();
+  args.scale = 1.0f / std::sqrt(static_cast<float>(arch_.head_dim()));
+  args.queries = queries;
+  args.query_stride = query_stride;
+  args.sequences = sequences;
+  args.key_shift = key_shift;
+  args.value_shift = value_shift;
+  args.position_stride = position_stride;
+  args.key_counts = key_counts;
+  args.query_positions = context_.positions;
+  if (relative != nullptr) {
+    args.max_relative_position = relative->max_relative_position;
+    if (relative->max_relative_position > 0) {
+      args.relative_keys = relative->relative_keys.data;
+      args.relative_values = relative->relative_values.data;
+    }
+    args.offset_bias = static_cast<const float*>(relative->offset_bias.data);
+    args.offset_bias_width = relative->offset_bias.cols;
+  }
+  args.out = context_.context;
+  args.out_stride = arch_.d_model;
+  kernels::fused_attention_cuda(args, stream_);
+}
+
+void CudaTransformerOps::project_output(const DeviceLinear& output, int rows, void* x) {
+  linear(output, {.in = context_.context,
+                  .in_stride = arch_.d_model,
+                  .rows = rows,
+                  .out = x,
+                  .out_stride = arch_.d_model,
+                  .accumulate = true});
+}
+
+void CudaTransformerOps::packed_self_attention(const SelfAttentionOf<DeviceStorage>& weights,
+                                               const void* in, int rows, void* x) {
+  RPT_CHECK(context_.sentences != nullptr, InvalidArgument, "no encoder batch for the attention");
+  const int d = arch_.d_model;
+  linear(weights.qkv,
+         {.in = in, .in_stride = d, .rows = rows, .out = context_.qkv, .out_stride = 3 * d});
+  // Every row reads its own sentence's keys and values in qkv.
+  attend(&weights, rows, context_.qkv, 3 * d, context_.sentences, d, 2L * d, 3 * d,
+         context_.sentence_lengths);
+  project_output(weights.output, rows, x);
+}
+
+void CudaTransformerOps::cached_self_attention(const SelfAttentionOf<DeviceStorage>& weights,
+                                               int layer, const void* in, int rows, void* x) {
+  RPT_CHECK(context_.cache_rows != nullptr, InvalidArgument, "no decoder step for the attention");
+  const int d = arch_.d_model;
+  linear(weights.qkv,
+         {.in = in, .in_stride = d, .rows = rows, .out = context_.qkv, .out_stride = 3 * d});
+  // This step's key and value join the row's cache, then the row attends to positions 0..t.
+  kernels::cache_append_cuda({.precision = precision_,
+                              .layout = context_.layout,
+                              .layer = layer,
+                              .rows = rows,
+                              .qkv = context_.qkv,
+                              .qkv_stride = 3 * d,
+                              .positions = context_.positions,
+                              .cache = context_.cache},
+                             stream_);
+  const long layer_shift = static_cast<long>(layer) * context_.layout.layer_elements();
+  attend(&weights, rows, context_.qkv, 3 * d, context_.cache_rows, layer_shift, layer_shift + d,
+         2 * d, context_.cache_counts);
+  project_output(weights.output, rows, x);
+}
+
+void CudaTransformerOps::cross_attention(const CrossAttentionOf<DeviceStorage>& weights, int layer,
+                                         const void* in, int rows, void* x) {
+  RPT_CHECK(context_.memory_rows != nullptr, InvalidArgument,
+            "no encoder memory for the attention");
+  const int d = arch_.d_model;
+  linear(weights.query,
+         {.in = in, .in_stride = d, .rows = rows, .out = context_.query, .out_stride = d});
+  // Every beam reads its sentence's memory, this layer's slice; no relative term.
+  const long layer_shift = static_cast<long>(layer) * 2 * d;
+  attend(nullptr, rows, context_.query, d, context_.memory_rows, layer_shift, layer_shift + d,
+         context_.memory_stride, context_.memory_lengths);
+  project_output(weights.output, rows, x);
+}
+
+void CudaTransformerOps::logits(const DeviceLinear& generator, const void* x, int rows,
+                                float* out) {
+  kernels::gemm_cuda({.input_precision = precision_,
+                      .output_precision = Precision::kFloat32,
+                      .transpose_b = true,
+                      .m = rows,
+                      .n = generator.outputs,
+                      .k = generator.inputs,
+                      .a = x,
+                      .lda = generator.inputs,
+                      .b = generator.weight,
+                      .ldb = generator.inputs,
+                      .c = out,
+                      .ldc = generator.outputs},
+                     cublas_);
+  if (generator.bias != nullptr) {  // float32 (engine/transformer_weights.h)
+    kernels::bias_activation_cuda({.precision = Precision::kFloat32,
+                                   .x = out,
+                                   .bias = generator.bias,
+                                   .rows = rows,
+                                   .cols = generator.outputs},
+                                  stream_);
+  }
+}
+
+}  // namespace rpt

@@ -1,0 +1,162 @@
+#include "engine/transformer.h"
+
+#include <algorithm>
+
+#include "engine/device_storage.h"
+#include "kernels/errors.h"
+
+namespace rpt {
+
+kernels::ActivationKind kernel_activation(Activation activation) {
+  switch (activation) {
+    case Activation::kRelu:
+      return kernels::ActivationKind::kRelu;
+    case Activation::kGelu:
+      return kernels::ActivationKind::kGelu;
+    case Activation::kSilu:
+      return kernels::ActivationKind::kSilu;
+  }
+  return kernels::ActivationKind::kIdentity;
+}
+
+namespace {
+
+bool pre_norm(const ArchitectureConfig& arch) { return arch.norm_placement == NormPlacement::kPre; }
+
+// The FFN sub-layer with its residual, in place on x:
+//   pre-norm:  x = x + W2 act(W1 LN(x))
+//   post-norm: x = LN(x + W2 act(W1 x))
+template <class Storage>
+void feed_forward(TransformerOps<Storage>& ops, const FeedForwardOf<Storage>& ffn,
+                  const ArchitectureConfig& arch, int rows, const ForwardBuffers& buffers) {
+  const void* in = buffers.x;
+  if (pre_norm(arch)) {
+    ops.norm(ffn.norm, buffers.x, rows, buffers.normed);
+    in = buffers.normed;
+  }
+  ops.linear(ffn.inner, {.in = in,
+                         .in_stride = arch.d_model,
+                         .rows = rows,
+                         .out = buffers.hidden,
+                         .out_stride = buffers.hidden_stride,
+                         .activation = kernel_activation(arch.activation)});
+  ops.linear(ffn.outer, {.in = buffers.hidden,
+                         .in_stride = buffers.hidden_stride,
+                         .rows = rows,
+                         .out = buffers.x,
+                         .out_stride = arch.d_model,
+                         .accumulate = true});
+  if (!pre_norm(arch)) ops.norm(ffn.norm, buffers.x, rows, buffers.x);
+}
+
+// One attention sub-layer with its residual, in place on x; `attend(in)` adds the attention of
+// `in` to x.
+template <class Storage, class Attend>
+void attention_sub_layer(TransformerOps<Storage>& ops, const typename Storage::Norm& norm,
+                         const ArchitectureConfig& arch, int rows, const ForwardBuffers& buffers,
+                         const Attend& attend) {
+  const void* in = buffers.x;
+  if (pre_norm(arch)) {
+    ops.norm(norm, buffers.x, rows, buffers.normed);
+    in = buffers.normed;
+  }
+  attend(in);
+  if (!pre_norm(arch)) ops.norm(norm, buffers.x, rows, buffers.x);
+}
+
+template <class Storage>
+void embed(TransformerOps<Storage>& ops, const typename Storage::Table& table,
+           const ModelConfig& config, const TokenRows& tokens, void* out) {
+  ops.embed(table, tokens.ids, config.position.sinusoidal ? tokens.positions : nullptr, tokens.rows,
+            out);
+}
+
+}  // namespace
+
+template <class Storage>
+void encoder_forward(TransformerOps<Storage>& ops, const TransformerWeightsOf<Storage>& weights,
+                     const ModelConfig& config, const TokenRows& tokens,
+                     const ForwardBuffers& buffers, void* memory_keys_values) {
+  const ArchitectureConfig& arch = config.architecture;
+  const int rows = tokens.rows;
+  embed(ops, weights.encoder_embeddings, config, tokens, buffers.x);
+  for (const EncoderLayerOf<Storage>& layer : weights.encoder_layers) {
+    attention_sub_layer(ops, layer.self_attention.norm, arch, rows, buffers, [&](const void* in) {
+      ops.packed_self_attention(layer.self_attention, in, rows, buffers.x);
+    });
+    feed_forward(ops, layer.ffn, arch, rows, buffers);
+  }
+  if (pre_norm(arch)) ops.norm(weights.encoder_norm, buffers.x, rows, buffers.x);
+  const int stride = weights.memory_key_value.out_features();
+  ops.linear(weights.memory_key_value, {.in = buffers.x,
+                                        .in_stride = arch.d_model,
+                                        .rows = rows,
+                                        .out = memory_keys_values,
+                                        .out_stride = stride});
+}
+
+template <class Storage>
+void decoder_step_forward(TransformerOps<Storage>& ops,
+                          const TransformerWeightsOf<Storage>& weights, const ModelConfig& config,
+                          const TokenRows& tokens, const ForwardBuffers& buffers, float* logits) {
+  const ArchitectureConfig& arch = config.architecture;
+  const int rows = tokens.rows;
+  embed(ops, weights.decoder_embeddings, config, tokens, buffers.x);
+  for (std::size_t l = 0; l < weights.decoder_layers.size(); ++l) {
+    const DecoderLayerOf<Storage>& layer = weights.decoder_layers[l];
+    const int index = static_cast<int>(l);
+    attention_sub_layer(ops, layer.self_attention.norm, arch, rows, buffers, [&](const void* in) {
+      ops.cached_self_attention(layer.self_attention, index, in, rows, buffers.x);
+    });
+    attention_sub_layer(ops, layer.cross_attention.norm, arch, rows, buffers, [&](const void* in) {
+      ops.cross_attention(layer.cross_attention, index, in, rows, buffers.x);
+    });
+    feed_forward(ops, layer.ffn, arch, rows, buffers);
+  }
+  if (pre_norm(arch)) ops.norm(weights.decoder_norm, buffers.x, rows, buffers.x);
+  ops.logits(weights.generator, buffers.x, rows, logits);
+}
+
+void check_encoder_input(const Model& model, const std::vector<std::vector<int>>& sources) {
+  const int vocab = static_cast<int>(model.encoder_embeddings().dim(0));
+  for (const auto& sentence : sources) {
+    RPT_CHECK(!sentence.empty(), InvalidArgument, "cannot encode an empty sentence");
+    RPT_CHECK(static_cast<long>(sentence.size()) <= model.max_sequence_length(), InvalidArgument,
+              "source of ", sentence.size(), " tokens exceeds the model's maximum of ",
+              model.max_sequence_length());
+    for (const int id : sentence) {
+      RPT_CHECK(id >= 0 && id < vocab, InvalidArgument, "source token id ", id,
+                " out of range [0, ", vocab, ")");
+    }
+  }
+}
+
+void check_decoder_step_input(const Model& model, const std::vector<int>& tokens,
+                              const std::vector<int>& positions) {
+  RPT_CHECK(positions.size() == tokens.size(), InvalidArgument, "decoder step with ", tokens.size(),
+            " tokens and ", positions.size(), " positions");
+  const int vocab = static_cast<int>(model.decoder_embeddings().dim(0));
+  for (const int token : tokens) {
+    RPT_CHECK(token >= 0 && token < vocab, InvalidArgument, "target token id ", token,
+              " out of range");
+  }
+  if (positions.empty()) return;
+  const int highest = *std::max_element(positions.begin(), positions.end());
+  RPT_CHECK(highest + 1 <= model.max_sequence_length(), InvalidArgument, "decoding step ",
+            highest + 1, " exceeds the model's maximum length ", model.max_sequence_length());
+}
+
+// The two devices' instantiations: the CPU's host tensors and an accelerator's device addresses.
+template void encoder_forward(TransformerOps<HostStorage>&, const ModelWeights&, const ModelConfig&,
+                              const TokenRows&, const ForwardBuffers&, void*);
+template void decoder_step_forward(TransformerOps<HostStorage>&, const ModelWeights&,
+                                   const ModelConfig&, const TokenRows&, const ForwardBuffers&,
+                                   float*);
+template void encoder_forward(TransformerOps<DeviceStorage>&,
+                              const TransformerWeightsOf<DeviceStorage>&, const ModelConfig&,
+                              const TokenRows&, const ForwardBuffers&, void*);
+template void decoder_step_forward(TransformerOps<DeviceStorage>&,
+                                   const TransformerWeightsOf<DeviceStorage>&, const ModelConfig&,
+                                   const TokenRows&, const ForwardBuffers&, float*);
+
+}  // namespace rpt

@@ -1,0 +1,104 @@
+// The Transformer forward, composed once for every device: the encoder stack and one decoder
+// step, as sequences of sub-layers (embedding, layer norm, linear with its bias/activation/
+// residual epilogue, self-attention over packed sentences, cached self-attention,
+// cross-attention). A device implements the sub-layers (TransformerOps: the CPU in
+// engine/cpu_transformer_ops.h, CUDA in engine/cuda/cuda_transformer_ops.h) with its own kernels
+// and cache algorithms; a change to the math (a norm, a gated FFN, a position scheme) is made here
+// once.
+//
+// Activations are [rows, d_model] in the device's memory and compute precision (float32 on the
+// CPU). Stateless; thread-safe as far as the ops are.
+#pragma once
+
+#include <vector>
+
+#include "engine/model.h"
+#include "engine/transformer_weights.h"
+#include "kernels/activation.h"
+
+namespace rpt {
+
+// The kernels' name for a model's FFN activation.
+kernels::ActivationKind kernel_activation(Activation activation);
+
+// out [rows, out_features] (row stride out_stride) = in [rows, in_features] (row stride
+// in_stride) W^T + b, then the activation; with `accumulate`, added to what out holds (the
+// residual).
+struct LinearCall {
+  const void* in = nullptr;
+  int in_stride = 0;
+  int rows = 0;
+  void* out = nullptr;
+  int out_stride = 0;
+  kernels::ActivationKind activation = kernels::ActivationKind::kIdentity;
+  bool accumulate = false;
+};
+
+template <class Storage>
+class TransformerOps {
+ public:
+  virtual ~TransformerOps() = default;
+
+  // out [count, d_model] = table[ids] * scale (+ the sinusoidal encoding of positions, when not
+  // nullptr). ids and positions in the device's memory.
+  virtual void embed(const typename Storage::Table& table, const int* ids, const int* positions,
+                     int count, void* out) = 0;
+  // out [rows, d_model] = LayerNorm(in); out may alias in.
+  virtual void norm(const typename Storage::Norm& weights, const void* in, int rows, void* out) = 0;
+  virtual void linear(const typename Storage::Linear& layer, const LinearCall& call) = 0;
+  // x [rows, d_model] += SelfAttention(in) over the sentences of the encoder batch the ops were
+  // made for (each row attends to its own sentence's rows).
+  virtual void packed_self_attention(const SelfAttentionOf<Storage>& weights, const void* in,
+                                     int rows, void* x) = 0;
+  // x [rows, d_model] += SelfAttention(in) of decoder layer `layer` over each row's cached
+  // positions; the step's own key and value join the cache first.
+  virtual void cached_self_attention(const SelfAttentionOf<Storage>& weights, int layer,
+                                     const void* in, int rows, void* x) = 0;
+  // x [rows, d_model] += CrossAttention(in) of decoder layer `layer` over each row's sentence.
+  virtual void cross_attention(const CrossAttentionOf<Storage>& weights, int layer, const void* in,
+                               int rows, void* x) = 0;
+  // logits [rows, vocab] = x W^T + b, float32 whatever the compute precision: the vocabulary scan
+  // needs the range.
+  virtual void logits(const typename Storage::Linear& generator, const void* x, int rows,
+                      float* out) = 0;
+};
+
+// Rows of tokens in the device's memory: ids and the position of each in its sequence.
+struct TokenRows {
+  const int* ids = nullptr;
+  const int* positions = nullptr;
+  int rows = 0;
+};
+
+// Activations the forward works in, in the device's memory.
+struct ForwardBuffers {
+  void* x = nullptr;       // [rows, d_model]: the residual stream; the final states at the end
+  void* normed = nullptr;  // [rows, d_model]
+  void* hidden = nullptr;  // [rows, hidden_stride]: the FFN's inner activations
+  int hidden_stride = 0;   // >= d_ff
+};
+
+// The encoder stack over packed sentences (the ops know where each starts), then every decoder
+// layer's cross-attention keys and values: memory_keys_values [rows, decoder_layers * 2 *
+// d_model]. The final states stay in buffers.x.
+template <class Storage>
+void encoder_forward(TransformerOps<Storage>& ops, const TransformerWeightsOf<Storage>& weights,
+                     const ModelConfig& config, const TokenRows& tokens,
+                     const ForwardBuffers& buffers, void* memory_keys_values);
+
+// One decoder step for every row (the ops know each row's cache and sentence): logits [rows,
+// target_vocab], float32.
+template <class Storage>
+void decoder_step_forward(TransformerOps<Storage>& ops,
+                          const TransformerWeightsOf<Storage>& weights, const ModelConfig& config,
+                          const TokenRows& tokens, const ForwardBuffers& buffers, float* logits);
+
+// The input checks every device makes before it computes: sentences non-empty, within the
+// model's maximum length, ids in the vocabulary.
+void check_encoder_input(const Model& model, const std::vector<std::vector<int>>& sources);
+// A step's tokens in the target vocabulary and its positions under the maximum length. (Whether
+// each row's position matches what its cache holds is the device's cache's to check.)
+void check_decoder_step_input(const Model& model, const std::vector<int>& tokens,
+                              const std::vector<int>& positions);
+
+}  // namespace rpt
