@@ -35,7 +35,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True)
     parser.add_argument("--tsv", required=True, help="source<TAB>reference per line")
-    parser.add_argument("--rpt-translate", default=str(REPO / "build" / "tools" / "rpt-translate"))
+    parser.add_argument("--rpt-translate", default=str(REPO / "build" / "cli" / "rpt-translate"))
     parser.add_argument("--limit", type=int, default=300, help="first N sentences")
     parser.add_argument("--compute-types", default="float32,int8")
     parser.add_argument("--batch-sizes", type=int_list, default=[1, 32],

@@ -451,7 +451,7 @@ def parse_args(argv):
     parser.add_argument("--limit", type=int, default=1000,
                         help="first N sentences (0: all); 300-sentence subsets swing the ratio "
                              "by 30%% or more")
-    parser.add_argument("--rpt-translate", default=str(REPO / "build" / "tools" / "rpt-translate"))
+    parser.add_argument("--rpt-translate", default=str(REPO / "build" / "cli" / "rpt-translate"))
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     parser.add_argument("--compute-types", default="float32,int8",
                         help="comma list of float32, int8 (CPU), float16, bfloat16 (GPU)")

@@ -31,7 +31,7 @@ def evaluation_arguments(description, threads, show):
     ap.add_argument("--model")
     ap.add_argument("--tsv")
     ap.add_argument("--threads", type=int, default=threads)
-    ap.add_argument("--rpt-translate", default="build/tools/rpt-translate")
+    ap.add_argument("--rpt-translate", default="build/cli/rpt-translate")
     ap.add_argument("--show", type=int, default=show, help="failures kept in the JSON")
     ap.add_argument("--json")
     ap.add_argument("--plot", help="write a PNG from the JSON files given as inputs")

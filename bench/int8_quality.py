@@ -31,7 +31,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True)
     parser.add_argument("--tsv", required=True, help="source<TAB>reference per line")
-    parser.add_argument("--rpt-translate", default=str(REPO / "build" / "tools" / "rpt-translate"))
+    parser.add_argument("--rpt-translate", default=str(REPO / "build" / "cli" / "rpt-translate"))
     parser.add_argument("--beam-size", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)

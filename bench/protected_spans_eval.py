@@ -120,7 +120,7 @@ def plot(args):
 def main():
     ap = evaluation_arguments(__doc__, threads=2, show=20)
     ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--rpt-spans", default="build/tools/rpt-spans")
+    ap.add_argument("--rpt-spans", default="build/cli/rpt-spans")
     evaluate_or_plot(ap, evaluate, plot)
 
 

@@ -35,7 +35,7 @@ lines=$(wc -l < "$input")
 
 # Offline: one process, in-flight batching of --batch-size sentences; its --verbose line gives
 # the translation time alone (model loading excluded, as it is for the warm server).
-"$build/tools/rpt-translate" --model "$model" --beam-size "$beam" --batch-size "$concurrency" \
+"$build/cli/rpt-translate" --model "$model" --beam-size "$beam" --batch-size "$concurrency" \
   --threads "$threads" --compute-type "$compute_type" --verbose < "$input" > "$work/offline.txt" 2> "$work/offline.log"
 offline_rate=$(python3 -c "import re,sys; print(re.search(r'([0-9.]+) sentences/s', open(sys.argv[1]).read()).group(1))" "$work/offline.log")
 

@@ -1,10 +1,10 @@
 // Texts the server refuses as blank (empty, or only whitespace and control characters): the
-// clients do not send them. The definition is the server's (engine/text_hygiene.h).
+// clients do not send them. The definition is the server's (common/text_hygiene.h).
 #pragma once
 
 #include <string>
 
-#include "engine/text_hygiene.h"
+#include "common/text_hygiene.h"
 
 namespace rpt::client {
 

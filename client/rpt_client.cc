@@ -23,7 +23,7 @@
 #include "client/blank_text.h"
 #include "client/channel.h"
 #include "client/status_names.h"
-#include "engine/glossary_file.h"
+#include "common/glossary_file.h"
 #include "proto/translate.grpc.pb.h"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "engine/glossary_file.h"
-#include "engine/text_hygiene.h"
+#include "common/glossary_file.h"
+#include "common/text_hygiene.h"
 #include "kernels/errors.h"
 
 namespace rpt {

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/protected_spans.h"
+#include "spans/protected_spans.h"
 
 namespace rpt {
 

@@ -1,5 +1,5 @@
 // Protected spans through translation (docs/protected-spans.md): each placeholder, tag, entity
-// or escape of a source text (engine/protected_spans.h) appears in the translation exactly as
+// or escape of a source text (spans/protected_spans.h) appears in the translation exactly as
 // often as in the source, verbatim.
 //
 // Before decoding, protect() rewrites the source and states the decoder's constraints:
@@ -34,7 +34,7 @@
 #include "engine/decoding_constraints.h"
 #include "engine/glossary.h"
 #include "engine/model.h"
-#include "engine/protected_spans.h"
+#include "spans/protected_spans.h"
 
 namespace rpt {
 

@@ -2,7 +2,7 @@
 
 #include <grpcpp/impl/codegen/proto_utils.h>
 
-#include "engine/text_hygiene.h"
+#include "common/text_hygiene.h"
 #include "proto/translate_wire.pb.h"
 
 namespace rpt::server {

@@ -13,7 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/errors.h"
-#include "engine/process_memory.h"
+#include "common/process_memory.h"
 #include "server/logging.h"
 #include "server/server.h"
 #include "server/server_options.h"

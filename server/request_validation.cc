@@ -4,7 +4,7 @@
 #include <string>
 
 #include "engine/errors.h"
-#include "engine/text_hygiene.h"
+#include "common/text_hygiene.h"
 
 namespace rpt::server {
 namespace {

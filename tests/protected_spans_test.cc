@@ -1,7 +1,7 @@
 // find_protected_spans: tables of text -> expected spans per family, the readings it must not
 // make (prose percent signs, code braces, metavariables), malformed input, and the invariants
 // on random text.
-#include "engine/protected_spans.h"
+#include "spans/protected_spans.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/protected_spans.h"
+#include "spans/protected_spans.h"
 
 namespace rpt {
 

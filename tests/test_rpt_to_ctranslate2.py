@@ -1,13 +1,13 @@
 """The CTranslate2 model built from an rpt model directory translates as rpt does.
 
-    RPT_TRANSLATE=build/tools/rpt-translate python3 -m unittest tests/test_rpt_to_ctranslate2.py -v
+    RPT_TRANSLATE=build/cli/rpt-translate python3 -m unittest tests/test_rpt_to_ctranslate2.py -v
 
 tools/rpt_to_ctranslate2.py builds each bundled model (models/*/) and each supported golden
 fixture (tests/fixtures/*/model) for CTranslate2; both engines then translate the same sentences
 greedily and must give the same text, sentence for sentence. That proves the weight layouts
 (fused QKV, cross-attention K/V, relative tables, tied/shared embeddings, biases, sinusoids) and
 the special tokens, which bench/compare_ctranslate2.py relies on. rpt-translate comes from
-$RPT_TRANSLATE (ctest sets it) or build/tools/rpt-translate. Needs ctranslate2 and sentencepiece
+$RPT_TRANSLATE (ctest sets it) or build/cli/rpt-translate. Needs ctranslate2 and sentencepiece
 (tools/setup.sh installs them); without them, or without the binary, the tests skip visibly.
 """
 
@@ -31,7 +31,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
     MISSING = f"ctranslate2 and sentencepiece (tools/setup.sh) are needed ({e})"
     print(f"test_rpt_to_ctranslate2: SKIPPED: {MISSING}", file=sys.stderr)
 
-RPT_TRANSLATE = os.environ.get("RPT_TRANSLATE") or os.path.join(REPO, "build", "tools",
+RPT_TRANSLATE = os.environ.get("RPT_TRANSLATE") or os.path.join(REPO, "build", "cli",
                                                                   "rpt-translate")
 MAX_LENGTH = 250
 

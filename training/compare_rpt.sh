@@ -5,7 +5,7 @@
 # converts CKPT to float32 for rpt, translates the split with rpt-translate (beam 4, average
 # length penalty alpha 1, max length 250: evaluate.sh's settings), scores it, and counts the
 # sentences whose translations are identical. Results: $OUT/rpt.txt, $OUT/rpt_scores.json.
-# Environment: SPLIT=test|dev  THREADS=1  RPT_TRANSLATE=build/tools/rpt-translate
+# Environment: SPLIT=test|dev  THREADS=1  RPT_TRANSLATE=build/cli/rpt-translate
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -13,7 +13,7 @@ parse_run_args compare_rpt.sh "$@"
 SPLIT="${SPLIT:-test}"
 OUT="$RUN/eval/$(basename "$CKPT" .pt)-$SPLIT"
 [ -f "$OUT/hyp.txt" ] || die "no OpenNMT-py output in $OUT: run evaluate.sh first"
-RPT_TRANSLATE="${RPT_TRANSLATE:-$REPO/build/tools/rpt-translate}"
+RPT_TRANSLATE="${RPT_TRANSLATE:-$REPO/build/cli/rpt-translate}"
 
 "$PY" "$REPO/tools/convert_onmt.py" "$CKPT" "$OUT/rpt-model" --dtype float32 \
   --src-spm "$PREP/spm.model" --tgt-spm "$PREP/spm.model" > /dev/null

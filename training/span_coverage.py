@@ -8,7 +8,7 @@ deliberately differs are named in EXPECTED_DIFFERENCES (docs/protected-spans.md 
 other difference is printed and makes the exit status 1. Exit status 77 when a file is missing.
 
 Usage:
-  span_coverage.py --rpt-spans build/tools/rpt-spans FILE.tsv... [--show 20] [--markdown]
+  span_coverage.py --rpt-spans build/cli/rpt-spans FILE.tsv... [--show 20] [--markdown]
 """
 import argparse
 import collections

@@ -49,7 +49,7 @@ def load_messages():
     return importlib.import_module("proto.translate_pb2")
 
 
-# Code points the server counts as blank (engine/text_hygiene.h, the definition rpt-client
+# Code points the server counts as blank (common/text_hygiene.h, the definition rpt-client
 # shares): a text made only of them is refused, so it is not sent and prints as a blank line.
 BLANK = ({chr(c) for c in range(0x21)} | {chr(c) for c in range(0x7F, 0xA1)}
          | {chr(c) for c in range(0x2000, 0x200E)}

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/glossary.h"
-#include "engine/text_hygiene.h"
+#include "common/text_hygiene.h"
 #include "kernels/errors.h"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/protected_spans.h"
+#include "spans/protected_spans.h"
 #include "tests/span_invariants.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/text_hygiene.h"
+#include "common/text_hygiene.h"
 #include "fuzz_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

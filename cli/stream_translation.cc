@@ -1,4 +1,4 @@
-#include "tools/stream_translation.h"
+#include "cli/stream_translation.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,18 +1,18 @@
-// The format-string recognizers of engine/span_scanners.h: everything that starts with '%'
+// The format-string recognizers of spans/span_format.h: everything that starts with '%'
 // (printf, GCC diagnostics, strftime, Qt/KDE positional arguments) and with '{' (format fields,
 // ICU messages).
 #include <array>
 #include <string_view>
 
-#include "engine/span_scanners.h"
+#include "spans/span_format.h"
 
 namespace rpt::spans {
 namespace {
 
-constexpr std::size_t kMaxMappingKey = 64;   // %(name)s
-constexpr std::size_t kMaxFormatSpec = 40;   // {0:yyyy-MM-dd}
-constexpr std::size_t kMaxPriMacro = 16;     // %<PRIuMAX>
-constexpr std::size_t kMaxGccQuote = 120;    // %<...%>: longer is prose, not quoted code
+constexpr std::size_t kMaxMappingKey = 64;  // %(name)s
+constexpr std::size_t kMaxFormatSpec = 40;  // {0:yyyy-MM-dd}
+constexpr std::size_t kMaxPriMacro = 16;    // %<PRIuMAX>
+constexpr std::size_t kMaxGccQuote = 120;   // %<...%>: longer is prose, not quoted code
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
@@ -156,8 +156,8 @@ std::size_t skip_spaces(std::string_view text, std::size_t i) {
 }
 
 constexpr std::array<std::string_view, 10> kIcuTypes = {
-    "plural", "select", "selectordinal", "number", "date", "time", "spellout", "ordinal",
-    "duration", "choice"};
+    "plural", "select",   "selectordinal", "number",   "date",
+    "time",   "spellout", "ordinal",       "duration", "choice"};
 
 // {arg, type ...}: an ICU MessageFormat argument with a type, whole to its matching brace.
 std::size_t icu_message_length(const TextFacts& facts, std::size_t at) {
@@ -277,9 +277,9 @@ Match match_percent(const TextFacts& facts, std::size_t at) {
     }
   }
   // Otherwise: %< %> quotes (as a pair), %' apostrophe, %{ %} a URL.
-  const bool quote = (next == '<' && facts.last_gcc_close != TextFacts::kNoBrace &&
-                      facts.last_gcc_close > at) ||
-                     (next == '>' && facts.first_gcc_open < at);
+  const bool quote =
+      (next == '<' && facts.last_gcc_close != TextFacts::kNoBrace && facts.last_gcc_close > at) ||
+      (next == '>' && facts.first_gcc_open < at);
   if (quote || next == '\'' || next == '{' || next == '}') return {2, SpanKind::kPrintf};
   return best;
 }

@@ -59,10 +59,17 @@ inline bool is_valid_utf8(std::string_view text) {
 // text on their own (zero-width space/joiners, word joiner, BOM, Mongolian vowel separator).
 inline bool is_blank_code_point(char32_t c) {
   if (c <= 0x20 || (c >= 0x7F && c <= 0xA0)) return true;  // controls, space, NEL, NBSP
-  if (c >= 0x2000 && c <= 0x200D) return true;  // en quad .. hair space, ZWSP, ZWNJ, ZWJ
+  if (c >= 0x2000 && c <= 0x200D) return true;             // en quad .. hair space, ZWSP, ZWNJ, ZWJ
   switch (c) {
-    case 0x1680: case 0x180E: case 0x2028: case 0x2029: case 0x202F: case 0x205F:
-    case 0x2060: case 0x3000: case 0xFEFF:
+    case 0x1680:
+    case 0x180E:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x2060:
+    case 0x3000:
+    case 0xFEFF:
       return true;
     default:
       return false;

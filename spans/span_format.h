@@ -1,6 +1,9 @@
-// The recognizers behind find_protected_spans (engine/protected_spans.h), one per family, each
-// asked at one byte offset: "does a span of my family start here, and how long is it?". Internal
-// to the engine; engine/protected_spans.cc picks among them and pairs the tags.
+// The recognizers behind find_protected_spans (spans/protected_spans.h), one per family, each
+// asked at one byte offset: "does a span of my family start here, and how long is it?". This
+// header: what every recognizer shares (ASCII classes, Match, TextFacts) and the format-string
+// families (printf and its relatives, brace fields and ICU messages), defined in span_format.cc;
+// spans/span_markup.h the markup families. Internal to spans/; protected_spans.cc picks among
+// them and pairs the tags.
 //
 // Every recognizer reads forward only as far as its own syntax allows and stops at the next
 // byte that could start another span of its family, so scanning a whole text stays linear.
@@ -10,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/protected_spans.h"
+#include "spans/protected_spans.h"
 
 namespace rpt::spans {
 
@@ -52,29 +55,5 @@ struct TextFacts {
 Match match_percent(const TextFacts& facts, std::size_t at);
 // text[at] == '{': {0} {} {name} {0:N2}, or a whole ICU message.
 Match match_brace(const TextFacts& facts, std::size_t at);
-// text[at] == '$': $(VAR) ${var} $VAR $var_name $unit.name|
-Match match_variable(std::string_view text, std::size_t at);
-// text[at] == '&': &amp; &#160; &#x2026;
-Match match_entity(std::string_view text, std::size_t at);
-// text[at] == '\\': \n \t \r \\ \" written as two characters.
-Match match_escape(std::string_view text, std::size_t at);
-
-// Something shaped like a markup tag at text[at] == '<'. Whether it is a span depends on its
-// name and on the rest of the text (pairing), which the caller decides.
-struct TagShape {
-  std::size_t length = 0;  // 0: not tag-shaped
-  std::string_view name;
-  bool closing = false;         // </name>
-  bool self_closing = false;    // <name/> <name attr="x"/>
-  bool has_attributes = false;  // <name attr=...>
-};
-TagShape match_tag(std::string_view text, std::size_t at);
-
-// HTML, Pango, Qt rich text, DocBook and KDE element names (ASCII case-insensitive). Other names
-// in angle brackets are usually metavariables that translators translate (<number>, <file>).
-bool is_known_tag(std::string_view name);
-
-// ASCII case-insensitive equality (tag names).
-bool same_name(std::string_view a, std::string_view b);
 
 }  // namespace rpt::spans

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/protected_spans.h"
+#include "spans/protected_spans.h"
 
 namespace {
 
@@ -44,8 +44,9 @@ void print_stream(std::istream& in, const rpt::SpanRecognitionOptions& options) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Print the protected spans (placeholders, markup, escapes) of each input line "
-               "as one JSON object a line."};
+  CLI::App app{
+      "Print the protected spans (placeholders, markup, escapes) of each input line "
+      "as one JSON object a line."};
   bool no_accelerators = false;
   std::vector<std::string> files;
   app.add_flag("--no-accelerators", no_accelerators,

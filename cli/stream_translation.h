@@ -12,8 +12,8 @@
 #include <functional>
 
 #include "engine/translator.h"
-#include "tools/line_reader.h"
-#include "tools/progress_line.h"
+#include "cli/line_reader.h"
+#include "cli/progress_line.h"
 
 namespace rpt::tools {
 
@@ -36,7 +36,7 @@ struct StreamTotals {
   long sentences = 0;
   long target_tokens = 0;  // of the best hypotheses
   long protected_spans = 0;
-  long spans_lost = 0;  // best hypotheses that did not keep every span of their source
+  long spans_lost = 0;       // best hypotheses that did not keep every span of their source
   long glossary_terms = 0;   // glossary entries matched (per sentence)
   long glossary_missed = 0;  // of those, targets the best hypothesis does not hold
   StageTimes times;
@@ -46,7 +46,7 @@ struct StreamOptions {
   DecodingOptions decoding;
   SpanProtectionOptions spans;
   GlossaryUse glossary;  // borrowed: outlives the call
-  int decoders = 1;  // batch decoders, each on its own thread
+  int decoders = 1;      // batch decoders, each on its own thread
 };
 
 // Translates every line of `input` with `translator`'s batch size, telling `progress` of each

@@ -1,22 +1,24 @@
-// find_protected_spans: one left-to-right pass asking the recognizers of engine/span_scanners.h
-// at each byte that can start a span (leftmost wins, each recognizer returns its longest form),
-// then tag pairing, then the accelerator marker, which needs the whole text to decide.
-#include "engine/protected_spans.h"
+// find_protected_spans: one left-to-right pass asking the recognizers of spans/span_format.h and
+// spans/span_markup.h at each byte that can start a span (leftmost wins, each recognizer returns
+// its longest form), then tag pairing, then the accelerator marker, which needs the whole text to
+// decide.
+#include "spans/protected_spans.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
-#include "engine/span_scanners.h"
+#include "spans/span_format.h"
+#include "spans/span_markup.h"
 
 namespace rpt {
 namespace {
 
 using spans::is_alpha;
+using spans::is_ident;
 using spans::is_lower;
 using spans::is_upper;
-using spans::is_ident;
 
 // A span found by the scan, with what tag pairing needs to know.
 struct Candidate {
@@ -31,17 +33,28 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
   spans::Match match;
   Candidate candidate;
   switch (text[at]) {
-    case '%': match = spans::match_percent(facts, at); break;
-    case '{': match = spans::match_brace(facts, at); break;
-    case '$': match = spans::match_variable(text, at); break;
-    case '&': match = spans::match_entity(text, at); break;
-    case '\\': match = spans::match_escape(text, at); break;
+    case '%':
+      match = spans::match_percent(facts, at);
+      break;
+    case '{':
+      match = spans::match_brace(facts, at);
+      break;
+    case '$':
+      match = spans::match_variable(text, at);
+      break;
+    case '&':
+      match = spans::match_entity(text, at);
+      break;
+    case '\\':
+      match = spans::match_escape(text, at);
+      break;
     case '<':
       candidate.tag = spans::match_tag(text, at);
       match = {candidate.tag.length, SpanKind::kTag};
       candidate.known_tag = candidate.tag.length > 0 && spans::is_known_tag(candidate.tag.name);
       break;
-    default: break;
+    default:
+      break;
   }
   candidate.span = {at, at + match.length, match.kind, -1};
   return candidate;
@@ -127,11 +140,11 @@ std::size_t accelerator_marker(std::string_view text, const std::vector<Cover>& 
       const std::size_t underscore = word.find('_');
       // Code rather than a label: _open(), $x_y, a context "Filtering_on|all", %1_signed,
       // %<_Atomic%>. A tag before the word is fine: <b>_Accounts</b>.
-      const bool code = (end < text.size() && std::strchr("(|", text[end]) != nullptr) ||
-                        (i > 0 && (covered[i - 1] == kByOther ||
-                                   std::strchr("$%@-.|", text[i - 1]) != nullptr));
-      if (underscore != std::string_view::npos && !code &&
-          underscore_marks(word, underscore) && !inside_url(text, i)) {
+      const bool code =
+          (end < text.size() && std::strchr("(|", text[end]) != nullptr) ||
+          (i > 0 && (covered[i - 1] == kByOther || std::strchr("$%@-.|", text[i - 1]) != nullptr));
+      if (underscore != std::string_view::npos && !code && underscore_marks(word, underscore) &&
+          !inside_url(text, i)) {
         found = i + underscore;
         ++count;
       }
@@ -196,16 +209,26 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
 
 const char* span_kind_name(SpanKind kind) {
   switch (kind) {
-    case SpanKind::kPrintf: return "printf";
-    case SpanKind::kPercent: return "percent";
-    case SpanKind::kPositional: return "positional";
-    case SpanKind::kBrace: return "brace";
-    case SpanKind::kIcuMessage: return "icu_message";
-    case SpanKind::kVariable: return "variable";
-    case SpanKind::kTag: return "tag";
-    case SpanKind::kEntity: return "entity";
-    case SpanKind::kEscape: return "escape";
-    case SpanKind::kAccelerator: return "accelerator";
+    case SpanKind::kPrintf:
+      return "printf";
+    case SpanKind::kPercent:
+      return "percent";
+    case SpanKind::kPositional:
+      return "positional";
+    case SpanKind::kBrace:
+      return "brace";
+    case SpanKind::kIcuMessage:
+      return "icu_message";
+    case SpanKind::kVariable:
+      return "variable";
+    case SpanKind::kTag:
+      return "tag";
+    case SpanKind::kEntity:
+      return "entity";
+    case SpanKind::kEscape:
+      return "escape";
+    case SpanKind::kAccelerator:
+      return "accelerator";
   }
   return "unknown";
 }

@@ -1,7 +1,7 @@
 // The glossary file format, read by the engine (Glossary::load) and the clients (rpt-client
 // --glossary), which do not link the engine: UTF-8 text, one "source<TAB>target" entry a line;
 // blank lines and lines starting with '#' are skipped; a trailing '\r' is ignored.
-// Header-only and dependency-free, like engine/text_hygiene.h.
+// Header-only and dependency-free, like common/text_hygiene.h.
 #pragma once
 
 #include <fstream>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/text_hygiene.h"
+#include "common/text_hygiene.h"
 
 namespace rpt {
 

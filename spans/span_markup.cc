@@ -1,15 +1,15 @@
-// The recognizers of engine/span_scanners.h for variables, markup tags, entities and escapes.
+// The recognizers of spans/span_markup.h for variables, markup tags, entities and escapes.
 #include <algorithm>
 #include <array>
 #include <iterator>
 #include <string_view>
 
-#include "engine/span_scanners.h"
+#include "spans/span_markup.h"
 
 namespace rpt::spans {
 namespace {
 
-constexpr std::size_t kMaxTag = 2048;        // <span foreground="red" font_desc="...">
+constexpr std::size_t kMaxTag = 2048;       // <span foreground="red" font_desc="...">
 constexpr std::size_t kMaxEntityName = 32;  // &kappname;
 
 char lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -19,25 +19,23 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 // Sorted, lower case. training/placeholders.py's MARKUP_TAGS plus DocBook/KDE and HTML names
 // that are never used as metavariables. Matched in any case (<BR>, <I>), except kLowerCaseOnly.
 constexpr std::string_view kKnownTags[] = {
-    "a",          "abbr",        "application", "b",           "big",         "blockquote",
-    "body",       "bold",        "br",          "caption",     "center",      "cite",
-    "code",       "command",     "dd",          "div",         "dl",
-    "dt",         "em",          "emphasis",    "envar",       "filename",    "font",
-    "guibutton",  "guiicon",     "guilabel",    "guimenu",     "guimenuitem", "guisubmenu",
-    "h1",         "h2",          "h3",          "h4",          "h5",          "h6",
-    "head",       "hr",          "html",        "i",           "img",
-    "italic",     "kbd",         "keycap",      "keycombo",    "li",          "link",
-    "literal",    "menuchoice",  "nl",          "nobr",        "ol",          "p",
-    "para",       "pre",         "qt",          "replaceable", "s",           "shortcut",
-    "small",      "span",        "strike",      "strong",      "sub",         "sup",
-    "systemitem", "table",       "tbody",       "td",          "th",          "thead",
-    "tr",         "tt",          "u",           "ul",          "ulink",       "userinput",
-    "varname",    "xref"};
+    "a",          "abbr",       "application", "b",       "big",      "blockquote", "body",
+    "bold",       "br",         "caption",     "center",  "cite",     "code",       "command",
+    "dd",         "div",        "dl",          "dt",      "em",       "emphasis",   "envar",
+    "filename",   "font",       "guibutton",   "guiicon", "guilabel", "guimenu",    "guimenuitem",
+    "guisubmenu", "h1",         "h2",          "h3",      "h4",       "h5",         "h6",
+    "head",       "hr",         "html",        "i",       "img",      "italic",     "kbd",
+    "keycap",     "keycombo",   "li",          "link",    "literal",  "menuchoice", "nl",
+    "nobr",       "ol",         "p",           "para",    "pre",      "qt",         "replaceable",
+    "s",          "shortcut",   "small",       "span",    "strike",   "strong",     "sub",
+    "sup",        "systemitem", "table",       "tbody",   "td",       "th",         "thead",
+    "tr",         "tt",         "u",           "ul",      "ulink",    "userinput",  "varname",
+    "xref"};
 
 // DocBook and KDE names that, upper-cased, are metavariables: "<FILENAME>", "<COMMAND>".
 constexpr std::string_view kLowerCaseOnly[] = {
-    "application", "command", "emphasis", "envar", "filename", "link", "literal", "replaceable",
-    "systemitem", "userinput", "varname"};
+    "application", "command",     "emphasis",   "envar",     "filename", "link",
+    "literal",     "replaceable", "systemitem", "userinput", "varname"};
 
 // Identifier characters of $(VAR) and ${VAR} (make, CMake, shell): also '.' and '-'.
 bool is_braced_name_char(char c) { return is_ident(c) || c == '.' || c == '-'; }
@@ -58,9 +56,8 @@ bool is_known_tag(std::string_view name) {
   for (std::size_t i = 0; i < name.size(); ++i) buffer[i] = lower(name[i]);
   const std::string_view lowered(buffer.data(), name.size());
   if (!std::binary_search(std::begin(kKnownTags), std::end(kKnownTags), lowered)) return false;
-  return lowered == name ||
-         std::find(std::begin(kLowerCaseOnly), std::end(kLowerCaseOnly), lowered) ==
-             std::end(kLowerCaseOnly);
+  return lowered == name || std::find(std::begin(kLowerCaseOnly), std::end(kLowerCaseOnly),
+                                      lowered) == std::end(kLowerCaseOnly);
 }
 
 Match match_variable(std::string_view text, std::size_t at) {
@@ -76,15 +73,14 @@ Match match_variable(std::string_view text, std::size_t at) {
   if (!is_alpha(open) && open != '_') return {};
   std::size_t i = at + 1;
   while (i < text.size() && is_ident(text[i])) ++i;
-  while (at_or_nul(text, i) == '.' && is_ident(at_or_nul(text, i + 1)) &&
-         !is_digit(text[i + 1])) {
+  while (at_or_nul(text, i) == '.' && is_ident(at_or_nul(text, i + 1)) && !is_digit(text[i + 1])) {
     i += 1;
     while (i < text.size() && is_ident(text[i])) ++i;
   }
   // Wesnoth's "$name|" ends the name; LibreOffice writes "$filename$".
   const char after = at_or_nul(text, i + 1);
-  const bool dollar_end = at_or_nul(text, i) == '$' && !is_ident(after) && after != '(' &&
-                          after != '{';
+  const bool dollar_end =
+      at_or_nul(text, i) == '$' && !is_ident(after) && after != '(' && after != '{';
   if (at_or_nul(text, i) == '|' || dollar_end) ++i;
   return {i - at, SpanKind::kVariable};
 }
@@ -126,8 +122,8 @@ TagShape match_tag(std::string_view text, std::size_t at) {
   }
   const std::size_t name_begin = i;
   if (!is_alpha(at_or_nul(text, i))) return {};
-  while (i < text.size() && (is_ident(text[i]) || std::string_view(":-.").find(text[i]) !=
-                                                      std::string_view::npos)) {
+  while (i < text.size() &&
+         (is_ident(text[i]) || std::string_view(":-.").find(text[i]) != std::string_view::npos)) {
     ++i;
   }
   tag.name = text.substr(name_begin, i - name_begin);

@@ -1,4 +1,4 @@
-#include "engine/process_memory.h"
+#include "common/process_memory.h"
 
 #include <climits>
 

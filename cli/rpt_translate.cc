@@ -20,13 +20,13 @@
 #include <vector>
 
 #include "engine/errors.h"
-#include "engine/process_memory.h"
+#include "common/process_memory.h"
 #include "engine/translator.h"
 #include "kernels/cpu_kernels.h"
 #include "kernels/parallel.h"
-#include "tools/line_reader.h"
-#include "tools/progress_line.h"
-#include "tools/stream_translation.h"
+#include "cli/line_reader.h"
+#include "cli/progress_line.h"
+#include "cli/stream_translation.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "tools/line_reader.h"
+#include "cli/line_reader.h"
 
 #include <poll.h>
 #include <unistd.h>
