@@ -15,17 +15,16 @@ float* floats(void* p) { return static_cast<float*>(p); }
 
 }  // namespace
 
-float* CpuTransformerOps::residual(long count) {
-  if (residual_.size() < static_cast<std::size_t>(count)) {
-    residual_.resize(static_cast<std::size_t>(count));
-  }
-  return residual_.data();
+float* CpuTransformerOps::scratch(ScratchFloats& buffer, long count) {
+  if (buffer.size() < static_cast<std::size_t>(count))
+    buffer.resize(static_cast<std::size_t>(count));
+  return buffer.data();
 }
 
 template <class SubLayer>
 void CpuTransformerOps::add_residual(int rows, void* x, const SubLayer& sub_layer) {
   const long count = static_cast<long>(rows) * arch_.d_model;
-  float* out = residual(count);
+  float* out = scratch(sub_layer_out_, count);
   sub_layer(out);
   add_in_place(floats(x), out, count);
 }
@@ -68,7 +67,7 @@ void CpuTransformerOps::linear(const LinearWeights& layer, const LinearCall& cal
   RPT_CHECK(call.out_stride == layer.out_features(), InvalidArgument,
             "a residual linear layer writes dense rows");
   const long count = static_cast<long>(call.rows) * layer.out_features();
-  float* out = residual(count);
+  float* out = scratch(linear_out_, count);
   linear_activation(floats(call.in), call.in_stride, call.rows, layer, call.activation, out,
                     layer.out_features());
   add_in_place(floats(call.out), out, count);

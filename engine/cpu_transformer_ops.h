@@ -29,6 +29,7 @@ class CpuTransformerOps final : public TransformerOps<HostStorage> {
   // Row stride of the FFN's inner activations for `model`'s layers (padded for float32 GEMMs).
   static int hidden_stride(const Model& model);
 
+  std::size_t element_bytes() const override { return sizeof(float); }
   void embed(const Tensor& table, const int* ids, const int* positions, int count,
              void* out) override;
   void norm(const LayerNormWeights& weights, const void* in, int rows, void* out) override;
@@ -42,15 +43,16 @@ class CpuTransformerOps final : public TransformerOps<HostStorage> {
   void logits(const LinearWeights& generator, const void* x, int rows, float* out) override;
 
  private:
-  // A sub-layer's output before it joins the residual stream: [count] floats, reused.
-  float* residual(long count);
+  // [count] floats of `buffer`, grown when needed.
+  static float* scratch(ScratchFloats& buffer, long count);
   // x [rows, d_model] += what `sub_layer` writes into the residual scratch.
   template <class SubLayer>
   void add_residual(int rows, void* x, const SubLayer& sub_layer);
 
   const ArchitectureConfig& arch_;
   CpuAttentionContext context_;
-  ScratchFloats residual_;
+  ScratchFloats sub_layer_out_;  // an attention sub-layer's output before the residual add
+  ScratchFloats linear_out_;     // a residual linear layer's output before the add
 };
 
 }  // namespace rpt

@@ -8,7 +8,9 @@ namespace rpt {
 
 struct DeviceLinear {
   const void* weight = nullptr;  // [out_features, in_features]
-  const void* bias = nullptr;    // [out_features]; nullptr when the layer has none
+  // [out_features]; nullptr when the layer has none. In the compute precision, but for the
+  // generator's, which is float32 (the logits are; TransformerOps::logits reads it).
+  const void* bias = nullptr;
   int outputs = 0;
   int inputs = 0;
   int out_features() const { return outputs; }

@@ -29,13 +29,14 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
   ScratchFloats normed(static_cast<std::size_t>(tokens) * arch.d_model);
   ScratchFloats hidden(static_cast<std::size_t>(tokens) * hidden_stride);
   CpuTransformerOps ops(arch, {.offsets = &encoded.offsets});
-  encoder_forward(ops, model.weights(), model.config(),
-                  {.ids = ids.data(), .positions = positions.data(), .rows = tokens},
-                  {.x = encoded.output.data<float>(),
-                   .normed = normed.data(),
-                   .hidden = hidden.data(),
-                   .hidden_stride = hidden_stride},
-                  encoded.memory_keys_values.data<float>());
+  encoder_forward(
+      ops, model.weights(), model.config(),
+      {.ids = ids.data(), .positions = positions.data(), .rows = tokens},
+      {.x = encoded.output.data<float>(),
+       .normed = normed.data(),
+       .hidden = hidden.data(),
+       .hidden_stride = hidden_stride},
+      {{.first_row = 0, .rows = tokens, .out = encoded.memory_keys_values.data<float>()}});
   return encoded;
 }
 

@@ -76,7 +76,7 @@ void embed(TransformerOps<Storage>& ops, const typename Storage::Table& table,
 template <class Storage>
 void encoder_forward(TransformerOps<Storage>& ops, const TransformerWeightsOf<Storage>& weights,
                      const ModelConfig& config, const TokenRows& tokens,
-                     const ForwardBuffers& buffers, void* memory_keys_values) {
+                     const ForwardBuffers& buffers, const std::vector<MemorySlice>& memory) {
   const ArchitectureConfig& arch = config.architecture;
   const int rows = tokens.rows;
   embed(ops, weights.encoder_embeddings, config, tokens, buffers.x);
@@ -88,11 +88,17 @@ void encoder_forward(TransformerOps<Storage>& ops, const TransformerWeightsOf<St
   }
   if (pre_norm(arch)) ops.norm(weights.encoder_norm, buffers.x, rows, buffers.x);
   const int stride = weights.memory_key_value.out_features();
-  ops.linear(weights.memory_key_value, {.in = buffers.x,
-                                        .in_stride = arch.d_model,
-                                        .rows = rows,
-                                        .out = memory_keys_values,
-                                        .out_stride = stride});
+  const std::size_t row_bytes = static_cast<std::size_t>(arch.d_model) * ops.element_bytes();
+  for (const MemorySlice& slice : memory) {
+    RPT_CHECK(slice.first_row >= 0 && slice.rows >= 0 && slice.first_row + slice.rows <= rows,
+              InvalidArgument, "memory rows ", slice.first_row, "+", slice.rows, " of ", rows);
+    ops.linear(weights.memory_key_value,
+               {.in = static_cast<const char*>(buffers.x) + slice.first_row * row_bytes,
+                .in_stride = arch.d_model,
+                .rows = slice.rows,
+                .out = slice.out,
+                .out_stride = stride});
+  }
 }
 
 template <class Storage>
@@ -142,19 +148,22 @@ void check_decoder_step_input(const Model& model, const std::vector<int>& tokens
   }
   if (positions.empty()) return;
   const int highest = *std::max_element(positions.begin(), positions.end());
-  RPT_CHECK(highest + 1 <= model.max_sequence_length(), InvalidArgument, "decoding step ",
-            highest + 1, " exceeds the model's maximum length ", model.max_sequence_length());
+  RPT_CHECK(highest < model.max_sequence_length(), InvalidArgument, "decoding step ",
+            static_cast<long>(highest) + 1, " exceeds the model's maximum length ",
+            model.max_sequence_length());
 }
 
 // The two devices' instantiations: the CPU's host tensors and an accelerator's device addresses.
 template void encoder_forward(TransformerOps<HostStorage>&, const ModelWeights&, const ModelConfig&,
-                              const TokenRows&, const ForwardBuffers&, void*);
+                              const TokenRows&, const ForwardBuffers&,
+                              const std::vector<MemorySlice>&);
 template void decoder_step_forward(TransformerOps<HostStorage>&, const ModelWeights&,
                                    const ModelConfig&, const TokenRows&, const ForwardBuffers&,
                                    float*);
 template void encoder_forward(TransformerOps<DeviceStorage>&,
                               const TransformerWeightsOf<DeviceStorage>&, const ModelConfig&,
-                              const TokenRows&, const ForwardBuffers&, void*);
+                              const TokenRows&, const ForwardBuffers&,
+                              const std::vector<MemorySlice>&);
 template void decoder_step_forward(TransformerOps<DeviceStorage>&,
                                    const TransformerWeightsOf<DeviceStorage>&, const ModelConfig&,
                                    const TokenRows&, const ForwardBuffers&, float*);

@@ -10,6 +10,7 @@
 // CPU). Stateless; thread-safe as far as the ops are.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "engine/model.h"
@@ -38,6 +39,9 @@ template <class Storage>
 class TransformerOps {
  public:
   virtual ~TransformerOps() = default;
+
+  // Bytes of one activation element (4 on the CPU; the compute precision's on a GPU).
+  virtual std::size_t element_bytes() const = 0;
 
   // out [count, d_model] = table[ids] * scale (+ the sinusoidal encoding of positions, when not
   // nullptr). ids and positions in the device's memory.
@@ -78,13 +82,22 @@ struct ForwardBuffers {
   int hidden_stride = 0;   // >= d_ff
 };
 
+// Where the encoder writes the keys and values of rows [first_row, first_row + rows):
+// out [rows, decoder_layers * 2 * d_model], in the device's memory.
+struct MemorySlice {
+  int first_row = 0;
+  int rows = 0;
+  void* out = nullptr;
+};
+
 // The encoder stack over packed sentences (the ops know where each starts), then every decoder
-// layer's cross-attention keys and values: memory_keys_values [rows, decoder_layers * 2 *
-// d_model]. The final states stay in buffers.x.
+// layer's cross-attention keys and values, projected straight into each slice of `memory` (one
+// slice for the whole batch, or one per sentence so that each holds its own). The final states
+// stay in buffers.x.
 template <class Storage>
 void encoder_forward(TransformerOps<Storage>& ops, const TransformerWeightsOf<Storage>& weights,
                      const ModelConfig& config, const TokenRows& tokens,
-                     const ForwardBuffers& buffers, void* memory_keys_values);
+                     const ForwardBuffers& buffers, const std::vector<MemorySlice>& memory);
 
 // One decoder step for every row (the ops know each row's cache and sentence): logits [rows,
 // target_vocab], float32.

@@ -153,16 +153,18 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   const std::size_t lengths_at = inputs.add(sizeof(int) * tokens);
   const std::size_t sentences_at = inputs.add(sizeof(void*) * tokens);
   void* workspace = encoder_workspace_.reserve(inputs_at + inputs.size(), stream(), budget_);
-  // The batch's memory as the forward writes it, then each sentence's in a buffer of its own,
-  // which its beams share and which is freed when its last beam ends (not with its batch's last
-  // sentence, as one batch buffer would be). Allocated before anything is launched: a batch past
-  // the memory limit throws here.
-  const kernels::DeviceBuffer batch_memory(static_cast<std::size_t>(tokens) * stride * element,
-                                           stream(), budget_);
+  // Each sentence's memory in a buffer of its own, which its beams share and which is freed when
+  // its last beam ends (not with its batch's last sentence, as one batch buffer would be); the
+  // forward projects each sentence's rows straight into it. Allocated before anything is
+  // launched: a batch past the memory limit throws here.
   std::vector<std::shared_ptr<EncoderMemory>> memories;
-  for (const auto& sentence : sources) {
+  std::vector<MemorySlice> slices;
+  for (std::size_t b = 0; b < sources.size(); ++b) {
     memories.push_back(std::make_shared<EncoderMemory>(
-        stream_, encoder_memory_bytes_, sentence.size() * stride * element, budget_));
+        stream_, encoder_memory_bytes_, sources[b].size() * stride * element, budget_));
+    slices.push_back({.first_row = offsets[b],
+                      .rows = static_cast<int>(sources[b].size()),
+                      .out = memories.back()->buffer.data()});
   }
 
   host_inputs_.assign(inputs.size(), 0);
@@ -197,21 +199,15 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
                    .normed = at<char>(workspace, normed_at),
                    .hidden = at<char>(workspace, hidden_at),
                    .hidden_stride = arch.d_ff},
-                  batch_memory.data());
+                  slices);
 
   std::vector<EncodedSentence> sentences;
   for (std::size_t b = 0; b < sources.size(); ++b) {
-    EncoderMemory& memory = *memories[b];
-    kernels::copy_device_async(
-        memory.buffer.data(),
-        at<char>(batch_memory.data(), static_cast<std::size_t>(offsets[b]) * stride * element),
-        memory.buffer.bytes(), stream());
     sentences.push_back({.owner = memories[b],
-                         .keys_values = memory.buffer.data(),
+                         .keys_values = memories[b]->buffer.data(),
                          .length = static_cast<int>(sources[b].size())});
   }
-  // The host inputs are reused by the next call: wait until the stream has read them (and the
-  // copies have read the batch's memory).
+  // The host inputs are reused by the next call: wait until the stream has read them.
   kernels::synchronize(stream());
   return sentences;
 }

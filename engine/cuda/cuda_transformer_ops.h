@@ -52,6 +52,7 @@ class CudaTransformerOps final : public TransformerOps<DeviceStorage> {
         cublas_(cublas),
         context_(context) {}
 
+  std::size_t element_bytes() const override { return kernels::precision_size(precision_); }
   void embed(const DeviceTable& table, const int* ids, const int* positions, int count,
              void* out) override;
   void norm(const DeviceLayerNorm& weights, const void* in, int rows, void* out) override;
