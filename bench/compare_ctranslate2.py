@@ -158,6 +158,10 @@ def run_measured(command, stdin_path, env=None, gpu=False):
 SEARCHES = {"default": {"rpt": None, "ctranslate2": 1.0}, "lp0": {"rpt": 0.0, "ctranslate2": 0.0}}
 
 
+class RunFailed(Exception):
+    """One engine run exited with an error: its layout is dropped from the setting."""
+
+
 def run_rpt(args, compute_type, batch, layout, search, input_path):
     command = [args.rpt_translate, "--model", args.model, "--no-protect-spans",
                "--beam-size", str(args.beam_size), "--batch-size", str(batch),
@@ -169,11 +173,12 @@ def run_rpt(args, compute_type, batch, layout, search, input_path):
         command += ["--length-penalty", str(SEARCHES[search]["rpt"])]
     code, out, err, rss, gpu = run_measured(command, input_path, gpu=args.device == "cuda")
     if code != 0:
-        sys.exit(f"rpt-translate failed ({code}): {err}")
+        raise RunFailed(f"rpt-translate failed ({code}): {err.strip()[-2000:]}")
     seconds = float(re.search(r"tokens in ([0-9.]+) s", err).group(1))
-    kernels = re.search(r"CPU kernels: (.*)", err)
+    kernels = re.search(r"CPU kernels: (.*)", err)  # on the GPU: the device it names
+    device = re.search(r"batch \d+, (.*) \S+, \d+ CPU threads", err)
     return {"texts": out.splitlines(), "seconds": seconds, "rss_mib": rss, "gpu_mib": gpu,
-            "kernels": kernels.group(1) if kernels else None}
+            "kernels": (kernels or device).group(1) if (kernels or device) else None}
 
 
 def run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path, work, env=None):
@@ -186,11 +191,13 @@ def run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path, work
     request_path = work / "ct2_request.json"
     request_path.write_text(json.dumps(request))
     command = [sys.executable, __file__, "--ct2-worker", str(request_path)]
-    env = {**(env or os.environ), "PYTHONPATH": str(REPO / "tools")}
+    env = dict(env or os.environ)  # tools/ first, then wherever ctranslate2 was put
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "tools"),
+                                                    env.get("PYTHONPATH", "")) if p)
     code, _, err, rss, gpu = run_measured(command, os.devnull, env=env,
                                           gpu=args.device == "cuda")
     if code != 0:
-        sys.exit(f"CTranslate2 worker failed ({code}): {err}")
+        raise RunFailed(f"CTranslate2 worker failed ({code}): {err.strip()[-2000:]}")
     result = json.loads(Path(request["output"]).read_text())
     return {**result, "rss_mib": rss, "gpu_mib": gpu, "stderr": err}
 
@@ -227,9 +234,8 @@ def cpu_description():
 
 
 def rpt_kernels(args, compute_type, input_path):
-    """rpt's own report of the kernels it chose for this CPU (rpt-translate --verbose)."""
-    if args.device != "cpu":
-        return None
+    """rpt's own report of the kernels it chose for this CPU, or of its GPU (rpt-translate
+    --verbose); on the GPU also the warm-up run, as for CTranslate2."""
     return run_rpt(args, compute_type, 1, {"threads": 1}, "default", input_path)["kernels"]
 
 
@@ -238,7 +244,8 @@ def ct2_isa(args, ct2_dirs, compute_type, input_path, work):
     env = {**os.environ, "CT2_VERBOSE": "1"}
     result = run_ct2(args, ct2_dirs[compute_type], compute_type, 1, {"intra": 1, "inter": 1},
                      "default", input_path, work, env)
-    keep = ("CPU:", "Selected ISA", "SGEMM backend", "GEMM_S8 backend", "Selected compute type")
+    keep = ("CPU:", "Selected ISA", "SGEMM backend", "GEMM_S8 backend", "Selected compute type",
+            "GPU", "cuBLAS", "CUDA")
     return [line.split("[info]", 1)[1].strip().lstrip("- ") for line in
             result["stderr"].splitlines() if "[info]" in line and any(k in line for k in keep)]
 
@@ -252,9 +259,10 @@ def libraries(args, compute_types, ct2_dirs, work):
             "ctranslate2": {"version": ctranslate2.__version__,
                             "supported": sorted(ctranslate2.get_supported_compute_types(
                                 args.device))}}
-    if args.device == "cpu":
-        info["ctranslate2"]["verbose"] = {t: ct2_isa(args, ct2_dirs, t, probe, work)
-                                          for t in compute_types}
+    # On the GPU this run is also the warm-up: the first process JIT-compiles CTranslate2's PTX
+    # for a GPU newer than the wheel's kernels (kept in CUDA's cache for the timed runs).
+    info["ctranslate2"]["verbose"] = {t: ct2_isa(args, ct2_dirs, t, probe, work)
+                                      for t in compute_types}
     return info
 
 
@@ -269,23 +277,36 @@ def measure(args, ct2_dir, setting, lines, work, tried=None):
     tried = tried or layouts(args, batch)
     jobs = [("rpt", layout) for layout in tried["rpt"]] + \
            [("ctranslate2", layout) for layout in tried["ctranslate2"]]
-    runs = {"rpt": {}, "ctranslate2": {}}
+    runs, failed = {"rpt": {}, "ctranslate2": {}}, {"rpt": {}, "ctranslate2": {}}
     for repeat in range(args.repeat):
         for engine, layout in (jobs if repeat % 2 == 0 else jobs[::-1]):
-            if engine == "rpt":
-                run = run_rpt(args, compute_type, batch, layout, search, input_path)
-            else:
-                run = run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path,
-                              work)
-            runs[engine].setdefault(layout_name(engine, layout), []).append(run)
+            name = layout_name(engine, layout)
+            if name in failed[engine]:
+                continue
+            try:
+                if engine == "rpt":
+                    run = run_rpt(args, compute_type, batch, layout, search, input_path)
+                else:
+                    run = run_ct2(args, ct2_dir, compute_type, batch, layout, search,
+                                  input_path, work)
+            except RunFailed as error:  # a layout that fails is reported, not fatal
+                print(f"{engine} {name} failed: {error}", file=sys.stderr, flush=True)
+                failed[engine][name] = str(error)
+                runs[engine].pop(name, None)
+                continue
+            runs[engine].setdefault(name, []).append(run)
+    for engine, by_layout in runs.items():
+        if not by_layout:
+            sys.exit(f"every {engine} layout failed: {failed[engine]}")
+    runs["failed"] = failed
     return runs
 
 
 def best_layouts(runs):
     """{engine: (layout name, its runs)}: the layout with the lowest median time."""
-    return {engine: min(by_layout.items(),
+    return {engine: min(runs[engine].items(),
                         key=lambda item: statistics.median(r["seconds"] for r in item[1]))
-            for engine, by_layout in runs.items()}
+            for engine in ("rpt", "ctranslate2")}
 
 
 def summarize(runs, lines, references, target_spm, max_length):
@@ -316,6 +337,7 @@ def summarize(runs, lines, references, target_spm, max_length):
             "texts": texts}
     summary["identical"] = sum(a == b for a, b in zip(summary["rpt"]["texts"],
                                                       summary["ctranslate2"]["texts"]))
+    summary["failed_layouts"] = runs.get("failed", {})
     return summary
 
 
@@ -423,7 +445,7 @@ def one_setting(args, ct2_dir, setting, lines, references, target_spm, work):
     result["all"] = summarize(runs, lines, references, target_spm, args.max_length)
     excluded = set(result["all"]["rpt"]["at_max_length"] +
                    result["all"]["ctranslate2"]["at_max_length"])
-    if excluded:
+    if excluded and len(excluded) < len(lines):  # (long inputs: every output may reach it)
         keep = [i for i in range(len(lines)) if i not in excluded]
         subset = [lines[i] for i in keep]
         normal_refs = [references[i] for i in keep] if references is not None else None
@@ -511,6 +533,8 @@ def main(argv=None):
         print(f"\nWithout the sentences that reached max length (re-encoded output >= "
               f"{MAX_LENGTH_SHARE:.0%} of {args.max_length} pieces) in either engine:\n")
         print("\n".join(normal_table(results)))
+    elif any(r["all"][e]["at_max_length"] for r in results for e in ("rpt", "ctranslate2")):
+        print("\nEvery output that reached max length is in the table above: no subset left.")
     else:
         print("\nNo output reached max length: the table above is the only one.")
     busy = [r["load_before"] for r in results if r["load_before"] > cpu["cpus"] - 0.5]

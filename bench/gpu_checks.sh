@@ -28,6 +28,13 @@
 #              metrics, the drain (bench/gpu_server_check.py; rpt-server packed with
 #              RPT_PACK_EXTRA=server/rpt-server)
 #   bench      relative_cost_bench on the GPU (float32, float16)
+#   peer       rpt against CTranslate2 on the same GPU, same input, same call
+#              (bench/compare_ctranslate2.py, each engine in its best layout, alternating): en-de
+#              float16 at batch 32 and 1, float32 at batch 32, 1,024-token inputs; the wheel
+#              packed with RPT_PACK_PEER=1, its cuBLAS 12 served by cuBLAS 13
+#              (tools/cublas12_link.py). Not in `all`: it needs its own call (carry limit).
+#   peer_cpu   the same comparison on the host CPU (float32, int8; batch 32 and 1), in the
+#              background on the upper half of the cores like host_cpu
 # Throughput and peak device memory of every translation run are in the summary.
 #
 #   bash bench/gpu_checks.sh PACK_DIR PHASE... | all     (PACK_DIR from tools/device_pack.sh)
@@ -341,15 +348,91 @@ phase_server() {
   done
 }
 
+# CTranslate2 from the pack (RPT_PACK_PEER=1): the environment its Python runs in, PEER_ENV.
+peer_site() {
+  [ -d "$PACK/peer/site" ] || { say "peer: CTranslate2 is not in the pack (RPT_PACK_PEER=1)"; return 1; }
+  PEER_ENV=(env "PYTHONPATH=$PACK/peer/site${PYTHONPATH:+:$PYTHONPATH}")
+}
+
+# One rpt-vs-CTranslate2 comparison (bench/compare_ctranslate2.py) on en-de's test split; its JSON
+# (figures and outputs) comes back under OUT, its table rows go to the summary.
+#   peer_compare NAME DEVICE TYPES BATCHES LINES SEARCHES THREADS [EXTRA...]
+peer_compare() {
+  local name=$1 device=$2 types=$3 batches=$4 count=$5 searches=$6 threads=$7 pair=en-de
+  shift 7
+  local cpus=("${GPU_CPUS[@]}")
+  [ "$device" = cpu ] && cpus=("${HOST_CPUS[@]}")
+  timeout "${RPT_PEER_TIMEOUT:-300}" "${cpus[@]}" "${PEER_ENV[@]}" python3 \
+    bench/compare_ctranslate2.py --model "models/$pair" --source-tsv "$PACK/data/ui.$pair.test.tsv" \
+    --limit "$count" --device "$device" --rpt-translate "$BIN/rpt-translate" \
+    --compute-types "$types" --batch-sizes "$batches" --searches "$searches" --threads "$threads" \
+    --repeat "${RPT_PEER_REPEAT:-3}" "$@" --json "$OUT/$name.$pair.json" \
+    > "$LOGS/$name.$pair.txt" 2>&1 \
+    || fail "$name $pair (exit $?): $(tail -2 "$LOGS/$name.$pair.txt" | tr '\n' ' ')"
+  say "$name $pair:"
+  grep -E "^(CTranslate2|rpt) |^\| [a-z0-9]+ \| [0-9]+ \|" "$LOGS/$name.$pair.txt" | sort -u \
+    | tee -a "$SUMMARY"
+}
+
+# CTranslate2 4.x loads libcublas.so.12 by name; these machines have cuBLAS 13 only, whose
+# exports include every name CTranslate2 looks up, with the same C signatures: a link serves
+# them (checked name by name first). CTranslate2 logs the cuBLAS it loaded (CT2_VERBOSE), kept in
+# each JSON's header. The bars' comparisons first.
+phase_peer() {
+  local half="${RPT_PEER_HALF:-float16}" tsv="$PACK/data/ui.en-de.test.tsv" cublas="" dir
+  peer_site || return
+  say "peer: $(cat "$PACK/peer/VERSION")"
+  IFS=: read -ra dirs <<< "$cuda_dirs"
+  for dir in "${dirs[@]}"; do
+    [ -n "$dir" ] && [ -e "$dir/libcublas.so.13" ] && { cublas="$dir/libcublas.so.13"; break; }
+  done
+  if [ -n "$cublas" ]; then
+    python3 tools/cublas12_link.py --ctranslate2-lib "$(ls "$PACK"/peer/site/ctranslate2.libs/libctranslate2*.so* | head -1)" \
+      --cublas "$cublas" --out "$LOGS/cublas12" > "$LOGS/peer.cublas12.json" 2>&1 \
+      || { fail "peer: cuBLAS 13 cannot serve CTranslate2: $(tr -d '\n' < "$LOGS/peer.cublas12.json")"; return; }
+    say "peer: libcublas.so.12 -> $cublas ($(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["names"]))' "$LOGS/peer.cublas12.json") names, all found)"
+    PEER_ENV+=("LD_LIBRARY_PATH=$LOGS/cublas12:$LD_LIBRARY_PATH")
+  elif [ "$DEVICE" = cuda ]; then
+    fail "peer: no libcublas.so.13 on this machine"; return
+  fi
+  "${PEER_ENV[@]}" python3 -c "import ctranslate2 as c; print('peer: ctranslate2', c.__version__, 'sees', c.get_cuda_device_count(), 'GPU(s)')" 2>&1 | tee -a "$SUMMARY"
+  local lines all
+  all=$(wc -l < "$tsv")
+  lines=${RPT_PEER_LINES:-$all}  # fewer for a dry run on a CPU
+  # Threads 2 at batch 32: one engine with 2 CPU threads, or two decoders / translator replicas
+  # sharing the GPU (CPU threads barely matter to a GPU decode; the replicas may).
+  peer_compare "peer.$half.b32" "$DEVICE" "$half" 32 "$lines" default,lp0 2
+  peer_compare "peer.$half.long1024" "$DEVICE" "$half" 8 "$all" lp0 1 --long-input 1024
+  peer_compare "peer.$half.b1" "$DEVICE" "$half" 1 "${RPT_PEER_BATCH1_LINES:-300}" lp0 1
+  peer_compare "peer.float32.b32" "$DEVICE" float32 32 "$lines" lp0 2
+}
+
+# The same comparison on the host CPU (float32 and int8; CTranslate2's wheel brings MKL and
+# oneDNN), in the background on the upper half of the cores while GPU phases run on the lower.
+phase_peer_cpu() {
+  peer_site || return
+  local cores=$(( CORES - HALF ))
+  local threads=$cores
+  [ "$cores" -gt 4 ] && threads="4,$cores"
+  peer_compare peer_cpu.b32 cpu float32,int8 32 "${RPT_PEER_CPU_LINES:-500}" lp0 "$threads"
+  peer_compare peer_cpu.b1 cpu float32,int8 1 "${RPT_PEER_CPU_BATCH1_LINES:-200}" lp0 1,2
+}
+
 phase_bench() {
   timeout 120 "${GPU_CPUS[@]}" "$BIN/relative_cost_bench" --benchmark_filter='device:[1-4]' \
     --benchmark_min_time=0.3 > "$LOGS/relative_cost_gpu.txt" 2>&1 || fail "relative_cost_bench"
   grep -E "^BM_" "$LOGS/relative_cost_gpu.txt" | tee -a "$SUMMARY"
 }
 
-host_pid=""
+host_pid="" peer_cpu_pid=""
 for phase in "${PHASES[@]}"; do
   declare -F "phase_$phase" > /dev/null || { fail "unknown phase $phase"; continue; }
+  if [ "$phase" = peer_cpu ]; then
+    SUMMARY="$LOGS/peer_cpu.summary.txt" phase_peer_cpu > "$LOGS/peer_cpu.log" 2>&1 &
+    peer_cpu_pid=$!
+    say "== peer_cpu: started in the background"
+    continue
+  fi
   if [ "$phase" = host_cpu ]; then
     "${HOST_CPUS[@]}" bash -c "$(declare -f phase_host_cpu); BIN='$BIN' LOGS='$LOGS' PACK='$PACK' \
       RPT_HOST_SPEED='${RPT_HOST_SPEED:-1}' phase_host_cpu" &
@@ -366,6 +449,13 @@ if [ -n "$host_pid" ]; then
   say "== host_cpu ($(date -u +%T))"
   tee -a "$SUMMARY" < "$LOGS/host_cpu_tests.txt"
   grep -q "FAILED" "$LOGS/host_cpu_tests.txt" && fail "host CPU tests"
+  save_logs
+fi
+if [ -n "$peer_cpu_pid" ]; then
+  wait "$peer_cpu_pid"
+  say "== peer_cpu ($(date -u +%T))"
+  tee -a "$SUMMARY" < "$LOGS/peer_cpu.summary.txt"
+  grep -q "^FAIL" "$LOGS/peer_cpu.summary.txt" && status=1
   save_logs
 fi
 say "gpu_checks: $([ $status -eq 0 ] && echo passed || echo FAILED)"

@@ -16,6 +16,11 @@
 #   tools/device_slim.sh on && tools/device_pack.sh build .device/pack && rm -rf .device/pack
 #   device run, carry [".device"]:  tar -xJf .device/pack.tar.xz -C /tmp && \
 #     OUT=$OUT bash bench/gpu_checks.sh /tmp/pack all
+# CTranslate2 on the same GPU (gpu_checks.sh phase peer) needs a call of its own, the tree slimmed
+# as above and the pack without models (~25 MB):
+#   RPT_PACK_PEER=1 RPT_PACK_MODELS=0 tools/device_pack.sh build .device/peer && rm -rf .device/peer
+#   device run, carry [".device/peer.tar.xz"]:  tar -xJf .device/peer.tar.xz -C /tmp && \
+#     OUT=$OUT bash bench/gpu_checks.sh /tmp/peer machine peer
 set -euo pipefail
 BUILD="${1:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
 OUT="${2:?usage: device_pack.sh BUILD_DIR OUT_DIR [DATA_DIR]}"
@@ -65,5 +70,23 @@ for model in "$repo"/models/*/; do
     cp -r "${model%/}" "$OUT/models/"
   fi
 done
+# CTranslate2 for gpu_checks.sh's peer phase (RPT_PACK_PEER=1): the PyPI wheel for the GPU
+# machine's Python (RPT_PEER_PYTHON, 3.12 there), unpacked, its shared objects stripped (149 ->
+# 76 MB, ~14 MB compressed). It loads cuBLAS 12 by name; the peer phase serves that from cuBLAS 13
+# (tools/cublas12_link.py). The wheel is kept in a cache outside the carried folder.
+if [ "${RPT_PACK_PEER:-0}" = 1 ]; then
+  peer_version=${RPT_PEER_VERSION:-4.8.5} peer_python=${RPT_PEER_PYTHON:-3.12}
+  wheels="${XDG_CACHE_HOME:-$HOME/.cache}/rpt-peer-wheels"
+  mkdir -p "$wheels" "$OUT/peer/site"
+  python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$peer_python" \
+    --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+    --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d "$wheels" \
+    "ctranslate2==$peer_version"
+  tag="cp${peer_python/./}"
+  wheel=$(ls "$wheels"/ctranslate2-"$peer_version"-"$tag"-*.whl | head -1)
+  python3 -m zipfile -e "$wheel" "$OUT/peer/site"
+  find "$OUT/peer/site" -name '*.so*' -type f -exec strip --strip-unneeded {} +
+  echo "ctranslate2 $peer_version for Python $peer_python ($(basename "$wheel"))" > "$OUT/peer/VERSION"
+fi
 XZ_OPT="-9 -T2" tar -cJf "$OUT.tar.xz" -C "$(dirname "$OUT")" "$(basename "$OUT")"
 du -sh "$OUT" "$OUT.tar.xz"
