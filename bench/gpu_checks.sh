@@ -19,6 +19,8 @@
 #   graphs     the decoder step as CUDA graphs (the default) against every kernel launched as it
 #              comes (--gpu-graphs off): the same translations, line for line, and the speed of
 #              each, alternating, float16 and float32 at batch 32 and float16 at batch 1
+#   admission  joiners admitted in groups of 1, 4, 8, 16 (--admission-group): identical output,
+#              speed and encoder calls of each, alternating (float16, float32, batch 32)
 #   sanitizer  compute-sanitizer memcheck, racecheck and synccheck over the CUDA ops and one
 #              small end-to-end engine test
 #   int8_bits  the host CPU's int8 activation bits: which oneDNN ISAs sum exactly, BLEU and speed
@@ -253,6 +255,27 @@ graph_runs() {
   done
 }
 phase_graphs() { for_each_model graph_runs; }
+
+# Joiners admitted in groups (--admission-group): the same translations, line for line, and the
+# speed and encoder calls of each group size, alternating (float16 and float32 at batch 32).
+admission_runs() {
+  local pair=$1 run precision group round
+  for precision in float16 float32; do
+    for round in 1 2; do
+      for group in 1 4 8 16; do
+        run="admission.$pair.$precision.g$group"
+        timeout 150 "${GPU_CPUS[@]}" "$BIN/rpt-translate" --model "$MODEL" --device "$DEVICE" \
+          --compute-type "$precision" --batch-size 32 --admission-group "$group" --verbose \
+          < "$LOGS/$pair.src" > "$LOGS/$run" 2> "$LOGS/$run.log" \
+          || { fail "$run: $(tail -2 "$LOGS/$run.log" | tr '\n' ' ')"; continue; }
+        say "$run round $round: $(grep -h 'sentences/s' "$LOGS/$run.log" | sed 's/^rpt-translate: //' | cut -d'(' -f1)| $(grep -h 'time:' "$LOGS/$run.log" | sed 's/.*encoding/encoding/' | cut -d, -f1-3)"
+        cmp -s "$LOGS/admission.$pair.$precision.g1" "$LOGS/$run" \
+          || fail "$run: output differs from admission group 1"
+      done
+    done
+  done
+}
+phase_admission() { for_each_model admission_runs; }
 
 phase_sanitizer() {
   local sanitizer

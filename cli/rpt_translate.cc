@@ -40,6 +40,7 @@ struct CliOptions {
   std::string gpu_graphs = "on";
   int threads = 0;
   int inter_threads = 1;
+  int admission_group = 1;
   int batch_size = 32;
   int max_input_length = 1024;
   bool with_scores = false;
@@ -73,8 +74,9 @@ int run(const CliOptions& cli) {
        .memory_limit_bytes = static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0),
        .batch_invariant = cli.gpu_gemm == "batch-invariant",
        .gpu_graphs = cli.gpu_graphs == "on"});
-  const rpt::Translator translator(
-      engine, {.max_batch_size = cli.batch_size, .max_input_length = cli.max_input_length});
+  const rpt::Translator translator(engine, {.max_batch_size = cli.batch_size,
+                                            .max_input_length = cli.max_input_length,
+                                            .admission_group = cli.admission_group});
 
   std::optional<rpt::Glossary> glossary;
   rpt::GlossaryUse glossary_use{.glossaries = {},
@@ -206,6 +208,12 @@ int main(int argc, char** argv) {
                  "has room (throughput on several cores: e.g. --inter-threads 2 --threads 1); "
                  "the output is the same")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  app.add_option("--admission-group", cli.admission_group,
+                 "Waiting lines join a running batch once this many can (or all that wait "
+                 "can): fewer, larger encoder calls, worth it where a call's fixed cost "
+                 "dominates (a GPU); the output is the same")
+      ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--verbose", cli.verbose, "Print throughput on stderr");

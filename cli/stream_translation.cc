@@ -136,8 +136,9 @@ class Stream {
       return true;
     }
     if (block_.empty() && !input_ended_ && !failed_) read_block(decoder.empty());
-    const std::size_t room = batch_ - static_cast<std::size_t>(decoder.active_sentences());
-    const std::size_t count = std::min(room, block_.size());
+    const std::size_t count =
+        sentences_to_admit(batch_ - static_cast<std::size_t>(decoder.active_sentences()),
+                           block_.size(), decoder.empty(), translator_.options().admission_group);
     admitted.insert(admitted.end(), std::make_move_iterator(block_.begin()),
                     std::make_move_iterator(block_.begin() + static_cast<long>(count)));
     block_.erase(block_.begin(), block_.begin() + static_cast<long>(count));

@@ -16,6 +16,9 @@ Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions o
   model_ = engine_->shared_model();
   span_protector_ = std::make_shared<const SpanProtector>(model_);
   RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
+  RPT_CHECK(options_.admission_group >= 1 && options_.admission_group <= options_.max_batch_size,
+            InvalidArgument, "admission_group must be in [1, max_batch_size ",
+            options_.max_batch_size, "], got ", options_.admission_group);
   RPT_CHECK(options_.max_input_length >= 1 &&
                 options_.max_input_length <= model_->max_sequence_length(),
             InvalidArgument, "max_input_length must be in [1, ", model_->max_sequence_length(),
@@ -104,6 +107,15 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
   return decode(std::move(requests));
 }
 
+std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,
+                               int group) {
+  const std::size_t count = std::min(room, waiting);
+  if (decoder_empty || count == waiting || count >= static_cast<std::size_t>(group)) {
+    return count;
+  }
+  return 0;
+}
+
 std::vector<std::vector<Hypothesis>> Translator::decode(
     std::vector<SentenceRequest> requests) const {
   // Longest first: sentences decoded together have similar lengths and finish near each other,
@@ -120,10 +132,11 @@ std::vector<std::vector<Hypothesis>> Translator::decode(
   BatchDecoder decoder(engine_, std::move(kept));
   std::size_t next = 0;
   while (next < requests.size() || !decoder.empty()) {
-    const auto room =
-        static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences());
+    const std::size_t count = sentences_to_admit(
+        static_cast<std::size_t>(options_.max_batch_size - decoder.active_sentences()),
+        requests.size() - next, decoder.empty(), options_.admission_group);
     std::vector<SentenceRequest> admitted;
-    for (; next < requests.size() && admitted.size() < room; ++next) {
+    for (const std::size_t end = next + count; next < end; ++next) {
       admitted.push_back(std::move(requests[next]));
     }
     decoder.add(admitted);

@@ -24,7 +24,16 @@ struct TranslatorOptions {
   int max_batch_size = 32;
   // Longest accepted source, in tokens (pieces); longer input is refused, never truncated.
   int max_input_length = 1024;
+  // Waiting sentences join a running batch once this many can (or every waiting one can): fewer,
+  // larger encoder calls, for rows left empty meanwhile. 1: each joins as soon as a slot frees.
+  // Translations do not change (batch invariance); only speed does (docs/engine.md).
+  int admission_group = 1;
 };
+
+// How many of `waiting` sentences join a decoder with `room` free slots now (admission_group
+// `group`): all that fit when the decoder is empty, else none until `group` fit or all do.
+std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,
+                               int group);
 
 struct TranslationHypothesis {
   std::string text;                 // detokenized

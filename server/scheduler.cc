@@ -4,6 +4,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/translator.h"  // sentences_to_admit
+
 namespace rpt::server {
 namespace {
 
@@ -190,6 +192,11 @@ std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
   if (!options_.inflight_batching && !active_.empty()) return admitted;  // static batching
   for (const auto& [id, sentence] : active_) {
     if (sentence.retries.solo()) return admitted;  // it runs on its own
+  }
+  const int free_slots = admission_limit_ - static_cast<int>(active_.size());
+  if (free_slots > 0 && sentences_to_admit(static_cast<std::size_t>(free_slots), queue_.size(),
+                                           active_.empty(), options_.admission_group) == 0) {
+    return admitted;  // joiners wait until a group of them can join
   }
   long cost = active_cost_;
   while (!queue_.empty()) {

@@ -153,6 +153,11 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
          "what in-flight batching buys)")
       ->check(CLI::IsMember({"inflight", "static"}))
       ->default_str("inflight");
+  app.add_option("--admission-group", s.admission_group,
+                 "In-flight batching: queued sentences join once this many can (or all queued "
+                 "can): fewer, larger encoder calls; 1 admits at every free row")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
   auto& l = options.limits;
   app.add_option("--max-input-length", l.max_input_length, "Longest text, in source tokens")
       ->check(CLI::Range(1, 1 << 20))
@@ -243,6 +248,9 @@ std::vector<std::string> finalize_server_options(ServerOptions& options) {
   }
   if (options.tls_cert.empty() != options.tls_key.empty()) {
     throw std::invalid_argument("--tls-cert and --tls-key go together");
+  }
+  if (options.scheduler.admission_group > options.scheduler.max_active_sentences) {
+    throw std::invalid_argument("--admission-group must not exceed --max-active-sentences");
   }
   for (std::size_t i = 0; i < options.models.size(); ++i) {
     const ModelSpec& spec = options.models[i];

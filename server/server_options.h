@@ -31,6 +31,9 @@ struct SchedulerOptions {
   // finished sentences freed. Off, a batch is admitted only when the decoder is empty and runs
   // until its last sentence ends (static batching): for measuring what in-flight batching buys.
   bool inflight_batching = true;
+  // Queued sentences join a decoding batch once this many can (or every queued one can): fewer,
+  // larger encoder calls (TranslatorOptions::admission_group). 1: at every free row.
+  int admission_group = 1;
 };
 
 // Request validation limits and defaults.

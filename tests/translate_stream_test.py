@@ -4,7 +4,8 @@
     translate_stream_test.py RPT_TRANSLATE MODEL_DIR
 
 On a pipe, the first translation comes out while the input is still open (before the last line is
-written); the streamed output is, line for line, what translating each line alone gives; the
+written); the streamed output is, line for line, what translating each line alone gives (also with
+joiners admitted in groups, --admission-group); the
 progress line appears when stderr is a terminal, ends with the full count, and never with --quiet
 or on a pipe.
 """
@@ -59,7 +60,16 @@ class TranslateStreamTest(unittest.TestCase):
         cls.alone = [translate([line])[0][0] for line in LINES]
 
     def test_first_translation_comes_out_while_input_is_open(self):
-        process = subprocess.Popen([TRANSLATE, "--model", MODEL], stdin=subprocess.PIPE,
+        self.first_translation_while_input_is_open()
+
+    def test_admission_in_groups_neither_stalls_nor_changes_the_output(self):
+        # An idle decoder takes the one line there is; a busy one waits for 3 free slots.
+        self.first_translation_while_input_is_open("--batch-size", "4", "--admission-group", "4")
+        self.assertEqual(translate(LINES, "--batch-size", "4", "--admission-group", "3")[0],
+                         self.alone)
+
+    def first_translation_while_input_is_open(self, *options):
+        process = subprocess.Popen([TRANSLATE, "--model", MODEL, *options], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             process.stdin.write(LINES[0] + "\n")

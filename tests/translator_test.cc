@@ -101,6 +101,34 @@ TEST_F(TranslatorTest, InFlightAdmissionGivesTheSameResults) {
     expect_same(a[i], b[i], "sentence " + std::to_string(i));
 }
 
+TEST_F(TranslatorTest, AdmissionInGroupsGivesTheSameResults) {
+  // Four at a time; grouped, the waiting join only once three slots are free (or all fit), so
+  // sentences start at other steps beside other company.
+  const Translator each(model_, {.max_batch_size = 4});
+  const Translator grouped(model_, {.max_batch_size = 4, .admission_group = 3});
+  for (const auto& options : {beam(1, 1), beam(3, 2)}) {
+    const auto a = each.translate(sentences(), options);
+    const auto b = grouped.translate(sentences(), options);
+    ASSERT_EQ(a.size(), sentences().size());
+    ASSERT_EQ(b.size(), sentences().size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      expect_same(a[i], b[i], "sentence " + std::to_string(i));
+  }
+  EXPECT_THROW(Translator(model_, {.max_batch_size = 4, .admission_group = 5}), InvalidArgument);
+  EXPECT_THROW(Translator(model_, {.admission_group = 0}), InvalidArgument);
+}
+
+TEST(SentencesToAdmit, WaitForAGroupUnlessTheDecoderIsEmptyOrAllWaitingFit) {
+  EXPECT_EQ(sentences_to_admit(5, 10, false, 1), 5u);  // group 1: whatever fits, now
+  EXPECT_EQ(sentences_to_admit(2, 10, false, 4), 0u);  // 2 slots of a group of 4: wait
+  EXPECT_EQ(sentences_to_admit(4, 10, false, 4), 4u);
+  EXPECT_EQ(sentences_to_admit(6, 10, false, 4), 6u);  // more than a group: all that fit
+  EXPECT_EQ(sentences_to_admit(2, 10, true, 4), 2u);   // an empty decoder never waits
+  EXPECT_EQ(sentences_to_admit(3, 2, false, 4), 2u);   // every waiting sentence fits
+  EXPECT_EQ(sentences_to_admit(0, 5, false, 1), 0u);
+  EXPECT_EQ(sentences_to_admit(7, 0, false, 4), 0u);
+}
+
 TEST_F(TranslatorTest, ConcurrentCallsAgree) {
   const Translator translator(model_);
   const auto expected = translator.translate(sentences(), beam(4, 1));

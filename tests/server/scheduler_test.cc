@@ -94,6 +94,7 @@ class BatchObservingBackend final : public DecoderBackend {
     bool first_step_taken = false;
     bool go_on = false;
     int mixed_steps = 0;
+    std::vector<std::size_t> encoded_per_call;  // sentences each encoding call took
   };
   BatchObservingBackend(std::unique_ptr<DecoderBackend> inner, Shared* shared)
       : inner_(std::move(inner)), shared_(*shared) {}
@@ -102,6 +103,8 @@ class BatchObservingBackend final : public DecoderBackend {
     std::vector<EncodedSentence> encoded = inner_->encode(sources);
     for (const EncodedSentence& sentence : encoded) batch_of_[sentence.keys_values] = encodings_;
     ++encodings_;
+    const std::lock_guard lock(shared_.mutex);
+    shared_.encoded_per_call.push_back(sources.size());
     return encoded;
   }
 
@@ -401,6 +404,35 @@ TEST_F(SchedulerFaultTest, StaticBatchingAdmitsOnlyIntoAnEmptyDecoder) {
       EXPECT_EQ(shared.mixed_steps, 0);
     }
   }
+}
+
+TEST_F(SchedulerFaultTest, AdmissionInGroupsWaitsForFreeRowsAndKeepsTheTranslations) {
+  // Four rows, eight texts: the first four start together, later ones join three at a time (or
+  // the last one that is left), never one by one.
+  BatchObservingBackend::Shared shared;
+  shared.go_on = true;
+  auto engine = std::make_shared<BatchObservingEngine>(Engine::create(model_), &shared);
+  ModelMetrics m = metrics_.add_model(description("grouped"));
+  Scheduler scheduler("grouped", engine, {.max_active_sentences = 4, .admission_group = 3}, m);
+  Collector collector;
+  ASSERT_TRUE(scheduler.submit(job(0, kTexts.size(), collector)).ok());
+  std::map<int, std::string> texts;
+  ASSERT_TRUE(collector.wait(texts).ok());
+  for (std::size_t i = 0; i < kTexts.size(); ++i) {
+    EXPECT_EQ(texts[static_cast<int>(i)], expected_[i]) << "text " << i;
+  }
+  const std::lock_guard lock(shared.mutex);
+  const std::vector<std::size_t>& calls = shared.encoded_per_call;
+  ASSERT_GE(calls.size(), 2u);
+  EXPECT_EQ(calls.front(), 4u);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    total += calls[i];
+    if (i + 1 < calls.size()) {
+      EXPECT_GE(calls[i], 3u) << "encoding call " << i;
+    }
+  }
+  EXPECT_EQ(total, kTexts.size());
 }
 
 }  // namespace
