@@ -259,8 +259,9 @@ phase_graphs() { for_each_model graph_runs; }
 # Joiners admitted in groups (--admission-group): the same translations, line for line, and the
 # speed and encoder calls of each group size, alternating (float16 and float32 at batch 32).
 admission_runs() {
-  local pair=$1 run precision group round
-  for precision in float16 float32; do
+  local pair=$1 run precision group round precisions=(float16 float32)
+  [ "$DEVICE" = cpu ] && precisions=(float32)  # a dry run
+  for precision in "${precisions[@]}"; do
     for round in 1 2; do
       for group in 1 4 8 16; do
         run="admission.$pair.$precision.g$group"
