@@ -297,7 +297,7 @@ def measure(args, ct2_dir, setting, lines, work, tried=None):
             runs[engine].setdefault(name, []).append(run)
     for engine, by_layout in runs.items():
         if not by_layout:
-            sys.exit(f"every {engine} layout failed: {failed[engine]}")
+            raise RunFailed(f"every {engine} layout failed: {failed[engine]}")
     runs["failed"] = failed
     return runs
 
@@ -516,17 +516,32 @@ def main(argv=None):
         work = Path(temp)
         ct2_dirs = {t: rpt_to_ctranslate2.convert(args.model, str(work / f"ct2_{t}"),
                                                   CT2_TYPES[t][0]) for t in args.compute_types}
-        cpu, libs = cpu_description(), libraries(args, args.compute_types, ct2_dirs, work)
+        try:
+            cpu, libs = cpu_description(), libraries(args, args.compute_types, ct2_dirs, work)
+        except RunFailed as error:
+            sys.exit(f"the first (probe and warm-up) runs failed: {error}")
         intro = header(cpu, libs, args, len(lines))
         print("\n".join(intro), flush=True)
-        results = []
+        results, failures = [], []
         for search in args.searches:
             for compute_type in args.compute_types:
                 for batch in args.batch_sizes:
-                    results.append(one_setting(args, ct2_dirs[compute_type],
-                                               (compute_type, batch, search), lines,
-                                               references, target_spm, work))
+                    try:
+                        results.append(one_setting(args, ct2_dirs[compute_type],
+                                                   (compute_type, batch, search), lines,
+                                                   references, target_spm, work))
+                    except RunFailed as error:  # the other settings still run
+                        failures.append({"compute_type": compute_type, "batch": batch,
+                                         "search": search, "error": str(error)})
+                        print(f"{compute_type} batch {batch} {search}: FAILED: {error}",
+                              flush=True)
+                        continue
                     print(main_table(results[-1:])[-1], flush=True)
+                    for engine in ("rpt", "ctranslate2"):
+                        for name, error in results[-1]["all"]["failed_layouts"].get(
+                                engine, {}).items():
+                            print(f"  {engine} {name}: FAILED, left out: {error[:300]}",
+                                  flush=True)
     print("\nAll sentences:\n")
     print("\n".join(main_table(results)))
     if any("normal" in r for r in results):
@@ -548,8 +563,8 @@ def main(argv=None):
              "settings": {k: getattr(args, k) for k in ("model", "device", "beam_size",
                                                        "max_length", "repeat", "limit",
                                                        "long_input", "threads", "searches")},
-             "results": results}, indent=1, ensure_ascii=False))
-    return 0
+             "results": results, "failures": failures}, indent=1, ensure_ascii=False))
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

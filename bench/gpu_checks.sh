@@ -35,6 +35,8 @@
 #              float16 at batch 32 and 1, float32 at batch 32, 1,024-token inputs; the wheel
 #              packed with RPT_PACK_PEER=1, its cuBLAS 12 served by cuBLAS 13
 #              (tools/cublas12_link.py). Not in `all`: it needs its own call (carry limit).
+#              At most RPT_PEER_BUDGET (480) seconds; the JSONs (figures and outputs) are in
+#              logs.tar.xz under peer/.
 #   peer_cpu   the same comparison on the host CPU (float32, int8; batch 32 and 1), in the
 #              background on the upper half of the cores like host_cpu
 # Throughput and peak device memory of every translation run are in the summary.
@@ -265,18 +267,29 @@ admission_runs() {
     for round in 1 2; do
       for group in 1 4 8 16; do
         run="admission.$pair.$precision.g$group"
+        rm -f "$LOGS/$run"
         timeout 150 "${GPU_CPUS[@]}" "$BIN/rpt-translate" --model "$MODEL" --device "$DEVICE" \
           --compute-type "$precision" --batch-size 32 --admission-group "$group" --verbose \
           < "$LOGS/$pair.src" > "$LOGS/$run" 2> "$LOGS/$run.log" \
-          || { fail "$run: $(tail -2 "$LOGS/$run.log" | tr '\n' ' ')"; continue; }
+          || { fail "$run: $(tail -2 "$LOGS/$run.log" | tr '\n' ' ')"; rm -f "$LOGS/$run"; continue; }
         say "$run round $round: $(grep -h 'sentences/s' "$LOGS/$run.log" | sed 's/^rpt-translate: //' | cut -d'(' -f1)| $(grep -h 'time:' "$LOGS/$run.log" | sed 's/.*encoding/encoding/' | cut -d, -f1-3)"
-        cmp -s "$LOGS/admission.$pair.$precision.g1" "$LOGS/$run" \
-          || fail "$run: output differs from admission group 1"
+        local first="$LOGS/admission.$pair.$precision.g1"
+        if [ "$group" != 1 ] && [ -f "$first" ]; then
+          cmp -s "$first" "$LOGS/$run" || fail "$run: output differs from admission group 1"
+        fi
       done
     done
   done
 }
-phase_admission() { for_each_model admission_runs; }
+phase_admission() {  # (no CPU reference needed: each group is held to group 1)
+  for MODEL in "${MODELS[@]}"; do
+    local pair
+    pair=$(basename "$MODEL")
+    [ -f "$PACK/data/ui.$pair.test.tsv" ] || { say "$pair: no test split in the pack"; continue; }
+    [ -s "$LOGS/$pair.src" ] || cut -f1 "$PACK/data/ui.$pair.test.tsv" > "$LOGS/$pair.src"
+    admission_runs "$pair"
+  done
+}
 
 phase_sanitizer() {
   local sanitizer
@@ -372,25 +385,35 @@ phase_server() {
   done
 }
 
-# CTranslate2 from the pack (RPT_PACK_PEER=1): the environment its Python runs in, PEER_ENV.
-peer_site() {
-  [ -d "$PACK/peer/site" ] || { say "peer: CTranslate2 is not in the pack (RPT_PACK_PEER=1)"; return 1; }
+# CTranslate2 from the pack (RPT_PACK_PEER=1): the environment its Python runs in, PEER_ENV,
+# and the time the phase may take (RPT_PEER_BUDGET seconds from now: the device stops a call at
+# 600 s), PEER_DEADLINE. The other modules the comparison needs come from the machine's Python.
+peer_setup() {
+  [ -d "$PACK/peer/site" ] || { fail "peer: CTranslate2 is not in the pack (RPT_PACK_PEER=1)"; return 1; }
   PEER_ENV=(env "PYTHONPATH=$PACK/peer/site${PYTHONPATH:+:$PYTHONPATH}")
+  PEER_DEADLINE=$(( $(date +%s) + ${RPT_PEER_BUDGET:-480} ))
+  mkdir -p "$LOGS/peer"
+  local found
+  found=$("${PEER_ENV[@]}" python3 -c "import ctranslate2, numpy, sentencepiece, sacrebleu; print('ctranslate2', ctranslate2.__version__, 'sees', ctranslate2.get_cuda_device_count(), 'GPU(s)')" 2>&1) \
+    || { fail "peer: python3 lacks a module: $(echo "$found" | tail -1)"; return 1; }
+  say "peer: $found"
 }
 
-# One rpt-vs-CTranslate2 comparison (bench/compare_ctranslate2.py) on en-de's test split; its JSON
-# (figures and outputs) comes back under OUT, its table rows go to the summary.
+# One rpt-vs-CTranslate2 comparison (bench/compare_ctranslate2.py) on en-de's test split, within
+# PEER_DEADLINE; its JSON (figures and outputs) goes into the logs archive, its table rows to
+# the summary.
 #   peer_compare NAME DEVICE TYPES BATCHES LINES SEARCHES THREADS [EXTRA...]
 peer_compare() {
   local name=$1 device=$2 types=$3 batches=$4 count=$5 searches=$6 threads=$7 pair=en-de
   shift 7
-  local cpus=("${GPU_CPUS[@]}")
+  local cpus=("${GPU_CPUS[@]}") left=$(( PEER_DEADLINE - $(date +%s) ))
   [ "$device" = cpu ] && cpus=("${HOST_CPUS[@]}")
-  timeout "${RPT_PEER_TIMEOUT:-300}" "${cpus[@]}" "${PEER_ENV[@]}" python3 \
+  [ "$left" -ge 30 ] || { fail "$name $pair: skipped, the phase's time is spent"; return; }
+  timeout "$left" "${cpus[@]}" "${PEER_ENV[@]}" python3 \
     bench/compare_ctranslate2.py --model "models/$pair" --source-tsv "$PACK/data/ui.$pair.test.tsv" \
     --limit "$count" --device "$device" --rpt-translate "$BIN/rpt-translate" \
     --compute-types "$types" --batch-sizes "$batches" --searches "$searches" --threads "$threads" \
-    --repeat "${RPT_PEER_REPEAT:-3}" "$@" --json "$OUT/$name.$pair.json" \
+    --repeat "${RPT_PEER_REPEAT:-3}" "$@" --json "$LOGS/peer/$name.$pair.json" \
     > "$LOGS/$name.$pair.txt" 2>&1 \
     || fail "$name $pair (exit $?): $(tail -2 "$LOGS/$name.$pair.txt" | tr '\n' ' ')"
   say "$name $pair:"
@@ -404,7 +427,7 @@ peer_compare() {
 # each JSON's header. The bars' comparisons first.
 phase_peer() {
   local half="${RPT_PEER_HALF:-float16}" tsv="$PACK/data/ui.en-de.test.tsv" cublas="" dir
-  peer_site || return
+  peer_setup || return
   say "peer: $(cat "$PACK/peer/VERSION")"
   IFS=: read -ra dirs <<< "$cuda_dirs"
   for dir in "${dirs[@]}"; do
@@ -419,22 +442,24 @@ phase_peer() {
   elif [ "$DEVICE" = cuda ]; then
     fail "peer: no libcublas.so.13 on this machine"; return
   fi
-  "${PEER_ENV[@]}" python3 -c "import ctranslate2 as c; print('peer: ctranslate2', c.__version__, 'sees', c.get_cuda_device_count(), 'GPU(s)')" 2>&1 | tee -a "$SUMMARY"
   local lines all
   all=$(wc -l < "$tsv")
   lines=${RPT_PEER_LINES:-$all}  # fewer for a dry run on a CPU
   # Threads 2 at batch 32: one engine with 2 CPU threads, or two decoders / translator replicas
   # sharing the GPU (CPU threads barely matter to a GPU decode; the replicas may).
   peer_compare "peer.$half.b32" "$DEVICE" "$half" 32 "$lines" default,lp0 2
+  save_logs  # (with peer_cpu's progress: a call stopped at its limit still returns them)
   peer_compare "peer.$half.long1024" "$DEVICE" "$half" 8 "$all" lp0 1 --long-input 1024
+  save_logs
   peer_compare "peer.$half.b1" "$DEVICE" "$half" 1 "${RPT_PEER_BATCH1_LINES:-300}" lp0 1
+  save_logs
   peer_compare "peer.float32.b32" "$DEVICE" float32 32 "$lines" lp0 2
 }
 
 # The same comparison on the host CPU (float32 and int8; CTranslate2's wheel brings MKL and
 # oneDNN), in the background on the upper half of the cores while GPU phases run on the lower.
 phase_peer_cpu() {
-  peer_site || return
+  peer_setup || return
   local cores=$(( CORES - HALF ))
   local threads=$cores
   [ "$cores" -gt 4 ] && threads="4,$cores"
@@ -449,9 +474,15 @@ phase_bench() {
 }
 
 host_pid="" peer_cpu_pid=""
+# Both run on the upper half of the cores: together each would slow the other's timings.
+if [[ " ${PHASES[*]} " == *" host_cpu "* && " ${PHASES[*]} " == *" peer_cpu "* ]]; then
+  fail "host_cpu and peer_cpu share the host's cores: run them in different calls"
+  exit 1
+fi
 for phase in "${PHASES[@]}"; do
   declare -F "phase_$phase" > /dev/null || { fail "unknown phase $phase"; continue; }
   if [ "$phase" = peer_cpu ]; then
+    : > "$LOGS/peer_cpu.summary.txt"  # (LOGS outlives a call on a warm machine)
     SUMMARY="$LOGS/peer_cpu.summary.txt" phase_peer_cpu > "$LOGS/peer_cpu.log" 2>&1 &
     peer_cpu_pid=$!
     say "== peer_cpu: started in the background"

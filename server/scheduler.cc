@@ -4,10 +4,19 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/errors.h"
 #include "engine/translator.h"  // sentences_to_admit
 
 namespace rpt::server {
 namespace {
+
+// Checked before the scheduler's thread starts (a throw after it would end the process).
+SchedulerOptions checked(const SchedulerOptions& options) {
+  RPT_CHECK(options.admission_group >= 1 && options.admission_group <= options.max_active_sentences,
+            InvalidArgument, "admission_group must be in [1, max_active_sentences ",
+            options.max_active_sentences, "], got ", options.admission_group);
+  return options;
+}
 
 // Failures before a sentence runs on its own: in small groups (where it is likely the culprit),
 // or in any (a bound, should admission keep widening under load between failures).
@@ -40,7 +49,7 @@ Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Engine> engin
     : model_name_(std::move(model_name)),
       engine_(std::move(engine)),
       model_(engine_->shared_model()),
-      options_(options),
+      options_(checked(options)),
       metrics_(metrics),
       decoder_(engine_),
       admission_limit_(options_.max_active_sentences),

@@ -69,6 +69,19 @@ class Cublas12LinkTest(unittest.TestCase):
             self.assertEqual(os.path.realpath(link), os.path.realpath(CUBLAS))
             self.assertTrue(os.path.exists(os.path.join(out, "libcublasLt.so.13")))
 
+    def test_a_toolkit_whose_sonames_link_to_versioned_files(self):
+        # libcublas.so.13 -> libcublas.so.13.9.9 (a toolkit's layout): the Lt link is still
+        # named as cuBLAS asks for it, libcublasLt.so.13.
+        real = os.path.realpath(CUBLAS)
+        real_lt = os.path.join(os.path.dirname(real), "libcublasLt.so.13")
+        with tempfile.TemporaryDirectory() as toolkit, tempfile.TemporaryDirectory() as out:
+            for name, target in (("libcublas", real), ("libcublasLt", os.path.realpath(real_lt))):
+                os.symlink(target, os.path.join(toolkit, f"{name}.so.13.9.9"))
+                os.symlink(f"{name}.so.13.9.9", os.path.join(toolkit, f"{name}.so.13"))
+            code, report = run_tool(os.path.join(toolkit, "libcublas.so.13"), out)
+            self.assertEqual((code, report["missing"]), (0, []))
+            self.assertEqual(sorted(os.listdir(out)), ["libcublas.so.12", "libcublasLt.so.13"])
+
     def test_a_library_without_them_is_refused(self):
         libz = sorted(glob.glob("/lib/x86_64-linux-gnu/libz.so.1") +
                       glob.glob("/usr/lib/x86_64-linux-gnu/libz.so.1"))

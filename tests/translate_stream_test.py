@@ -63,7 +63,8 @@ class TranslateStreamTest(unittest.TestCase):
         self.first_translation_while_input_is_open()
 
     def test_admission_in_groups_neither_stalls_nor_changes_the_output(self):
-        # An idle decoder takes the one line there is; a busy one waits for 3 free slots.
+        # An idle decoder takes the one line there is (a group of 4 or not); then, batched, the
+        # waiting join 3 at a time or all at once.
         self.first_translation_while_input_is_open("--batch-size", "4", "--admission-group", "4")
         self.assertEqual(translate(LINES, "--batch-size", "4", "--admission-group", "3")[0],
                          self.alone)

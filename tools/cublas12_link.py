@@ -44,13 +44,14 @@ def cublas_names(library_path):
 
 def make_links(cublas_path, out_dir):
     """out_dir/libcublas.so.12 -> cuBLAS 13, out_dir/libcublasLt.so.13 -> its Lt beside it."""
-    cublas = Path(cublas_path).resolve()
+    given = Path(cublas_path)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    links = {"libcublas.so.12": cublas}
-    lt = cublas.parent / re.sub(r"^libcublas\.", "libcublasLt.", cublas.name)
+    links = {"libcublas.so.12": given.resolve()}
+    # Named as cuBLAS asks for it (libcublasLt.so.13), whatever file a toolkit's link resolves to.
+    lt = given.parent / re.sub(r"^libcublas\.", "libcublasLt.", given.name)
     if lt.exists():
-        links[lt.name] = lt
+        links[lt.name] = lt.resolve()
     for name, target in links.items():
         link = out / name
         if link.is_symlink() or link.exists():

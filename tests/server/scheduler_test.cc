@@ -17,6 +17,7 @@
 
 #include "engine/errors.h"
 #include "engine/translator.h"
+#include "server/server_options.h"
 #include "tests/support/source_dir.h"
 
 namespace rpt::server {
@@ -433,6 +434,33 @@ TEST_F(SchedulerFaultTest, AdmissionInGroupsWaitsForFreeRowsAndKeepsTheTranslati
     }
   }
   EXPECT_EQ(total, kTexts.size());
+}
+
+TEST_F(SchedulerFaultTest, AdmissionGroupOutsideOneToTheActiveSentencesIsRefused) {
+  for (const int group : {0, 5}) {
+    ModelMetrics m = metrics_.add_model(description("refused" + std::to_string(group)));
+    EXPECT_THROW(Scheduler("refused", Engine::create(model_),
+                           {.max_active_sentences = 4, .admission_group = group}, m),
+                 InvalidArgument)
+        << group;
+  }
+}
+
+TEST(ServerOptionsTest, AdmissionGroupOverTheActiveSentencesIsRefusedAtStart) {
+  for (const auto& [flags, refused] : std::vector<std::pair<std::string, bool>>{
+           {"--model m=dir --admission-group 8 --max-active-sentences 4", true},
+           {"--model m=dir --admission-group 4 --max-active-sentences 4", false}}) {
+    CLI::App app;
+    ServerOptions options;
+    add_server_options(app, options);
+    app.parse(flags, false);
+    if (refused) {
+      EXPECT_THROW(finalize_server_options(options), std::invalid_argument) << flags;
+    } else {
+      EXPECT_NO_THROW(finalize_server_options(options)) << flags;
+      EXPECT_EQ(options.scheduler.admission_group, 4);
+    }
+  }
 }
 
 }  // namespace
