@@ -40,24 +40,30 @@ void CudaTransformerOps::norm(const DeviceLayerNorm& weights, const void* in, in
                            stream_);
 }
 
+void CudaTransformerOps::multiply_by_weight(const DeviceLinear& layer, const void* in, int rows,
+                                            Precision out_precision, float beta, void* out) {
+  kernels::gemm_cuda({.input_precision = precision_,
+                      .output_precision = out_precision,
+                      .transpose_b = true,
+                      .m = rows,
+                      .n = layer.outputs,
+                      .k = layer.inputs,
+                      .a = in,
+                      .lda = layer.inputs,
+                      .b = layer.weight,
+                      .ldb = layer.inputs,
+                      .beta = beta,
+                      .c = out,
+                      .ldc = layer.outputs},
+                     cublas_);
+}
+
 void CudaTransformerOps::linear(const DeviceLinear& layer, const LinearCall& call) {
   // The bias/activation kernel takes dense rows; the GPU's buffers are dense.
   RPT_CHECK(call.in_stride == layer.inputs && call.out_stride == layer.outputs, InvalidArgument,
             "the GPU linear layer takes dense rows");
-  kernels::gemm_cuda({.input_precision = precision_,
-                      .output_precision = precision_,
-                      .transpose_b = true,
-                      .m = call.rows,
-                      .n = layer.outputs,
-                      .k = layer.inputs,
-                      .a = call.in,
-                      .lda = layer.inputs,
-                      .b = layer.weight,
-                      .ldb = layer.inputs,
-                      .beta = call.accumulate ? 1.0f : 0.0f,
-                      .c = call.out,
-                      .ldc = layer.outputs},
-                     cublas_);
+  multiply_by_weight(layer, call.in, call.rows, precision_, call.accumulate ? 1.0f : 0.0f,
+                     call.out);
   if (layer.bias != nullptr || call.activation != kernels::ActivationKind::kIdentity) {
     kernels::bias_activation_cuda({.precision = precision_,
                                    .x = call.out,
@@ -160,19 +166,7 @@ void CudaTransformerOps::cross_attention(const CrossAttentionOf<DeviceStorage>& 
 
 void CudaTransformerOps::logits(const DeviceLinear& generator, const void* x, int rows,
                                 float* out) {
-  kernels::gemm_cuda({.input_precision = precision_,
-                      .output_precision = Precision::kFloat32,
-                      .transpose_b = true,
-                      .m = rows,
-                      .n = generator.outputs,
-                      .k = generator.inputs,
-                      .a = x,
-                      .lda = generator.inputs,
-                      .b = generator.weight,
-                      .ldb = generator.inputs,
-                      .c = out,
-                      .ldc = generator.outputs},
-                     cublas_);
+  multiply_by_weight(generator, x, rows, Precision::kFloat32, 0.0f, out);
   if (generator.bias != nullptr) {  // float32 (engine/transformer_weights.h)
     kernels::bias_activation_cuda({.precision = Precision::kFloat32,
                                    .x = out,

@@ -66,6 +66,10 @@ class CudaTransformerOps final : public TransformerOps<DeviceStorage> {
   void logits(const DeviceLinear& generator, const void* x, int rows, float* out) override;
 
  private:
+  // out [rows, outputs] = in [rows, inputs] W^T + beta out (no bias): every weight GEMM, in the
+  // compute precision or, for the logits, into float32.
+  void multiply_by_weight(const DeviceLinear& layer, const void* in, int rows,
+                          kernels::Precision out_precision, float beta, void* out);
   // context [rows, d_model] = attention of `rows` queries (row stride query_stride) over the keys
   // and values at key_shift / value_shift from each row's sequence; Shaw or T5 terms from
   // `relative` when not nullptr.
