@@ -16,6 +16,8 @@ Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions o
   model_ = engine_->shared_model();
   span_protector_ = std::make_shared<const SpanProtector>(model_);
   RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
+  options_.admission_group = admission_group_for(engine_->options().device,
+                                                 options_.admission_group, options_.max_batch_size);
   RPT_CHECK(options_.admission_group >= 1 && options_.admission_group <= options_.max_batch_size,
             InvalidArgument, "admission_group must be in [1, max_batch_size ",
             options_.max_batch_size, "], got ", options_.admission_group);
@@ -105,6 +107,12 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
         {.id = i, .source_ids = sources[i], .options = options, .constraints = nullptr});
   }
   return decode(std::move(requests));
+}
+
+int admission_group_for(Device device, int requested, int max_batch) {
+  if (requested != kAdmissionGroupByDevice) return requested;
+  constexpr int kGpuGroup = 8, kCpuGroup = 1;
+  return std::clamp(device == Device::kCuda ? kGpuGroup : kCpuGroup, 1, std::max(max_batch, 1));
 }
 
 std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,

@@ -25,10 +25,19 @@ struct TranslatorOptions {
   // Longest accepted source, in tokens (pieces); longer input is refused, never truncated.
   int max_input_length = 1024;
   // Waiting sentences join a running batch once this many can (or every waiting one can): fewer,
-  // larger encoder calls, for rows left empty meanwhile. 1: each joins as soon as a slot frees.
-  // Translations do not change (batch invariance); only speed does (docs/engine.md).
-  int admission_group = 1;
+  // larger encoder calls, for rows left empty meanwhile. 1: each joins as soon as a slot frees;
+  // kAdmissionGroupByDevice: the device's measured best (admission_group_for). Translations do
+  // not change (batch invariance); only speed does (docs/engine.md).
+  int admission_group = 0;  // kAdmissionGroupByDevice
 };
+
+inline constexpr int kAdmissionGroupByDevice = 0;
+
+// The admission group to use: `requested`, or for kAdmissionGroupByDevice the device's measured
+// best within `max_batch` rows: 8 on a GPU (an encoder call's fixed cost dominates there: +11-23%
+// tokens/s at batch 32 on an H200), 1 on the CPU (no gain: a CPU step costs what its rows do).
+// docs/PERFORMANCE.md "Admission in groups".
+int admission_group_for(Device device, int requested, int max_batch);
 
 // How many of `waiting` sentences join a decoder with `room` free slots now (admission_group
 // `group`): all that fit when the decoder is empty, else none until `group` fit or all do.

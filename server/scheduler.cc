@@ -5,13 +5,16 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/errors.h"
-#include "engine/translator.h"  // sentences_to_admit
+#include "engine/translator.h"  // admission_group_for, sentences_to_admit
 
 namespace rpt::server {
 namespace {
 
-// Checked before the scheduler's thread starts (a throw after it would end the process).
-SchedulerOptions checked(const SchedulerOptions& options) {
+// Resolved and checked before the scheduler's thread starts (a throw after it would end the
+// process).
+SchedulerOptions checked(SchedulerOptions options, const Engine& engine) {
+  options.admission_group = admission_group_for(engine.options().device, options.admission_group,
+                                                options.max_active_sentences);
   RPT_CHECK(options.admission_group >= 1 && options.admission_group <= options.max_active_sentences,
             InvalidArgument, "admission_group must be in [1, max_active_sentences ",
             options.max_active_sentences, "], got ", options.admission_group);
@@ -49,7 +52,7 @@ Scheduler::Scheduler(std::string model_name, std::shared_ptr<const Engine> engin
     : model_name_(std::move(model_name)),
       engine_(std::move(engine)),
       model_(engine_->shared_model()),
-      options_(checked(options)),
+      options_(checked(options, *engine_)),
       metrics_(metrics),
       decoder_(engine_),
       admission_limit_(options_.max_active_sentences),

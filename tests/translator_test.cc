@@ -115,7 +115,20 @@ TEST_F(TranslatorTest, AdmissionInGroupsGivesTheSameResults) {
       expect_same(a[i], b[i], "sentence " + std::to_string(i));
   }
   EXPECT_THROW(Translator(model_, {.max_batch_size = 4, .admission_group = 5}), InvalidArgument);
-  EXPECT_THROW(Translator(model_, {.admission_group = 0}), InvalidArgument);
+  EXPECT_THROW(Translator(model_, {.admission_group = -1}), InvalidArgument);
+}
+
+TEST_F(TranslatorTest, AdmissionGroupByDeviceIsTheMeasuredBest) {
+  // 8 on a GPU (measured on an H200), 1 on the CPU (no gain measured), never over the batch;
+  // a group asked for is kept.
+  EXPECT_EQ(admission_group_for(Device::kCuda, kAdmissionGroupByDevice, 32), 8);
+  EXPECT_EQ(admission_group_for(Device::kCuda, kAdmissionGroupByDevice, 4), 4);
+  EXPECT_EQ(admission_group_for(Device::kCpu, kAdmissionGroupByDevice, 32), 1);
+  EXPECT_EQ(admission_group_for(Device::kCuda, 3, 32), 3);
+  EXPECT_EQ(admission_group_for(Device::kCpu, 5, 32), 5);
+  EXPECT_EQ(Translator(model_, {}).options().admission_group, 1);
+  EXPECT_EQ(
+      Translator(model_, {.max_batch_size = 4, .admission_group = 3}).options().admission_group, 3);
 }
 
 TEST(SentencesToAdmit, WaitForAGroupUnlessTheDecoderIsEmptyOrAllWaitingFit) {

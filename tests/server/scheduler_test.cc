@@ -437,7 +437,11 @@ TEST_F(SchedulerFaultTest, AdmissionInGroupsWaitsForFreeRowsAndKeepsTheTranslati
 }
 
 TEST_F(SchedulerFaultTest, AdmissionGroupOutsideOneToTheActiveSentencesIsRefused) {
-  for (const int group : {0, 5}) {
+  ModelMetrics by_device = metrics_.add_model(description("by-device"));
+  EXPECT_NO_THROW(Scheduler("by-device", Engine::create(model_),
+                            {.max_active_sentences = 4, .admission_group = kAdmissionGroupByDevice},
+                            by_device));
+  for (const int group : {-1, 5}) {
     ModelMetrics m = metrics_.add_model(description("refused" + std::to_string(group)));
     EXPECT_THROW(Scheduler("refused", Engine::create(model_),
                            {.max_active_sentences = 4, .admission_group = group}, m),
