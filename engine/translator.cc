@@ -18,9 +18,6 @@ Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions o
   RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
   options_.admission_group = admission_group_for(engine_->options().device,
                                                  options_.admission_group, options_.max_batch_size);
-  RPT_CHECK(options_.admission_group >= 1 && options_.admission_group <= options_.max_batch_size,
-            InvalidArgument, "admission_group must be in [1, max_batch_size ",
-            options_.max_batch_size, "], got ", options_.admission_group);
   RPT_CHECK(options_.max_input_length >= 1 &&
                 options_.max_input_length <= model_->max_sequence_length(),
             InvalidArgument, "max_input_length must be in [1, ", model_->max_sequence_length(),
@@ -109,10 +106,14 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
   return decode(std::move(requests));
 }
 
-int admission_group_for(Device device, int requested, int max_batch) {
-  if (requested != kAdmissionGroupByDevice) return requested;
+int admission_group_for(Device device, int requested, int max_rows) {
   constexpr int kGpuGroup = 8, kCpuGroup = 1;
-  return std::clamp(device == Device::kCuda ? kGpuGroup : kCpuGroup, 1, std::max(max_batch, 1));
+  const int group = requested != kAdmissionGroupByDevice
+                        ? requested
+                        : std::min(device == Device::kCuda ? kGpuGroup : kCpuGroup, max_rows);
+  RPT_CHECK(group >= 1 && group <= max_rows, InvalidArgument, "admission_group must be in [1, ",
+            max_rows, "] (the sentences decoded together), got ", group);
+  return group;
 }
 
 std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,

@@ -15,9 +15,6 @@ namespace {
 SchedulerOptions checked(SchedulerOptions options, const Engine& engine) {
   options.admission_group = admission_group_for(engine.options().device, options.admission_group,
                                                 options.max_active_sentences);
-  RPT_CHECK(options.admission_group >= 1 && options.admission_group <= options.max_active_sentences,
-            InvalidArgument, "admission_group must be in [1, max_active_sentences ",
-            options.max_active_sentences, "], got ", options.admission_group);
   return options;
 }
 

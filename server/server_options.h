@@ -33,7 +33,8 @@ struct SchedulerOptions {
   bool inflight_batching = true;
   // Queued sentences join a decoding batch once this many can (or every queued one can): fewer,
   // larger encoder calls (TranslatorOptions::admission_group). 1: at every free row; 0: the
-  // device's measured best (admission_group_for: 8 on a GPU, 1 on the CPU).
+  // device's measured best (kAdmissionGroupByDevice, admission_group_for: 8 on a GPU, 1 on the
+  // CPU).
   int admission_group = 0;
 };
 
