@@ -163,8 +163,9 @@ class RunFailed(Exception):
 
 
 def run_rpt(args, compute_type, batch, layout, search, input_path):
-    command = [args.rpt_translate, "--model", args.model, "--no-protect-spans",
-               "--beam-size", str(args.beam_size), "--batch-size", str(batch),
+    # One segment per line, as CTranslate2 reads it.
+    command = [args.rpt_translate, "--model", args.model, "--split-sentences", "none",
+               "--no-protect-spans", "--beam-size", str(args.beam_size), "--batch-size", str(batch),
                "--threads", str(layout["threads"]),
                "--inter-threads", str(layout.get("inter", 1)), "--max-length", str(args.max_length),
                "--device", args.device, "--compute-type", compute_type,

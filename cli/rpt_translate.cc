@@ -1,4 +1,6 @@
-// rpt-translate: offline translation. Source lines on stdin, translations on stdout.
+// rpt-translate: offline translation. Source lines on stdin, translations on stdout: each line
+// cut into sentences (--split-sentences), translated, and put back into its layout; a blank line
+// stays blank (docs/documents.md).
 //
 //   rpt-translate --model models/en-de [--beam-size 4] [--n-best 1] [--with-scores] < in > out
 //
@@ -52,6 +54,8 @@ struct CliOptions {
   std::string glossary;
   std::string glossary_method = "mask";
   std::string length_penalty_type = "average";
+  std::string split_sentences = "auto";
+  std::string language;  // empty: the model's source language
   rpt::DecodingOptions decoding;
 };
 
@@ -59,6 +63,13 @@ rpt::LengthPenaltyType parse_penalty_type(const std::string& name) {
   if (name == "average") return rpt::LengthPenaltyType::kAverage;
   if (name == "gnmt") return rpt::LengthPenaltyType::kGnmt;
   return rpt::LengthPenaltyType::kNone;
+}
+
+// The language whose sentence rules cut the input: --language, else the model's source.
+std::string segmentation_language(const CliOptions& cli, const rpt::Model& model) {
+  if (!cli.language.empty()) return cli.language;
+  const std::string& source = model.config().source_language;
+  return source.empty() ? "en" : source;
 }
 
 int run(const CliOptions& cli) {
@@ -91,10 +102,12 @@ int run(const CliOptions& cli) {
   rpt::tools::LineReader input(STDIN_FILENO);
   rpt::tools::StreamTotals totals;
   {
-    rpt::tools::ProgressLine progress("rpt-translate", "sentences", !cli.quiet);
+    rpt::tools::ProgressLine progress("rpt-translate", "segments", !cli.quiet);
     totals = rpt::tools::translate_stream(
         translator,
         {.decoding = cli.decoding,
+         .segmentation = {.split = rpt::documents::parse_split_sentences(cli.split_sentences),
+                          .language = segmentation_language(cli, *model)},
          .spans = {.enabled = cli.protect_spans,
                    .accelerators = cli.accelerators,
                    .mask = cli.span_masking},
@@ -113,10 +126,11 @@ int run(const CliOptions& cli) {
   if (cli.verbose) {
     const auto sentences = static_cast<double>(totals.sentences);
     std::fprintf(stderr,
-                 "rpt-translate: %ld sentences, %ld target tokens in %.3f s: %.1f sentences/s, "
+                 "rpt-translate: %ld lines, %ld sentences, %ld target tokens in %.3f s: %.1f "
+                 "sentences/s, "
                  "%.1f target tokens/s (beam %d, batch %d, %s %s, %d CPU threads, %d "
                  "decoders)\n",
-                 totals.sentences, totals.target_tokens, seconds, sentences / seconds,
+                 totals.lines, totals.sentences, totals.target_tokens, seconds, sentences / seconds,
                  static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size,
                  cli.batch_size, translator.engine().device_description().c_str(),
                  cli.compute_type.c_str(), rpt::kernels::cpu_threads(), cli.inter_threads);
@@ -216,6 +230,14 @@ int main(int argc, char** argv) {
                  "CPU, as measured)")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
+  app.add_option("--split-sentences", cli.split_sentences,
+                 "How each line is cut into segments: auto (sentences), newlines (each line one "
+                 "segment), none (likewise); the layout around segments (spaces, list markers, "
+                 "symbols alone) comes back as it was, blank lines as blank lines")
+      ->check(CLI::IsMember({"auto", "newlines", "sentences", "none"}))
+      ->capture_default_str();
+  app.add_option("--language", cli.language,
+                 "Source language whose sentence rules cut lines (default: the model's)");
   app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");
   app.add_flag("--verbose", cli.verbose, "Print throughput on stderr");
   app.add_flag("--quiet", cli.quiet, "No progress line on stderr (shown only on a terminal)");

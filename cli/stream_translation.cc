@@ -14,6 +14,7 @@
 
 #include "engine/batch_decoder.h"
 #include "engine/errors.h"
+#include "engine/text_segments.h"
 
 namespace rpt::tools {
 
@@ -40,9 +41,23 @@ class Lap {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
+// Where a segment's result goes: its line and its place among the line's segments.
+struct SegmentPlace {
+  std::uint64_t line = 0;
+  std::size_t index = 0;
+};
+
 struct Pending {
   SentenceRequest request;
   PreparedSource source;
+  SegmentPlace place;
+};
+
+// A line read: its layout and its segments' results as they come.
+struct LineState {
+  documents::SegmentedText layout;
+  std::vector<TranslationResult> results;
+  std::size_t missing = 0;
 };
 
 // What the decoders share: the input side (the reader and the block read ahead, under
@@ -61,8 +76,9 @@ class Stream {
   // One decoder's loop, until the input has ended (or failed) and its batch is empty.
   void decode() {
     BatchDecoder decoder(translator_.shared_engine());
-    std::map<std::uint64_t, PreparedSource> sources;  // of this decoder's active sentences
-    StageTimes times;                                 // this thread's
+    // This decoder's active segments.
+    std::map<std::uint64_t, std::pair<PreparedSource, SegmentPlace>> sources;
+    StageTimes times;  // this thread's
     Lap lap;
     try {
       while (true) {
@@ -73,7 +89,8 @@ class Stream {
         if (!admitted.empty()) {
           std::vector<SentenceRequest> requests;
           for (Pending& pending : admitted) {
-            sources.emplace(pending.request.id, std::move(pending.source));
+            sources.emplace(pending.request.id,
+                            std::make_pair(std::move(pending.source), pending.place));
             requests.push_back(std::move(pending.request));
           }
           decoder.add(requests);
@@ -86,11 +103,12 @@ class Stream {
         times.step_rows += decoder.active_rows();
         std::vector<FinishedSentence> done_now = decoder.step();
         lap.to(times.step_seconds);
-        std::vector<std::pair<std::uint64_t, TranslationResult>> finished;
+        std::vector<std::pair<SegmentPlace, TranslationResult>> finished;
         for (FinishedSentence& done : done_now) {
           auto source = sources.find(done.id);
-          finished.emplace_back(done.id,
-                                translator_.to_result(std::move(done.hypotheses), source->second));
+          finished.emplace_back(
+              source->second.second,
+              translator_.to_result(std::move(done.hypotheses), source->second.first));
           sources.erase(source);
         }
         lap.to(times.results_seconds);
@@ -145,54 +163,82 @@ class Stream {
     return !(decoder.empty() && admitted.empty() && block_.empty() && (input_ended_ || failed_));
   }
 
-  // Under input_mutex_: the lines available now (all that have arrived, up to a block; with
-  // `wait`, at least one or the end), longest first.
+  // Under input_mutex_: the lines available now (all that have arrived, up to a block of
+  // segments; with `wait`, at least one or the end), their segments longest first.
   void read_block(bool wait) {
     Lap lap;
     try {
       for (auto line = input_.next(wait); line; line = input_.next(false)) {
-        PreparedSource source =
-            translator_.prepare(*line, next_id_, options_.spans, options_.glossary);
-        SentenceRequest request{.id = next_id_++,
-                                .source_ids = source.ids,
-                                .options = options_.decoding,
-                                .constraints = source.spans ? source.spans->constraints : nullptr};
-        block_.push_back({std::move(request), std::move(source)});
-        if (block_.size() == batch_ * kBlockBatches) break;
+        LineState state;
+        state.layout = documents::segment_text(*line, options_.segmentation);
+        std::vector<PreparedSource> segments = translator_.prepare_segments(
+            state.layout, next_line_, options_.spans, options_.glossary);
+        for (std::size_t i = 0; i < segments.size(); ++i) {
+          SentenceRequest request{
+              .id = next_id_++,
+              .source_ids = segments[i].ids,
+              .options = options_.decoding,
+              .constraints = segments[i].spans ? segments[i].spans->constraints : nullptr};
+          block_.push_back({std::move(request), std::move(segments[i]), {next_line_, i}});
+        }
+        state.results.resize(segments.size());
+        state.missing = segments.size();
+        add_line(next_line_++, std::move(state));
+        if (block_.size() >= batch_ * kBlockBatches) break;
       }
     } catch (...) {  // the lines before the bad one still decode and are written
       fail(std::current_exception());
     }
     const std::optional<long> total = input_.total();
-    if (total) total_lines_ = *total;
-    input_ended_ = total && static_cast<long>(next_id_) == *total;
+    input_ended_ = total && static_cast<long>(next_line_) == *total;
+    if (input_ended_) total_segments_ = static_cast<long>(next_id_);
     std::stable_sort(block_.begin(), block_.end(), [](const Pending& a, const Pending& b) {
       return a.request.source_ids.size() > b.request.source_ids.size();
     });
     lap.to(read_seconds_);
   }
 
-  // Writes every result whose earlier lines have all been written.
-  void deliver(std::vector<std::pair<std::uint64_t, TranslationResult>>& finished) {
+  // A line read; one without segments (blank) is complete and written as soon as it is its turn.
+  void add_line(std::uint64_t line, LineState state) {
     const std::lock_guard lock(output_mutex_);
-    for (auto& [id, result] : finished) waiting_.emplace(id, std::move(result));
-    for (auto it = waiting_.find(next_to_write_); it != waiting_.end();
-         it = waiting_.find(++next_to_write_)) {
-      write_(it->second);
-      ++totals_.sentences;
-      totals_.protected_spans += it->second.protected_spans;
-      if (!it->second.hypotheses.empty()) {
-        totals_.target_tokens += static_cast<long>(it->second.hypotheses[0].ids.size());
-        totals_.spans_lost += it->second.hypotheses[0].spans_kept ? 0 : 1;
+    lines_.emplace(line, std::move(state));
+    write_ready();
+  }
+
+  // Writes every line whose segments are all done and whose earlier lines have been written.
+  void deliver(std::vector<std::pair<SegmentPlace, TranslationResult>>& finished) {
+    const std::lock_guard lock(output_mutex_);
+    for (auto& [place, result] : finished) {
+      LineState& state = lines_.at(place.line);
+      state.results[place.index] = std::move(result);
+      --state.missing;
+      ++segments_done_;
+    }
+    write_ready();
+  }
+
+  // Under output_mutex_.
+  void write_ready() {
+    for (auto it = lines_.find(next_to_write_); it != lines_.end() && it->second.missing == 0;
+         it = lines_.find(++next_to_write_)) {
+      const TranslationResult result =
+          join_results(it->second.layout, std::move(it->second.results), options_.decoding.n_best);
+      write_(result);
+      ++totals_.lines;
+      totals_.sentences += result.segments;
+      totals_.protected_spans += result.protected_spans;
+      if (!result.hypotheses.empty()) {
+        totals_.target_tokens += static_cast<long>(result.hypotheses[0].ids.size());
+        totals_.spans_lost += result.hypotheses[0].spans_kept ? 0 : 1;
       }
-      for (const GlossaryTermResult& term : it->second.glossary_terms) {
+      for (const GlossaryTermResult& term : result.glossary_terms) {
         ++totals_.glossary_terms;
         totals_.glossary_missed += term.kept ? 0 : 1;
       }
-      waiting_.erase(it);
+      lines_.erase(it);
     }
-    const long total = total_lines_;
-    progress_.update(totals_.sentences, total >= 0 ? std::optional<long>(total) : std::nullopt);
+    const long total = total_segments_;
+    progress_.update(segments_done_, total >= 0 ? std::optional<long>(total) : std::nullopt);
   }
 
   // The first failure is the one reported; no more input is read after it.
@@ -210,17 +256,19 @@ class Stream {
   const std::size_t batch_;
 
   std::mutex input_mutex_;
-  std::vector<Pending> block_;  // read, waiting for a decoder's room, longest first
-  std::uint64_t next_id_ = 0;
+  std::vector<Pending> block_;   // read, waiting for a decoder's room, longest first
+  std::uint64_t next_id_ = 0;    // segments read
+  std::uint64_t next_line_ = 0;  // lines read
   bool input_ended_ = false;
   double read_seconds_ = 0;  // in read_block: reading (and waiting for) lines, preparing them
-  std::atomic<long> total_lines_ = -1;  // once the input's end has been read (the reader is
-                                        // not for other threads)
+  std::atomic<long> total_segments_ = -1;  // once the input's end has been read (the reader is
+                                           // not for other threads)
   std::atomic<bool> failed_ = false;
 
   std::mutex output_mutex_;
-  std::map<std::uint64_t, TranslationResult> waiting_;  // finished before an earlier line
+  std::map<std::uint64_t, LineState> lines_;  // read, not yet written
   std::uint64_t next_to_write_ = 0;
+  long segments_done_ = 0;
   StreamTotals totals_;
 
   std::mutex error_mutex_;

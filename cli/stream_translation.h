@@ -11,6 +11,7 @@
 
 #include <functional>
 
+#include "documents/segmenter.h"
 #include "engine/translator.h"
 #include "cli/line_reader.h"
 #include "cli/progress_line.h"
@@ -33,7 +34,8 @@ struct StageTimes {
 };
 
 struct StreamTotals {
-  long sentences = 0;
+  long lines = 0;
+  long sentences = 0;      // segments translated
   long target_tokens = 0;  // of the best hypotheses
   long protected_spans = 0;
   long spans_lost = 0;       // best hypotheses that did not keep every span of their source
@@ -44,15 +46,18 @@ struct StreamTotals {
 
 struct StreamOptions {
   DecodingOptions decoding;
+  // How each line is cut into segments (documents/segmenter.h); its layout comes back as it was.
+  documents::SegmentationOptions segmentation;
   SpanProtectionOptions spans;
   GlossaryUse glossary;  // borrowed: outlives the call
   int decoders = 1;      // batch decoders, each on its own thread
 };
 
-// Translates every line of `input` with `translator`'s batch size, telling `progress` of each
-// written sentence; `write` is called in input order, from one thread at a time. Throws
-// InvalidArgument for bad options or a line that cannot be translated (blank, too long): the
-// lines before it have been written.
+// Translates every line of `input` with `translator`'s batch size: each line cut into segments,
+// the segments decoded as the batch's rows, the line put back together (a blank line comes back
+// as it was, without decoding). `progress` counts segments; `write` is called once per line, in
+// input order, from one thread at a time. Throws InvalidArgument for bad options or a line that
+// cannot be translated: the lines before it have been written.
 StreamTotals translate_stream(const Translator& translator, const StreamOptions& options,
                               LineReader& input, ProgressLine& progress,
                               const std::function<void(const TranslationResult&)>& write);

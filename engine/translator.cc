@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/batch_decoder.h"
+#include "engine/text_segments.h"
 #include "kernels/errors.h"
 
 namespace rpt {
@@ -18,10 +19,9 @@ Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions o
   RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
   options_.admission_group = admission_group_for(engine_->options().device,
                                                  options_.admission_group, options_.max_batch_size);
-  RPT_CHECK(options_.max_input_length >= 1 &&
-                options_.max_input_length <= model_->max_sequence_length(),
-            InvalidArgument, "max_input_length must be in [1, ", model_->max_sequence_length(),
-            "]");
+  RPT_CHECK(
+      options_.max_input_length >= 1 && options_.max_input_length <= model_->max_sequence_length(),
+      InvalidArgument, "max_input_length must be in [1, ", model_->max_sequence_length(), "]");
 }
 
 void Translator::check_options(const DecodingOptions& options) const {
@@ -33,9 +33,8 @@ void Translator::check_options(const DecodingOptions& options) const {
 
 void Translator::check_source(const std::vector<int>& ids, std::size_t index) const {
   RPT_CHECK(!ids.empty(), InvalidArgument, "sentence ", index, " is empty");
-  RPT_CHECK(static_cast<int>(ids.size()) <= options_.max_input_length, InvalidArgument,
-            "sentence ", index, " has ", ids.size(), " tokens, over the limit of ",
-            options_.max_input_length);
+  RPT_CHECK(static_cast<int>(ids.size()) <= options_.max_input_length, InvalidArgument, "sentence ",
+            index, " has ", ids.size(), " tokens, over the limit of ", options_.max_input_length);
 }
 
 PreparedSource Translator::prepare(const std::string& source, std::size_t index,
@@ -51,6 +50,28 @@ PreparedSource Translator::prepare(const std::string& source, std::size_t index,
     prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
   }
   return prepared;
+}
+
+std::vector<PreparedSource> Translator::prepare_segments(documents::SegmentedText& text,
+                                                         std::size_t index,
+                                                         const SpanProtectionOptions& spans,
+                                                         const GlossaryUse& glossary) const {
+  try {
+    return rpt::prepare_segments(text, options_.max_input_length, [&](const std::string& segment) {
+      PreparedSource prepared;
+      ProtectedSource protected_source = span_protector_->protect(segment, spans, glossary);
+      for (const std::string& piece : model_->source_tokenizer().encode(protected_source.text)) {
+        prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
+      }
+      if (protected_source.constraints) {
+        prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
+      }
+      return prepared;
+    });
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("sentence " + std::to_string(index) + ": " + e.message(), __FILE__,
+                          __LINE__);
+  }
 }
 
 TranslationResult make_result(const Model& model, const SpanProtector* protector,
@@ -172,8 +193,8 @@ std::vector<TranslationResult> Translator::translate_tokens(
 
   std::vector<TranslationResult> results;
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    results.push_back(make_result(*model_, nullptr, nullptr, hypotheses[i],
-                                  static_cast<int>(sources[i].size())));
+    results.push_back(
+        make_result(*model_, nullptr, nullptr, hypotheses[i], static_cast<int>(sources[i].size())));
   }
   return results;
 }

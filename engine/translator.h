@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "documents/segmenter.h"
 #include "engine/batch_decoder.h"
 #include "engine/beam_search.h"
 #include "engine/engine.h"
@@ -72,6 +73,7 @@ struct TranslationResult {
   int source_tokens = 0;
   int protected_spans = 0;  // spans protected in the source (0 with protection off)
   std::vector<GlossaryTermResult> glossary_terms;  // in the order of their first match
+  int segments = 1;  // of a text (engine/text_result.h): segments translated, 0 when blank
 };
 
 // One raw sentence made ready for a BatchDecoder: source ids of the text the model reads, and
@@ -117,6 +119,13 @@ class Translator {
                          const GlossaryUse& glossary = {}) const;
   TranslationResult to_result(std::vector<Hypothesis> hypotheses,
                               const PreparedSource& source) const;
+  // A text's segments (documents/segmenter.h) made ready one by one as by prepare(): a segment
+  // over max_input_length tokens is cut (documents::cut_segment) until every part fits, and one
+  // the model reads nothing of becomes layout. InvalidArgument naming text `index` when a
+  // segment cannot be cut below the limit.
+  std::vector<PreparedSource> prepare_segments(documents::SegmentedText& text, std::size_t index,
+                                               const SpanProtectionOptions& spans,
+                                               const GlossaryUse& glossary = {}) const;
 
   const Model& model() const { return *model_; }
   const Engine& engine() const { return *engine_; }

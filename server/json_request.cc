@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include <google/protobuf/util/json_util.h>
 #include <nlohmann/json.hpp>
@@ -23,8 +24,8 @@ struct NestedTooDeep {};
 
 json parse_bounded(std::string_view text) {
   return json::parse(text, [](int depth, json::parse_event_t event, json&) {
-    const bool opens = event == json::parse_event_t::object_start ||
-                       event == json::parse_event_t::array_start;
+    const bool opens =
+        event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
     if (opens && depth >= kMaxJsonDepth) throw NestedTooDeep{};  // depth: enclosing levels
     return true;
   });
@@ -89,6 +90,19 @@ RequestStatus read_glossary(const json& body, v1::TranslateRequest* request) {
   return RequestStatus::Ok();
 }
 
+// An enum option given by its short name ("auto") becomes its proto name (SPLIT_SENTENCES_AUTO).
+void accept_short_name(json& options, const char* field, const std::string& prefix,
+                       std::initializer_list<const char*> names) {
+  const auto value = options.find(field);
+  if (value == options.end() || !value->is_string()) return;
+  for (const char* name : names) {
+    if (value->get<std::string>() != name) continue;
+    std::string upper = name;
+    for (char& c : upper) c = static_cast<char>(c - 'a' + 'A');
+    *value = prefix + upper;
+  }
+}
+
 // `options` through protobuf's own JSON parser: the proto3 mapping of DecodingOptions, unknown
 // fields refused.
 RequestStatus read_options(const json& body, v1::DecodingOptions* options) {
@@ -97,7 +111,11 @@ RequestStatus read_options(const json& body, v1::DecodingOptions* options) {
   if (!found->is_object()) {
     return invalid(std::string("options must be an object, not ") + found->type_name());
   }
-  const auto parsed = google::protobuf::util::JsonStringToMessage(found->dump(), options);
+  json given = *found;
+  accept_short_name(given, "split_sentences", "SPLIT_SENTENCES_",
+                    {"auto", "newlines", "sentences", "none"});
+  accept_short_name(given, "format", "TEXT_FORMAT_", {"text", "html", "xml"});
+  const auto parsed = google::protobuf::util::JsonStringToMessage(given.dump(), options);
   if (!parsed.ok()) return invalid("options: " + std::string(parsed.message()));
   return RequestStatus::Ok();
 }
@@ -127,8 +145,8 @@ RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequ
   } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e999
     return invalid(std::string("the body is not valid JSON: ") + error.what());
   } catch (const NestedTooDeep&) {
-    return invalid("the body nests objects and arrays more than " +
-                   std::to_string(kMaxJsonDepth) + " levels deep");
+    return invalid("the body nests objects and arrays more than " + std::to_string(kMaxJsonDepth) +
+                   " levels deep");
   }
   if (!body.is_object()) {
     return invalid(std::string("the body must be a JSON object, not ") + body.type_name());

@@ -5,9 +5,12 @@
 
 #include "engine/errors.h"
 #include "common/text_hygiene.h"
+#include "engine/text_segments.h"
 
 namespace rpt::server {
 namespace {
+
+constexpr int kMaxIgnoredTags = 64;
 
 RequestStatus invalid(std::string message) {
   return {StatusCode::kInvalidArgument, std::move(message)};
@@ -15,10 +18,14 @@ RequestStatus invalid(std::string message) {
 
 LengthPenaltyType to_engine(v1::LengthPenaltyType type, LengthPenaltyType fallback) {
   switch (type) {
-    case v1::LENGTH_PENALTY_TYPE_AVERAGE: return LengthPenaltyType::kAverage;
-    case v1::LENGTH_PENALTY_TYPE_GNMT: return LengthPenaltyType::kGnmt;
-    case v1::LENGTH_PENALTY_TYPE_NONE: return LengthPenaltyType::kNone;
-    default: return fallback;
+    case v1::LENGTH_PENALTY_TYPE_AVERAGE:
+      return LengthPenaltyType::kAverage;
+    case v1::LENGTH_PENALTY_TYPE_GNMT:
+      return LengthPenaltyType::kGnmt;
+    case v1::LENGTH_PENALTY_TYPE_NONE:
+      return LengthPenaltyType::kNone;
+    default:
+      return fallback;
   }
 }
 
@@ -108,8 +115,8 @@ RequestStatus resolve_options(const v1::DecodingOptions& request, const Decoding
     o.length_penalty = alpha;
   }
   if (!v1::LengthPenaltyType_IsValid(request.length_penalty_type())) {
-    return invalid("options.length_penalty_type " +
-                   std::to_string(request.length_penalty_type()) + " is not a known type");
+    return invalid("options.length_penalty_type " + std::to_string(request.length_penalty_type()) +
+                   " is not a known type");
   }
   o.length_penalty_type = to_engine(request.length_penalty_type(), defaults.length_penalty_type);
   try {
@@ -121,73 +128,153 @@ RequestStatus resolve_options(const v1::DecodingOptions& request, const Decoding
   return RequestStatus::Ok();
 }
 
+namespace {
+
+documents::TextFormat to_format(v1::TextFormat format) {
+  switch (format) {
+    case v1::TEXT_FORMAT_HTML:
+      return documents::TextFormat::kHtml;
+    case v1::TEXT_FORMAT_XML:
+      return documents::TextFormat::kXml;
+    default:
+      return documents::TextFormat::kText;
+  }
+}
+
+documents::SplitSentences to_split(v1::SplitSentences split, documents::SplitSentences fallback) {
+  switch (split) {
+    case v1::SPLIT_SENTENCES_AUTO:
+      return documents::SplitSentences::kAuto;
+    case v1::SPLIT_SENTENCES_NEWLINES:
+      return documents::SplitSentences::kNewlines;
+    case v1::SPLIT_SENTENCES_SENTENCES:
+      return documents::SplitSentences::kSentences;
+    case v1::SPLIT_SENTENCES_NONE:
+      return documents::SplitSentences::kNone;
+    default:
+      return fallback;
+  }
+}
+
+// Protects and tokenizes one segment (throws what the tokenizer throws).
+PreparedSource tokenize_segment(const std::string& segment, const ServedModel& model,
+                                const PreparedRequest& prepared, bool rewrite) {
+  const Model& m = *model.model;
+  PreparedSource out;
+  std::vector<std::string> pieces;
+  if (rewrite) {
+    ProtectedSource spans = model.span_protector->protect(
+        segment, {.enabled = prepared.protect_spans}, prepared.glossary);
+    if (spans.constraints) {
+      pieces = m.source_tokenizer().encode(spans.text);
+      out.spans = std::make_shared<const ProtectedSource>(std::move(spans));
+    }
+  }
+  if (pieces.empty()) pieces = m.source_tokenizer().encode(segment);
+  out.ids.reserve(pieces.size());
+  for (const std::string& piece : pieces) out.ids.push_back(m.source_vocabulary().to_id(piece));
+  return out;
+}
+
+// Segments `text` (request text `index`) into prepared->texts.back() and its segments' ids
+// into prepared: a segment over the input limit is cut until every part fits.
+RequestStatus prepare_text(const std::string& text, int index, const ServedModel& model,
+                           const ServerOptions& options, bool rewrite, PreparedRequest* prepared) {
+  const std::string where = "texts[" + std::to_string(index) + "]";
+  if (!is_valid_utf8(text)) return invalid(where + " is not valid UTF-8");
+  const RequestLimits& limits = options.limits;
+  if (static_cast<long>(text.size()) > limits.max_text_bytes) {
+    return invalid(where + " has " + std::to_string(text.size()) + " bytes, over the limit of " +
+                   std::to_string(limits.max_text_bytes) + " bytes per text");
+  }
+  PreparedText& out = prepared->texts.emplace_back();
+  out.first_segment = prepared->segments();
+  std::shared_ptr<documents::Document> document;
+  try {
+    document =
+        std::make_shared<documents::Document>(documents::Document::parse(text, prepared->document));
+  } catch (const documents::MarkupError& e) {
+    return invalid(where + " is not a valid " +
+                   documents::text_format_name(prepared->document.format) +
+                   " document: " + e.what());
+  }
+  std::vector<PreparedSource> segments;
+  try {
+    for (documents::SegmentedText& part : document->parts()) {
+      std::vector<PreparedSource> ready =
+          rpt::prepare_segments(part, model.max_input_length, [&](const std::string& segment) {
+            return tokenize_segment(segment, model, *prepared, rewrite);
+          });
+      std::move(ready.begin(), ready.end(), std::back_inserter(segments));
+    }
+  } catch (const InvalidArgument& e) {
+    return invalid(where + ": " + e.message());
+  } catch (const std::exception& e) {
+    return invalid(where + " could not be tokenized: " + e.what());
+  }
+  if (prepared->segments() + static_cast<long>(segments.size()) > limits.max_segments_per_request) {
+    return invalid("the texts have more than " + std::to_string(limits.max_segments_per_request) +
+                   " segments (sentences), the limit per request; split the call");
+  }
+  for (const documents::SegmentedText& part : document->parts()) {
+    prepared->segment_texts.insert(prepared->segment_texts.end(), part.segments.begin(),
+                                   part.segments.end());
+  }
+  for (PreparedSource& segment : segments) {
+    prepared->source_ids.push_back(std::move(segment.ids));
+    prepared->segment_owner.push_back(index);
+    if (rewrite) prepared->spans.push_back(std::move(segment.spans));
+  }
+  out.document = std::move(document);
+  return RequestStatus::Ok();
+}
+
+}  // namespace
+
 RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedModel& model,
-                              const RequestLimits& limits, const DecodingOptions& defaults,
-                              PreparedRequest* prepared) {
+                              const ServerOptions& options, PreparedRequest* prepared) {
+  const RequestLimits& limits = options.limits;
   const int count = request.texts_size();
   if (count == 0) return invalid("texts is empty; send at least one text");
   if (count > limits.max_texts_per_request) {
     return invalid("texts has " + std::to_string(count) + " entries, over the limit of " +
                    std::to_string(limits.max_texts_per_request) + " per request");
   }
-  RequestStatus options = resolve_options(request.options(), defaults, limits, *model.model,
-                                          &prepared->options);
-  if (!options.ok()) return options;
+  RequestStatus resolved = resolve_options(request.options(), options.default_decoding, limits,
+                                           *model.model, &prepared->options);
+  if (!resolved.ok()) return resolved;
+  if (!v1::SplitSentences_IsValid(request.options().split_sentences())) {
+    return invalid("options.split_sentences " +
+                   std::to_string(request.options().split_sentences()) + " is not a known mode");
+  }
+  const v1::DecodingOptions& given = request.options();
+  if (!v1::TextFormat_IsValid(given.format())) {
+    return invalid("options.format " + std::to_string(given.format()) + " is not a known format");
+  }
+  if (given.ignore_tags_size() > kMaxIgnoredTags) {
+    return invalid("options.ignore_tags has " + std::to_string(given.ignore_tags_size()) +
+                   " names, over the limit of " + std::to_string(kMaxIgnoredTags));
+  }
+  prepared->document.format = to_format(given.format());
+  prepared->document.ignore_tags.assign(given.ignore_tags().begin(), given.ignore_tags().end());
+  prepared->document.segmentation.split =
+      to_split(given.split_sentences(), options.default_split_sentences);
+  prepared->document.segmentation.language =
+      model.description.source_language.empty() ? "en" : model.description.source_language;
   prepared->return_scores = request.options().return_scores();
   prepared->return_tokens = request.options().return_tokens();
-  prepared->use_cache =
-      !request.options().has_use_cache() || request.options().use_cache();
+  prepared->use_cache = !request.options().has_use_cache() || request.options().use_cache();
 
   RequestStatus glossary = prepare_glossary(request, model, prepared);
   if (!glossary.ok()) return glossary;
 
-  const Model& m = *model.model;
-  prepared->source_ids.assign(static_cast<std::size_t>(count), {});
-  const bool protect =
-      model.span_protector &&
-      (!request.options().has_protect_spans() || request.options().protect_spans());
-  prepared->protect_spans = protect;
-  const bool rewrite = protect || !prepared->glossary.empty();
-  if (rewrite) prepared->spans.assign(static_cast<std::size_t>(count), nullptr);
+  prepared->protect_spans = model.span_protector && (!request.options().has_protect_spans() ||
+                                                     request.options().protect_spans());
+  const bool rewrite = prepared->protect_spans || !prepared->glossary.empty();
+  prepared->texts.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
-    const std::string& text = request.texts(i);
-    const std::string where = "texts[" + std::to_string(i) + "]";
-    if (!is_valid_utf8(text)) return invalid(where + " is not valid UTF-8");
-    // Before the tokenizer, which would turn some of these into pieces and invent a sentence.
-    if (is_blank_text(text)) {
-      return invalid(where + " is empty or blank (only whitespace and control characters)");
-    }
-    // Raw bytes bound the tokenizer's work before the token limit is known.
-    const std::size_t byte_limit = static_cast<std::size_t>(model.max_input_length) * 64;
-    if (text.size() > byte_limit) {
-      return invalid(where + " has " + std::to_string(text.size()) +
-                     " bytes, over the input limit of " + std::to_string(model.max_input_length) +
-                     " tokens");
-    }
-    std::vector<std::string> pieces;
-    try {
-      if (rewrite) {
-        ProtectedSource spans =
-            model.span_protector->protect(text, {.enabled = protect}, prepared->glossary);
-        if (spans.constraints) {
-          pieces = m.source_tokenizer().encode(spans.text);
-          prepared->spans[static_cast<std::size_t>(i)] =
-              std::make_shared<const ProtectedSource>(std::move(spans));
-        }
-      }
-      if (pieces.empty()) pieces = m.source_tokenizer().encode(text);
-    } catch (const std::exception& e) {
-      return invalid(where + " could not be tokenized: " + e.what());
-    }
-    if (pieces.empty()) return invalid(where + " is empty or only whitespace");
-    if (static_cast<int>(pieces.size()) > model.max_input_length) {
-      return invalid(where + " has " + std::to_string(pieces.size()) +
-                     " tokens, over the input limit of " +
-                     std::to_string(model.max_input_length) + " tokens");
-    }
-    auto& ids = prepared->source_ids[static_cast<std::size_t>(i)];
-    ids.reserve(pieces.size());
-    for (const std::string& piece : pieces) ids.push_back(m.source_vocabulary().to_id(piece));
+    RequestStatus text = prepare_text(request.texts(i), i, model, options, rewrite, prepared);
+    if (!text.ok()) return text;
   }
   return RequestStatus::Ok();
 }

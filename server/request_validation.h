@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "documents/document.h"
 #include "engine/beam_search.h"
 #include "engine/span_protection.h"
 #include "proto/translate.pb.h"
@@ -15,10 +16,21 @@
 
 namespace rpt::server {
 
+// One text of a request: how it was cut (its parts and their segments, documents/document.h)
+// and where its segments are among the request's (PreparedRequest::source_ids).
+struct PreparedText {
+  std::shared_ptr<const documents::Document> document;
+  int first_segment = 0;
+  int segments() const { return static_cast<int>(document->segments()); }
+};
+
 struct PreparedRequest {
-  std::vector<std::vector<int>> source_ids;  // one non-empty id list per text
-  // Per text, what span protection and the glossary did (nullptr: nothing to keep); empty with
-  // protection off and no glossary.
+  std::vector<PreparedText> texts;           // one per request text
+  std::vector<std::vector<int>> source_ids;  // one non-empty id list per segment of every text
+  std::vector<int> segment_owner;            // per segment, the index of its text
+  std::vector<std::string> segment_texts;    // per segment, its source text (the cache's key)
+  // Per segment, what span protection and the glossary did (nullptr: nothing to keep); empty
+  // with protection off and no glossary.
   std::vector<std::shared_ptr<const ProtectedSource>> spans;
   bool protect_spans = false;
   // The call's own glossary entries (null: none) and the named glossary (null: none), in
@@ -26,10 +38,13 @@ struct PreparedRequest {
   std::shared_ptr<const Glossary> call_glossary;
   std::shared_ptr<const Glossary> named_glossary;
   GlossaryUse glossary;
-  DecodingOptions options;                   // defaults filled in, validated
+  DecodingOptions options;              // defaults filled in, validated
+  documents::DocumentOptions document;  // format, segmentation, ignored tags
   bool return_scores = false;
   bool return_tokens = false;
   bool use_cache = true;  // DecodingOptions.use_cache (unset: true)
+
+  int segments() const { return static_cast<int>(source_ids.size()); }
 };
 
 // The decoding options of `request` with the server's defaults for unset fields, checked
@@ -38,10 +53,10 @@ RequestStatus resolve_options(const v1::DecodingOptions& request, const Decoding
                               const RequestLimits& limits, const Model& model,
                               DecodingOptions* resolved);
 
-// Validates and tokenizes `request` for `model`: INVALID_ARGUMENT as above, also for a bad
-// glossary entry (naming glossary[i]); NOT_FOUND for a glossary_name the model does not have.
+// Validates `request` for `model`, cuts its texts into segments and tokenizes them (a segment
+// over the model's input limit cut again): INVALID_ARGUMENT as above, also for a bad glossary
+// entry (naming glossary[i]); NOT_FOUND for a glossary_name the model does not have.
 RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedModel& model,
-                              const RequestLimits& limits, const DecodingOptions& defaults,
-                              PreparedRequest* prepared);
+                              const ServerOptions& options, PreparedRequest* prepared);
 
 }  // namespace rpt::server

@@ -71,10 +71,10 @@ RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
     if (sentences > options_.max_queued_sentences || tokens > options_.max_queued_tokens) {
       // Never admissible, even to an idle server: not a "retry later".
       return {StatusCode::kInvalidArgument,
-              "this call has " + std::to_string(sentences) + " texts and " +
+              "this call has " + std::to_string(sentences) + " segments and " +
                   std::to_string(tokens) + " source tokens; model '" + model_name_ +
                   "' queues at most " + std::to_string(options_.max_queued_sentences) +
-                  " texts and " + std::to_string(options_.max_queued_tokens) +
+                  " segments and " + std::to_string(options_.max_queued_tokens) +
                   " tokens: split it into smaller calls"};
     }
     const auto queued = static_cast<long>(queue_.size());
@@ -85,8 +85,7 @@ RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
                   std::to_string(queued) + " sentences and " + std::to_string(queued_tokens_) +
                   " tokens (limits " + std::to_string(options_.max_queued_sentences) + " and " +
                   std::to_string(options_.max_queued_tokens) + "); this call adds " +
-                  std::to_string(sentences) + " and " + std::to_string(tokens) +
-                  "; retry later"};
+                  std::to_string(sentences) + " and " + std::to_string(tokens) + "; retry later"};
     }
     job->submitted = Clock::now();
     job->remaining = static_cast<int>(sentences);
@@ -213,8 +212,8 @@ std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
     if (next.retries.solo()) {
       // On its own: once the decoder is empty, and nothing joins it.
       if (active_.empty() && admitted.empty()) {
-        queued_tokens_ -= static_cast<long>(
-            next.job->source_ids[static_cast<std::size_t>(next.index)].size());
+        queued_tokens_ -=
+            static_cast<long>(next.job->source_ids[static_cast<std::size_t>(next.index)].size());
         admitted.push_back(std::move(next));
         queue_.pop_front();
       }
@@ -290,12 +289,11 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
   metrics_.encode_seconds->Observe(seconds_since(start));
   for (auto& [id, sentence] : active_) sentence.alone = false;  // it has company now
   for (std::size_t i = 0; i < admitted.size(); ++i) {
-    const long cost = static_cast<long>(requests[i].source_ids.size()) *
-                      admitted[i].job->options.beam_size;
+    const long cost =
+        static_cast<long>(requests[i].source_ids.size()) * admitted[i].job->options.beam_size;
     active_cost_ += cost;
-    active_.emplace(requests[i].id,
-                    ActiveSentence{std::move(admitted[i].job), admitted[i].index, cost, alone,
-                                   admitted[i].retries});
+    active_.emplace(requests[i].id, ActiveSentence{std::move(admitted[i].job), admitted[i].index,
+                                                   cost, alone, admitted[i].retries});
   }
 }
 
@@ -308,8 +306,8 @@ void Scheduler::step() {
     finished = decoder_.step();
   } catch (...) {
     const RequestStatus status = status_from_exception(std::current_exception());
-    spdlog::warn("model {}: decoder step over {} sentences failed: {}", model_name_,
-                 active_.size(), status.message);
+    spdlog::warn("model {}: decoder step over {} sentences failed: {}", model_name_, active_.size(),
+                 status.message);
     const bool alone = active_.size() == 1 && active_.begin()->second.alone;
     std::vector<QueuedSentence> failed = take_active();
     const int count = static_cast<int>(failed.size());
@@ -422,8 +420,8 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
     it->retries.small_group_failures += small_group ? 1 : 0;
     ++it->retries.requeues;
     it->queued_at = now;  // rpt_queue_duration_seconds: the wait of each admission
-    queued_tokens_ += static_cast<long>(
-        it->job->source_ids[static_cast<std::size_t>(it->index)].size());
+    queued_tokens_ +=
+        static_cast<long>(it->job->source_ids[static_cast<std::size_t>(it->index)].size());
     queue_.push_front(std::move(*it));
   }
 }

@@ -95,8 +95,8 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
            for (const auto& spec : specs) {
              const auto equals = spec.find('=');
              if (equals == std::string::npos) {
-               throw CLI::ValidationError("--model-compute-type", "wants NAME=TYPE, got '" +
-                                                                      spec + "'");
+               throw CLI::ValidationError("--model-compute-type",
+                                          "wants NAME=TYPE, got '" + spec + "'");
              }
              options.model_compute_types.emplace_back(spec.substr(0, equals),
                                                       spec.substr(equals + 1));
@@ -146,8 +146,7 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->check(CLI::Range(1L, 1L << 40))
       ->capture_default_str();
   app.add_option_function<std::string>(
-         "--batching",
-         [&s](const std::string& mode) { s.inflight_batching = mode == "inflight"; },
+         "--batching", [&s](const std::string& mode) { s.inflight_batching = mode == "inflight"; },
          "inflight: queued sentences join the decoder at every step (default); static: a batch "
          "is admitted only when the decoder is empty and runs to its last sentence (to measure "
          "what in-flight batching buys)")
@@ -160,11 +159,20 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       ->check(CLI::Range(0, 1 << 16))
       ->capture_default_str();
   auto& l = options.limits;
-  app.add_option("--max-input-length", l.max_input_length, "Longest text, in source tokens")
+  app.add_option("--max-input-length", l.max_input_length,
+                 "Longest segment the model reads, in source tokens; a longer one is cut at a "
+                 "clause or a space (docs/documents.md)")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   app.add_option("--max-texts-per-request", l.max_texts_per_request, "Texts per request")
       ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  app.add_option("--max-text-bytes", l.max_text_bytes, "Longest text, in bytes of UTF-8")
+      ->check(CLI::Range(1L, 1L << 30))
+      ->capture_default_str();
+  app.add_option("--max-segments-per-request", l.max_segments_per_request,
+                 "Segments (sentences) of all the texts of a request")
+      ->check(CLI::Range(1, 1 << 24))
       ->capture_default_str();
   app.add_option("--max-beam-size", l.max_beam_size, "Largest beam a request may ask for")
       ->check(CLI::Range(1, kMaxBeamSize))
@@ -190,6 +198,16 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "Default penalty: average (len^alpha), gnmt or none")
       ->check(CLI::IsMember({"average", "gnmt", "none"}))
       ->capture_default_str();
+  app.add_option_function<std::string>(
+         "--split-sentences",
+         [&options](const std::string& name) {
+           options.default_split_sentences = documents::parse_split_sentences(name);
+         },
+         "Default segmentation of texts: auto (sentences and line breaks), newlines (each "
+         "line one segment), sentences (sentences and blank lines), none (each text one "
+         "segment); the layout around segments is kept")
+      ->check(CLI::IsMember({"auto", "newlines", "sentences", "none"}))
+      ->default_str("auto");
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
       ->check(CLI::ExistingFile);
   app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)")
@@ -240,7 +258,8 @@ std::vector<std::string> finalize_server_options(ServerOptions& options) {
       throw std::invalid_argument(flag + ": expected float32, float16, bfloat16 or int8");
     }
     if (options.device == "cpu" && (type == "float16" || type == "bfloat16")) {
-      throw std::invalid_argument(flag + " needs --device cuda (the CPU computes in float32 "
+      throw std::invalid_argument(flag +
+                                  " needs --device cuda (the CPU computes in float32 "
                                   "or int8)");
     }
     if (options.device == "cuda" && type == "int8") {
@@ -306,18 +325,16 @@ std::vector<std::string> finalize_server_options(ServerOptions& options) {
   std::vector<std::string> warnings;
   const auto& limits = options.limits;
   const auto& queue = options.scheduler;
-  if (limits.max_texts_per_request > queue.max_queued_sentences) {
-    warnings.push_back("--max-texts-per-request " + std::to_string(limits.max_texts_per_request) +
+  if (limits.max_segments_per_request > queue.max_queued_sentences) {
+    warnings.push_back("--max-segments-per-request " +
+                       std::to_string(limits.max_segments_per_request) +
                        " > --max-queued-sentences " + std::to_string(queue.max_queued_sentences) +
                        ": larger requests will be refused");
   }
-  const long largest_request = static_cast<long>(limits.max_texts_per_request) *
-                               limits.max_input_length;
-  if (largest_request > queue.max_queued_tokens) {
-    warnings.push_back("--max-texts-per-request x --max-input-length = " +
-                       std::to_string(largest_request) + " source tokens > --max-queued-tokens " +
-                       std::to_string(queue.max_queued_tokens) +
-                       ": requests above that will be refused");
+  if (limits.max_input_length > queue.max_queued_tokens) {
+    warnings.push_back("--max-input-length " + std::to_string(limits.max_input_length) +
+                       " > --max-queued-tokens " + std::to_string(queue.max_queued_tokens) +
+                       ": the longest segments will be refused");
   }
   return warnings;
 }

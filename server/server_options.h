@@ -7,13 +7,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "documents/segmenter.h"
 #include "engine/beam_search.h"
 
 namespace rpt::server {
 
 struct ModelSpec {
-  std::string name;       // routing name
-  std::string directory;  // model directory (docs/model-format.md)
+  std::string name;          // routing name
+  std::string directory;     // model directory (docs/model-format.md)
   std::string compute_type;  // --model-compute-type NAME=TYPE; empty: --compute-type
 };
 
@@ -21,8 +22,8 @@ struct ModelSpec {
 struct SchedulerOptions {
   // Admission queue bounds: a request that would push the queue past either gets
   // RESOURCE_EXHAUSTED at once; one larger than a bound on its own, INVALID_ARGUMENT.
-  int max_queued_sentences = 1024;
-  long max_queued_tokens = 262144;  // source tokens: the largest request the limits admit
+  int max_queued_sentences = 4096;  // segments: the largest request the limits admit
+  long max_queued_tokens = 262144;  // source tokens
   // Per decoder step: sentences decoding together, and their budget of source tokens x beam
   // (the size of the cross-attention work and memory). A lone sentence over the budget still runs.
   int max_active_sentences = 64;
@@ -41,7 +42,9 @@ struct SchedulerOptions {
 // Request validation limits and defaults.
 struct RequestLimits {
   int max_texts_per_request = 256;
-  int max_input_length = 1024;     // source tokens per text
+  long max_text_bytes = 1L << 20;       // per text: about 150,000 words of English
+  int max_segments_per_request = 4096;  // segments of all the texts of a call
+  int max_input_length = 1024;  // source tokens per segment; a longer one is cut (segmenter.h)
   int max_beam_size = 16;
   int max_decoding_length = 1024;  // cap on DecodingOptions.max_length
 };
@@ -67,7 +70,7 @@ struct ServerOptions {
   int metrics_port = 9464;     // 0: any free port (see ready_file)
   // The HTTP port (metrics_port: probes, /metrics, the JSON API): larger request bodies get 413.
   long http_max_body_bytes = 16L << 20;
-  std::string device = "cpu";           // cpu | cuda
+  std::string device = "cpu";  // cpu | cuda
   std::string compute_type =
       "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)
   int device_index = 0;
@@ -76,11 +79,13 @@ struct ServerOptions {
   double device_memory_limit_mib = -1;
   std::string gpu_gemm = "batch-invariant";  // batch-invariant | fastest (ComputeOptions)
   std::string gpu_graphs = "on";             // on | off (ComputeOptions::gpu_graphs)
-  int threads = 0;  // BLAS threads; 0: the library default
+  int threads = 0;                           // BLAS threads; 0: the library default
   SchedulerOptions scheduler;
   RequestLimits limits;
   DecodingOptions default_decoding{.beam_size = 4, .n_best = 1, .max_length = 250};
   std::string default_length_penalty_type = "average";
+  // How texts are cut into segments when a request does not say (DecodingOptions.split_sentences).
+  documents::SplitSentences default_split_sentences = documents::SplitSentences::kAuto;
   std::string tls_cert;  // PEM files; both or neither
   std::string tls_key;
   std::string log_level = "info";

@@ -1,62 +1,10 @@
 #include "server/translation_entry.h"
 
-#include <mutex>
-#include <optional>
 #include <utility>
 
+#include "server/text_assembly.h"
+
 namespace rpt::server {
-
-// Between a job of the texts the cache did not have and the call: maps each decoded sentence
-// back to its index in the call and stores it in the cache; delivers the cached sentences once
-// the job is queued, and holds back the job's final status until they are.
-class CacheFill final : public JobObserver {
- public:
-  CacheFill(JobObserver* call, TranslationCache* cache) : call_(call), cache_(cache) {}
-
-  std::vector<int> call_index;  // per text of the job, its index in the call
-  std::vector<std::string> keys;  // per text of the job, its cache key
-  std::vector<std::pair<int, TranslationResult>> hits;  // call index, cached result
-
-  void on_sentence(int index, TranslationResult result) override {
-    const auto i = static_cast<std::size_t>(index);
-    cache_->insert(keys[i], result);
-    std::lock_guard lock(mutex_);
-    call_->on_sentence(call_index[i], std::move(result));
-  }
-
-  void on_finish(const RequestStatus& status) override {
-    JobObserver* call = call_;
-    {
-      std::lock_guard lock(mutex_);
-      if (!hits_delivered_) {
-        held_status_ = status;
-        return;
-      }
-    }
-    call->on_finish(status);  // may delete the call, and this with it
-  }
-
-  // The cached sentences, then the job's final status if it came meanwhile.
-  void deliver_hits() {
-    JobObserver* call = call_;
-    std::optional<RequestStatus> finished;
-    {
-      std::lock_guard lock(mutex_);
-      for (auto& [index, result] : hits) call_->on_sentence(index, std::move(result));
-      hits.clear();
-      hits_delivered_ = true;
-      finished = held_status_;
-    }
-    if (finished) call->on_finish(*finished);  // may delete the call, and this with it
-  }
-
- private:
-  JobObserver* const call_;
-  TranslationCache* const cache_;
-  std::mutex mutex_;  // one delivery to the call at a time
-  bool hits_delivered_ = false;
-  std::optional<RequestStatus> held_status_;
-};
 
 namespace {
 
@@ -82,8 +30,8 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   if (routed.ok()) record.set_model(pending->model->name);
   if (service.draining.load()) return draining_status();
   if (!routed.ok()) return routed;
-  RequestStatus valid = prepare_request(request, *pending->model, service.options.limits,
-                                        service.options.default_decoding, &pending->prepared);
+  RequestStatus valid =
+      prepare_request(request, *pending->model, service.options, &pending->prepared);
   if (!valid.ok()) return valid;
 
   const PreparedRequest& prepared = pending->prepared;
@@ -92,46 +40,43 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   job->span_protector = pending->model->span_protector.get();
   job->options = prepared.options;
   job->deadline = deadline;
-  job->observer = observer;
-  record.add_sentences(pending->texts(), total_tokens(prepared.source_ids));
+  record.add_sentences(prepared.segments(), total_tokens(prepared.source_ids));
+  // Segments are the job's sentences: each looked up in and stored to the cache on its own.
   TranslationCache* cache = prepared.use_cache ? pending->model->cache.get() : nullptr;
-  if (cache == nullptr) {
-    job->source_ids = prepared.source_ids;
-    job->spans = prepared.spans;
-  } else {
-    auto fill = std::make_shared<CacheFill>(observer, cache);
-    const bool rewritten = !prepared.spans.empty();
-    const std::string glossary = prepared.glossary.identity();
-    for (int i = 0; i < pending->texts(); ++i) {
-      const auto at = static_cast<std::size_t>(i);
-      std::string key = TranslationCache::key(request.texts(i), prepared.options,
+  auto assembly = std::make_shared<TextAssembly>(observer, prepared, cache);
+  const bool rewritten = !prepared.spans.empty();
+  const std::string glossary = cache != nullptr ? prepared.glossary.identity() : std::string();
+  for (int i = 0; i < prepared.segments(); ++i) {
+    const auto at = static_cast<std::size_t>(i);
+    if (cache != nullptr) {
+      std::string key = TranslationCache::key(prepared.segment_texts[at], prepared.options,
                                               prepared.protect_spans, glossary);
       if (std::optional<TranslationResult> hit = cache->find(key)) {
-        fill->hits.emplace_back(i, std::move(*hit));
+        assembly->known.emplace_back(i, std::move(*hit));
         continue;
       }
-      job->source_ids.push_back(prepared.source_ids[at]);
-      if (rewritten) job->spans.push_back(prepared.spans[at]);
-      fill->call_index.push_back(i);
-      fill->keys.push_back(std::move(key));
+      assembly->keys.push_back(std::move(key));
     }
-    record.add_cached_sentences(static_cast<int>(fill->hits.size()));
-    job->observer = fill.get();
-    pending->cache_fill = std::move(fill);
+    job->source_ids.push_back(prepared.source_ids[at]);
+    if (rewritten) job->spans.push_back(prepared.spans[at]);
+    assembly->segment_index.push_back(i);
   }
+  record.add_cached_sentences(static_cast<int>(assembly->known.size()));
+  job->observer = assembly.get();
+  pending->assembly = std::move(assembly);
   pending->job = std::move(job);
   return RequestStatus::Ok();
 }
 
 RequestStatus submit_translation(const PendingTranslation& pending) {
-  CacheFill* fill = pending.cache_fill.get();
-  if (fill != nullptr && pending.job->source_ids.empty()) {  // every text was cached
-    fill->on_finish(RequestStatus::Ok());  // held until the hits are delivered
-    fill->deliver_hits();  // `pending` may be gone from here on
+  TextAssembly* assembly = pending.assembly.get();
+  if (pending.job->source_ids.empty()) {       // every segment cached, or blank texts only
+    assembly->on_finish(RequestStatus::Ok());  // held until the known results are delivered
+    assembly->deliver_known();                 // `pending` may be gone from here on
     return RequestStatus::Ok();
   }
   RequestStatus queued = pending.model->scheduler->submit(pending.job);
-  if (queued.ok() && fill != nullptr) fill->deliver_hits();  // `pending` may be gone after
+  if (queued.ok()) assembly->deliver_known();  // `pending` may be gone after
   return queued;
 }
 
@@ -139,6 +84,7 @@ void collect_sentence(const TranslationResult& result, const PendingTranslation&
                       CallRecord& record, v1::Translation* out) {
   out->set_source_tokens(static_cast<std::uint32_t>(result.source_tokens));
   out->set_protected_spans(static_cast<std::uint32_t>(result.protected_spans));
+  out->set_segments(static_cast<std::uint32_t>(result.segments));
   for (const GlossaryTermResult& term : result.glossary_terms) {
     v1::GlossaryTerm* out_term = out->add_glossary_terms();
     out_term->set_source(term.source);

@@ -13,37 +13,40 @@
 
 namespace rpt::server {
 
-class CacheFill;
+class TextAssembly;
 
 // A translation on its way: filled by prepare_translation, submitted by submit_translation.
 struct PendingTranslation {
   ServedModel* model = nullptr;
   PreparedRequest prepared;
-  // The texts to decode: all of them, or with the model's cache those it did not have.
+  // The segments to decode: all of them, or with the model's cache those it did not have.
   std::shared_ptr<TranslationJob> job;
-  // With the cache: between the job and the call (the job's observer); holds the cached results.
-  std::shared_ptr<CacheFill> cache_fill;
+  // Between the job and the call (the job's observer): puts segments back into texts, fills the
+  // cache, holds the cached results.
+  std::shared_ptr<TextAssembly> assembly;
 
-  int texts() const { return static_cast<int>(prepared.source_ids.size()); }
+  int texts() const { return static_cast<int>(prepared.texts.size()); }
   // Marks the job cancelled and wakes its scheduler (any thread; no-op before prepare).
   void cancel() const;
 };
 
 // Routes (so the record learns the model even of a call refused while draining), refuses while
-// draining, validates `request`, looks its texts up in the model's cache (unless the request
-// says use_cache false) and builds its job of the others (not yet queued) with `deadline` and
-// `observer`. The record learns the model and the sentences.
+// draining, validates `request` and cuts its texts into segments, looks each segment up in the
+// model's cache (unless the request says use_cache false) and builds its job of the others (not
+// yet queued) with `deadline`; `observer` gets whole texts. The record learns the model and the
+// sentences (segments).
 RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRequest& request,
                                   Clock::time_point deadline, JobObserver* observer,
                                   CallRecord& record, PendingTranslation* pending);
 
 // Queues a prepared job; RESOURCE_EXHAUSTED/INVALID_ARGUMENT from the admission queue (the
 // observer is then never called). From here on the observer may be called before this returns:
-// the cached sentences from this thread, the others from the scheduler's, never two at once,
-// on_finish last. A call whose texts were all cached is answered here, without the queue.
+// texts complete without decoding (cached, blank) from this thread, the others from the
+// scheduler's, never two at once, on_finish last. A call with nothing to decode is answered
+// here, without the queue.
 RequestStatus submit_translation(const PendingTranslation& pending);
 
-// Fills `out` with one finished sentence and counts its target tokens on `record`.
+// Fills `out` with one finished text and counts its target tokens on `record`.
 void collect_sentence(const TranslationResult& result, const PendingTranslation& pending,
                       CallRecord& record, v1::Translation* out);
 

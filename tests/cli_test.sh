@@ -66,8 +66,8 @@ check "the int8 refusal names the compute type" grep -q "compute-type int8" "$wo
 "$translate" --model "$model" --compute-type float16 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
 check "float16 on the CPU is refused" refused $?
 
-# Several decoders on their own threads: the same lines in the same order; a line that cannot be
-# translated (blank) stops the run with the lines before it written.
+# Several decoders on their own threads: the same lines in the same order; a blank line comes
+# back as it was, in its place.
 for i in $(seq 1 40); do echo "Save the file number $i as %s"; done > "$work/many.txt"
 "$translate" --model "$model" --threads 1 < "$work/many.txt" > "$work/one.txt"
 "$translate" --model "$model" --threads 1 --inter-threads 3 --batch-size 4 --verbose \
@@ -78,8 +78,29 @@ check "--verbose counts the decoders" grep -q "3 decoders" "$work/three.err"
 { head -25 "$work/many.txt"; echo "   "; tail -15 "$work/many.txt"; } > "$work/gap.txt"
 "$translate" --model "$model" --threads 1 --inter-threads 2 --batch-size 4 < "$work/gap.txt" \
   > "$work/gap.out" 2> "$work/bad.txt"
-check "a blank line stops --inter-threads 2 with an error status" refused $?
-check "the lines before the blank one are written" diff "$work/gap.out" <(head -25 "$work/one.txt")
+check "a blank line does not stop --inter-threads 2" test $? -eq 0
+check "a blank line stays in its place, as it was" \
+  diff "$work/gap.out" <({ head -25 "$work/one.txt"; echo "   "; tail -15 "$work/one.txt"; })
+
+# Lines are cut into sentences and put back into their layout: a line of three sentences gives
+# what the three give alone, between the original spaces; indentation, list markers, a symbol at
+# the end and CRLF come back as they were.
+printf '  Open the file.   Save %%s as.\tQuit! \xe2\x9c\x93\r\n\n- Quit\n' > "$work/para.txt"
+printf 'Open the file.\nSave %%s as.\nQuit!\nQuit\n' > "$work/para_alone.txt"
+"$translate" --model "$model" --threads 1 < "$work/para_alone.txt" > "$work/para_alone.out"
+mapfile -t each < "$work/para_alone.out"
+"$translate" --model "$model" --threads 1 --inter-threads 2 --batch-size 2 < "$work/para.txt" \
+  > "$work/para.out"
+check "a paragraph line exits 0" test $? -eq 0
+check "a paragraph is its sentences translated alone, in its layout" diff "$work/para.out" \
+  <(printf '  %s   %s\t%s \xe2\x9c\x93\r\n\n- %s\n' "${each[0]}" "${each[1]}" "${each[2]}" "${each[3]}")
+"$translate" --model "$model" --threads 1 --split-sentences none < "$work/para.txt" \
+  > "$work/none.out"
+check "--split-sentences none keeps the layout around the whole line" \
+  test "$(head -c 2 "$work/none.out")" = "  " -a "$(head -1 "$work/none.out" | tail -c 6 | od -An -tx1 | tr -d ' \n')" = "20e29c930d0a" \
+  -a "$(sed -n 2p "$work/none.out")" = "" -a "$(sed -n 3p "$work/none.out" | head -c 2)" = "- "
+"$translate" --model "$model" --split-sentences bogus < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
+check "an unknown --split-sentences is refused" refused $?
 "$translate" --model "$model" --inter-threads 0 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
 check "--inter-threads 0 is refused" refused $?
 

@@ -48,8 +48,9 @@ SENTENCES = [
 
 
 def rpt_translate(model_dir, lines):
-    out = subprocess.run([RPT_TRANSLATE, "--model", model_dir, "--no-protect-spans", "--beam-size", "1",
-                          "--max-length", str(MAX_LENGTH)],
+    # One segment per line: the engines compared, not rpt's sentence splitting.
+    out = subprocess.run([RPT_TRANSLATE, "--model", model_dir, "--split-sentences", "none",
+                          "--no-protect-spans", "--beam-size", "1", "--max-length", str(MAX_LENGTH)],
                          input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
     return out.stdout.splitlines()
 

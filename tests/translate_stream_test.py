@@ -91,8 +91,8 @@ class TranslateStreamTest(unittest.TestCase):
 
     def test_progress_line_on_a_terminal_only(self):
         shown = terminal_stderr()
-        self.assertIn(f"{len(LINES)}/{len(LINES)} sentences", shown)
-        self.assertIn("sentences/s", shown)
+        self.assertIn(f"{len(LINES)}/{len(LINES)} segments", shown)
+        self.assertIn("segments/s", shown)
         self.assertEqual(terminal_stderr("--quiet"), "")
         self.assertEqual(translate(LINES)[1], "")  # stderr a pipe
 

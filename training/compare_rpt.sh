@@ -17,7 +17,7 @@ RPT_TRANSLATE="${RPT_TRANSLATE:-$REPO/build/cli/rpt-translate}"
 
 "$PY" "$REPO/tools/convert_onmt.py" "$CKPT" "$OUT/rpt-model" --dtype float32 \
   --src-spm "$PREP/spm.model" --tgt-spm "$PREP/spm.model" > /dev/null
-"$RPT_TRANSLATE" --model "$OUT/rpt-model" --no-protect-spans --beam-size 4 --length-penalty 1 --max-length 250 \
+"$RPT_TRANSLATE" --model "$OUT/rpt-model" --split-sentences none --no-protect-spans --beam-size 4 --length-penalty 1 --max-length 250 \
   --threads "${THREADS:-1}" --verbose < "$PREP/$SPLIT.src" > "$OUT/rpt.txt" 2> "$OUT/rpt.log"
 "$PY" "$TRAINING_DIR/score.py" --src "$PREP/$SPLIT.src" --ref "$PREP/$SPLIT.tgt" \
   --hyp "$OUT/rpt.txt" --json "$OUT/rpt_scores.json" --show 0

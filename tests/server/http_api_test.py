@@ -103,12 +103,39 @@ class HttpApiTest(unittest.TestCase):
         self.assert_error(translate({"model": "en-de", "texts": ["a"] * 9}), 400,
                           "INVALID_ARGUMENT", "over the limit of 8")
 
-    def test_blank_texts_are_400_naming_their_index(self):
-        for blank in ["", "\n", "\t\r\n", "\u00a0", "\u2000\u200b", "\u3000", "\ufeff",
-                      " \u00a0\t\u3000\n", "\x01\x7f"]:
-            with self.subTest(blank=blank):
-                self.assert_error(self.server.translate({"texts": ["ok", blank]}), 400,
-                                  "INVALID_ARGUMENT", "texts[1] is empty or blank")
+    def test_blank_texts_come_back_as_sent(self):
+        blanks = ["", "\n", "\t\r\n", "\u00a0", "\u2000\u200b", "\u3000", "\ufeff",
+                  " \u00a0\t\u3000\n", "\x01\x7f"]
+        status, _, body = self.server.translate({"texts": ["ok"] + blanks[:7]})
+        self.assertEqual(status, 200, body)
+        status, _, rest = self.server.translate({"texts": blanks[7:]})
+        self.assertEqual(status, 200, rest)
+        answers = body["translations"][1:] + rest["translations"]
+        self.assertEqual([t["hypotheses"][0]["text"] for t in answers], blanks)
+        self.assertEqual({t["segments"] for t in answers}, {0})
+
+    def test_paragraphs_keep_their_layout_and_split_sentences_is_honoured(self):
+        sentences = ["Open the file.", "Save the file as %s.", "Quit the program!"]
+        status, _, alone = self.server.translate({"texts": sentences})
+        self.assertEqual(status, 200, alone)
+        parts = [t["hypotheses"][0]["text"] for t in alone["translations"]]
+        text = " \t" + sentences[0] + "  " + sentences[1] + "\r\n\r\n- " + sentences[2] + " \n"
+        for split in ["auto", "SPLIT_SENTENCES_AUTO", "sentences"]:
+            with self.subTest(split=split):
+                status, _, body = self.server.translate(
+                    {"texts": [text], "options": {"split_sentences": split}})
+                self.assertEqual(status, 200, body)
+                self.assertEqual(body["translations"][0]["hypotheses"][0]["text"],
+                                 " \t" + parts[0] + "  " + parts[1] + "\r\n\r\n- " + parts[2] + " \n")
+                self.assertEqual(body["translations"][0]["segments"], 3)
+        status, _, whole = self.server.translate(
+            {"texts": [text], "options": {"split_sentences": "none"}})
+        self.assertEqual(status, 200, whole)
+        self.assertEqual(whole["translations"][0]["segments"], 1)
+        self.assertTrue(whole["translations"][0]["hypotheses"][0]["text"].startswith(" \t"))
+        self.assert_error(self.server.translate({"texts": [text],
+                                                 "options": {"split_sentences": "often"}}),
+                          400, "INVALID_ARGUMENT", "split_sentences")
 
     def test_the_python_client_keeps_blank_lines_in_place(self):
         """client/python does not send blank lines (Unicode's blanks included), like rpt-client."""

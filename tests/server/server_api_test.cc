@@ -139,12 +139,59 @@ TEST_F(ServerApiTest, StreamSendsEveryTextOnceWithItsIndex) {
 
 TEST_F(ServerApiTest, StreamRefusalEndsTheStreamWithTheStatus) {
   auto context = context_with_deadline(30);
-  auto reader = server_->stub()->TranslateStream(context.get(), request({"ok", " "}));
+  auto reader = server_->stub()->TranslateStream(context.get(), request({"ok", "\xff"}));
   v1::TranslateStreamResponse message;
   EXPECT_FALSE(reader->Read(&message));
   const grpc::Status status = reader->Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("texts[1]"));
+}
+
+// Blank texts (Unicode's blanks, controls, mixes) come back as they were, without decoding and
+// without failing the call; a paragraph comes back as its sentences translated alone, in its
+// layout.
+TEST_F(ServerApiTest, BlankTextsAndLayoutComeBackAsSent) {
+  const std::vector<std::string> blanks = {"",
+                                           "\n",
+                                           "\t\r\n",
+                                           "\xc2\xa0",
+                                           "\xe2\x80\x80\xe2\x80\x8b",
+                                           "\xe3\x80\x80",
+                                           "\xef\xbb\xbf",
+                                           "\xc2\x85\xe2\x81\xa0",
+                                           std::string("\x01\x7f\0", 3),
+                                           " \xc2\xa0\t\xe3\x80\x80\n"};
+  std::vector<std::string> texts = {"Open the file"};  // at most 8 texts a call here
+  texts.insert(texts.end(), blanks.begin(), blanks.begin() + 7);
+  v1::TranslateResponse response;
+  const grpc::Status status = translate(request(texts), &response);
+  ASSERT_TRUE(status.ok()) << status.error_code() << " " << status.error_message();
+  ASSERT_EQ(response.translations_size(), static_cast<int>(texts.size()));
+  EXPECT_EQ(response.translations(0).segments(), 1u);
+  for (std::size_t i = 0; i + 1 < texts.size(); ++i) {
+    const v1::Translation& blank = response.translations(static_cast<int>(i) + 1);
+    EXPECT_EQ(blank.hypotheses(0).text(), blanks[i]) << i;
+    EXPECT_EQ(blank.segments(), 0u);
+    EXPECT_EQ(blank.source_tokens(), 0u);
+  }
+  v1::TranslateResponse rest;
+  ASSERT_TRUE(
+      translate(request(std::vector<std::string>(blanks.begin() + 7, blanks.end())), &rest).ok());
+  for (int i = 0; i < rest.translations_size(); ++i) {
+    EXPECT_EQ(rest.translations(i).hypotheses(0).text(), blanks[static_cast<std::size_t>(i) + 7]);
+  }
+
+  v1::TranslateResponse alone;
+  ASSERT_TRUE(translate(request({"Open the file.", "Save %s as.", "Quit!"}), &alone).ok());
+  v1::TranslateResponse paragraph;
+  ASSERT_TRUE(translate(request({"  Open the file.  Save %s as.\r\n\r\n\t- Quit! \xe2\x9c\x93 "}),
+                        &paragraph)
+                  .ok());
+  EXPECT_EQ(paragraph.translations(0).segments(), 3u);
+  EXPECT_EQ(paragraph.translations(0).hypotheses(0).text(),
+            "  " + alone.translations(0).hypotheses(0).text() + "  " +
+                alone.translations(1).hypotheses(0).text() + "\r\n\r\n\t- " +
+                alone.translations(2).hypotheses(0).text() + " \xe2\x9c\x93 ");
 }
 
 TEST_F(ServerApiTest, RoutesByNameOrLanguagePair) {
@@ -232,17 +279,8 @@ TEST_F(ServerApiTest, ReflectionListsTheServices) {
 TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
   using grpc::StatusCode;
   expect_refused(request({}), StatusCode::INVALID_ARGUMENT, "texts is empty");
-  expect_refused(request({"ok", ""}), StatusCode::INVALID_ARGUMENT, "texts[1] is empty");
-  expect_refused(request({" \t\n "}), StatusCode::INVALID_ARGUMENT, "only whitespace");
-  // Blank in Unicode's sense: newline, tab, CR, NBSP, en quad .. ZWSP, ideographic space, BOM,
-  // NEL, word joiner, C0/C1 controls and mixes; each named by its index.
-  const std::vector<std::string> blanks = {
-      "\n", "\t\r\n", "\xc2\xa0", "\xe2\x80\x80\xe2\x80\x8b", "\xe3\x80\x80", "\xef\xbb\xbf",
-      "\xc2\x85\xe2\x81\xa0", std::string("\x01\x7f\0", 3), " \xc2\xa0\t\xe3\x80\x80\n"};
-  for (const std::string& blank : blanks) {
-    expect_refused(request({"ok", "fine", blank}), StatusCode::INVALID_ARGUMENT,
-                   "texts[2] is empty or blank");
-  }
+  expect_refused(request({"ok", "fine", "\xc3\x28"}), StatusCode::INVALID_ARGUMENT,
+                 "texts[2] is not valid UTF-8");
   // Invalid UTF-8 in a string field of the selector: named, not a parser failure inside gRPC.
   expect_refused(request({"ok"}, "en-\xff"), StatusCode::INVALID_ARGUMENT,
                  "model.model is not valid UTF-8");
@@ -256,7 +294,11 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
   expect_refused(request({"\xed\xa0\x80"}), StatusCode::INVALID_ARGUMENT, "not valid UTF-8");
   std::string long_text;
   for (int i = 0; i < 40; ++i) long_text += "word ";
-  expect_refused(request({long_text}), StatusCode::INVALID_ARGUMENT, "over the input limit of 32");
+  // A text over the input limit is cut into segments that fit, never refused for its length.
+  v1::TranslateResponse long_response;
+  ASSERT_TRUE(translate(request({long_text}), &long_response).ok());
+  EXPECT_GE(long_response.translations(0).segments(), 2u);
+  EXPECT_GT(long_response.translations(0).source_tokens(), 32u);
   expect_refused(request(std::vector<std::string>(9, "ok")), StatusCode::INVALID_ARGUMENT,
                  "over the limit of 8 per request");
 
@@ -267,11 +309,17 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
   };
   expect_refused(options([](auto& o) { o.set_beam_size(9); }), StatusCode::INVALID_ARGUMENT,
                  "beam_size is 9, over the limit of 8");
-  expect_refused(options([](auto& o) { o.set_beam_size(2); o.set_n_best(3); }),
+  expect_refused(options([](auto& o) {
+                   o.set_beam_size(2);
+                   o.set_n_best(3);
+                 }),
                  StatusCode::INVALID_ARGUMENT, "n_best is 3");
   expect_refused(options([](auto& o) { o.set_max_length(301); }), StatusCode::INVALID_ARGUMENT,
                  "max_length is 301, over the limit of 300");
-  expect_refused(options([](auto& o) { o.set_max_length(10); o.set_min_length(11); }),
+  expect_refused(options([](auto& o) {
+                   o.set_max_length(10);
+                   o.set_min_length(11);
+                 }),
                  StatusCode::INVALID_ARGUMENT, "min_length is 11");
   expect_refused(options([](auto& o) { o.set_length_penalty(50.0f); }),
                  StatusCode::INVALID_ARGUMENT, "length_penalty");

@@ -1,0 +1,252 @@
+// MarkupDocument (markup_document.h): libxml2 parsing with its limits, and serialization.
+// The units are found by markup_units.cc and written back by markup_apply.cc.
+#include "documents/markup_document.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/HTMLtree.h>
+#include <libxml/parser.h>
+#include <libxml/xmlsave.h>
+
+#include <climits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/text_hygiene.h"
+#include "documents/markup_fragment.h"
+#include "documents/markup_units.h"
+#include "spans/span_markup.h"
+
+namespace rpt::documents {
+namespace {
+
+struct FreeDoc {
+  void operator()(xmlDoc* doc) const { xmlFreeDoc(doc); }
+};
+struct FreeHtmlContext {
+  void operator()(htmlParserCtxt* context) const { htmlFreeParserCtxt(context); }
+};
+struct FreeXmlContext {
+  void operator()(xmlParserCtxt* context) const { xmlFreeParserCtxt(context); }
+};
+struct CloseOutput {
+  void operator()(xmlOutputBuffer* output) const { xmlOutputBufferClose(output); }
+};
+struct FreeBuffer {
+  void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
+};
+using DocPtr = std::unique_ptr<xmlDoc, FreeDoc>;
+
+void init_libxml2_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { xmlInitParser(); });
+}
+
+// Parser messages go nowhere: the parse's outcome is read from its context.
+void discard_error(void*, xmlError*) {}
+
+template <typename Context>
+Context* check_allocated(Context* context) {
+  if (context == nullptr) throw std::bad_alloc();
+  context->sax->serror = discard_error;
+  return context;
+}
+
+// HTML: lenient, repaired as browsers do (a document without them gets the implied <html> and
+// <body>: libxml2 2.9's HTML_PARSE_NOIMPLIED nests sibling elements into each other); no
+// invented doctype. Null for a source with no content at all.
+DocPtr parse_html(std::string_view source) {
+  std::unique_ptr<htmlParserCtxt, FreeHtmlContext> context(check_allocated(htmlNewParserCtxt()));
+  // RECOVER: a script ends at its own end tag, not at the first "</" (libxml2's HTML 4 rule).
+  constexpr int kOptions = HTML_PARSE_RECOVER | HTML_PARSE_NONET | HTML_PARSE_NOERROR |
+                           HTML_PARSE_NOWARNING | HTML_PARSE_NODEFDTD | HTML_PARSE_IGNORE_ENC;
+  return DocPtr(htmlCtxtReadMemory(context.get(), source.data(), static_cast<int>(source.size()),
+                                   nullptr, "UTF-8", kOptions));
+}
+
+// XML: a well-formed document, or null and libxml2's message with its line. No network, no DTD
+// loading, entities not substituted (a reference stays a reference; libxml2 also stops entity
+// amplification), depth at most 256.
+struct XmlParse {
+  DocPtr doc;
+  int error_code = 0;
+  std::string error;  // "XML is not well-formed: line 3: ..."
+};
+
+XmlParse parse_xml(std::string_view source) {
+  std::unique_ptr<xmlParserCtxt, FreeXmlContext> context(check_allocated(xmlNewParserCtxt()));
+  constexpr int kOptions =
+      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC;
+  XmlParse parse;
+  parse.doc.reset(xmlCtxtReadMemory(context.get(), source.data(), static_cast<int>(source.size()),
+                                    nullptr, "UTF-8", kOptions));
+  if (parse.doc != nullptr && context->wellFormed) return parse;
+  parse.doc.reset();
+  parse.error = "XML is not well-formed";
+  const xmlError* error = xmlCtxtGetLastError(context.get());
+  if (error != nullptr && error->message != nullptr) {
+    std::string detail = error->message;
+    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
+    parse.error += ": line " + std::to_string(error->line) + ": " + detail;
+    parse.error_code = error->code;
+  }
+  return parse;
+}
+
+// A parsed source: a document, or a fragment with its blank edges kept aside.
+struct Tree {
+  DocPtr doc;  // HTML: null for a source with no content at all
+  bool fragment = false;
+  std::string_view leading;  // fragment: the blank edges, written back as they are
+  std::string_view trailing;
+};
+
+Tree document_tree(DocPtr doc) { return {std::move(doc), false, {}, {}}; }
+Tree fragment_tree(DocPtr doc, const markup::FragmentEdges& edges) {
+  return {std::move(doc), true, edges.leading, edges.trailing};
+}
+
+// HTML: a fragment when it does not start as a document does (markup_fragment.h).
+Tree parse_html_source(std::string_view source) {
+  if (!markup::is_html_fragment(source)) return document_tree(parse_html(source));
+  const markup::FragmentEdges edges = markup::fragment_edges(source, MarkupKind::kHtml);
+  return fragment_tree(parse_html(markup::wrap_fragment(edges, MarkupKind::kHtml)), edges);
+}
+
+// XML: a well-formed document; else, where the document lacks a single root (no element, or
+// content after the root) and declares no document type, a well-formed fragment; else
+// MarkupError with the more telling of the two messages (the fragment's names the tag that does
+// not match, unless it is about the container).
+Tree parse_xml_source(std::string_view source) {
+  XmlParse document = parse_xml(source);
+  if (document.doc != nullptr) return document_tree(std::move(document.doc));
+  const bool lacks_single_root =
+      document.error_code == XML_ERR_DOCUMENT_EMPTY || document.error_code == XML_ERR_DOCUMENT_END;
+  if (!lacks_single_root || !markup::may_be_xml_fragment(source)) {
+    throw MarkupError(document.error);
+  }
+  const markup::FragmentEdges edges = markup::fragment_edges(source, MarkupKind::kXml);
+  XmlParse fragment = parse_xml(markup::wrap_fragment(edges, MarkupKind::kXml));
+  if (fragment.doc != nullptr) return fragment_tree(std::move(fragment.doc), edges);
+  const bool about_container = fragment.error.find(markup::kFragmentContainer) != std::string::npos;
+  throw MarkupError(about_container ? document.error : fragment.error);
+}
+
+Tree parse_tree(std::string_view source, const MarkupOptions& options) {
+  init_libxml2_once();
+  if (source.size() > options.max_bytes || source.size() > INT_MAX - 64) {
+    throw MarkupError("markup larger than " + std::to_string(options.max_bytes) + " bytes");
+  }
+  if (!is_valid_utf8(source)) throw MarkupError("markup is not valid UTF-8");
+  return options.kind == MarkupKind::kHtml ? parse_html_source(source) : parse_xml_source(source);
+}
+
+bool has_xml_declaration(std::string_view source) {
+  if (source.starts_with("\xEF\xBB\xBF")) source.remove_prefix(3);
+  return source.starts_with("<?xml") && source.size() > 5 &&
+         (source[5] == ' ' || source[5] == '\t' || source[5] == '\r' || source[5] == '\n');
+}
+
+// UTF-8, as the tree is (format off: no whitespace added). A <meta> that declares another
+// charset is changed to declare UTF-8; none is added where the source has none.
+std::string serialize_html(xmlDoc* doc) {
+  const xmlChar* declared = htmlGetMetaEncoding(doc);
+  if (declared != nullptr && !spans::same_name(reinterpret_cast<const char*>(declared), "utf-8")) {
+    htmlSetMetaEncoding(doc, reinterpret_cast<const xmlChar*>("UTF-8"));
+  }
+  std::unique_ptr<xmlOutputBuffer, CloseOutput> output(xmlAllocOutputBuffer(nullptr));
+  if (output == nullptr) throw std::bad_alloc();
+  htmlDocContentDumpFormatOutput(output.get(), doc, "UTF-8", 0);
+  const xmlChar* content = xmlOutputBufferGetContent(output.get());
+  return std::string(reinterpret_cast<const char*>(content), xmlOutputBufferGetSize(output.get()));
+}
+
+// UTF-8, declared as such when the source has an XML declaration; none added otherwise.
+std::string serialize_xml(xmlDoc* doc, bool declaration) {
+  std::unique_ptr<xmlBuffer, FreeBuffer> buffer(xmlBufferCreate());
+  if (buffer == nullptr) throw std::bad_alloc();
+  xmlSaveCtxt* save = xmlSaveToBuffer(buffer.get(), "UTF-8", declaration ? 0 : XML_SAVE_NO_DECL);
+  if (save == nullptr) throw std::bad_alloc();
+  xmlSaveDoc(save, doc);
+  if (xmlSaveClose(save) < 0) throw MarkupError("cannot write the XML document");
+  return std::string(reinterpret_cast<const char*>(xmlBufferContent(buffer.get())),
+                     static_cast<std::size_t>(xmlBufferLength(buffer.get())));
+}
+
+// A fragment: its edges as they came around the serialization of its nodes (HTML as
+// serialize_html writes them, XML as serialize_xml does; no <meta> charset change, no
+// declaration).
+std::string serialize_fragment(xmlDoc* doc, MarkupKind kind, std::string_view leading,
+                               std::string_view trailing) {
+  std::string text(leading);
+  const std::vector<xmlNode*> nodes = markup::fragment_nodes(doc);
+  if (kind == MarkupKind::kHtml) {
+    std::unique_ptr<xmlOutputBuffer, CloseOutput> output(xmlAllocOutputBuffer(nullptr));
+    if (output == nullptr) throw std::bad_alloc();
+    for (xmlNode* node : nodes) htmlNodeDumpFormatOutput(output.get(), doc, node, "UTF-8", 0);
+    text.append(reinterpret_cast<const char*>(xmlOutputBufferGetContent(output.get())),
+                xmlOutputBufferGetSize(output.get()));
+  } else {
+    std::unique_ptr<xmlBuffer, FreeBuffer> buffer(xmlBufferCreate());
+    if (buffer == nullptr) throw std::bad_alloc();
+    xmlSaveCtxt* save = xmlSaveToBuffer(buffer.get(), "UTF-8", XML_SAVE_NO_DECL);
+    if (save == nullptr) throw std::bad_alloc();
+    for (xmlNode* node : nodes) xmlSaveTree(save, node);
+    if (xmlSaveClose(save) < 0) throw MarkupError("cannot write the XML fragment");
+    text.append(reinterpret_cast<const char*>(xmlBufferContent(buffer.get())),
+                static_cast<std::size_t>(xmlBufferLength(buffer.get())));
+  }
+  text.append(trailing);
+  return text;
+}
+
+}  // namespace
+
+MarkupDocument::MarkupDocument(std::string source, MarkupOptions options,
+                               std::vector<std::string> units, bool fragment)
+    : source_(std::move(source)),
+      options_(std::move(options)),
+      units_(std::move(units)),
+      fragment_(fragment) {}
+
+MarkupDocument MarkupDocument::parse(std::string_view source, const MarkupOptions& options) {
+  const Tree tree = parse_tree(source, options);
+  std::vector<std::string> units;
+  if (tree.doc != nullptr) {
+    for (markup::UnitSlot& slot : markup::find_units(tree.doc.get(), options)) {
+      units.push_back(std::move(slot.text));
+    }
+  }
+  return MarkupDocument(std::string(source), options, std::move(units), tree.fragment);
+}
+
+MarkupDocument::Rendered MarkupDocument::render(
+    const std::vector<std::string>& translations) const {
+  if (translations.size() != units_.size()) {
+    throw std::invalid_argument("render: " + std::to_string(translations.size()) +
+                                " translations for " + std::to_string(units_.size()) + " units");
+  }
+  const Tree tree = parse_tree(source_, options_);
+  xmlDoc* const doc = tree.doc.get();
+  if (doc == nullptr || doc->children == nullptr) return {source_, 0};  // nothing but blanks
+  const std::vector<markup::UnitSlot> slots = markup::find_units(doc, options_);
+  if (slots.size() != units_.size()) throw MarkupError("render: the source parsed differently");
+  Rendered rendered;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!markup::apply_translation(slots[i], translations[i], options_.kind)) {
+      ++rendered.units_kept_as_source;
+    }
+  }
+  if (tree.fragment) {
+    rendered.text = serialize_fragment(doc, options_.kind, tree.leading, tree.trailing);
+  } else {
+    rendered.text = options_.kind == MarkupKind::kHtml
+                        ? serialize_html(doc)
+                        : serialize_xml(doc, has_xml_declaration(source_));
+  }
+  return rendered;
+}
+
+}  // namespace rpt::documents

@@ -1,0 +1,529 @@
+#include "documents/segmenter.h"
+
+#include <unicode/brkiter.h>
+#include <unicode/filteredbrk.h>
+#include <unicode/locid.h>
+#include <unicode/uchar.h>
+#include <unicode/utext.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "common/text_hygiene.h"
+#include "spans/protected_spans.h"
+
+namespace rpt::documents {
+namespace {
+
+struct Range {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+// The length of the line break at text[i] (\n, \r, \r\n, NEL, LS, PS), or 0.
+std::size_t line_break_length(std::string_view text, std::size_t i) {
+  const std::string_view rest = text.substr(i);
+  if (rest.starts_with("\r\n")) return 2;
+  if (rest[0] == '\n' || rest[0] == '\r' || rest[0] == '\f' || rest[0] == '\v') return 1;
+  if (rest.starts_with("\xC2\x85")) return 2;
+  if (rest.starts_with("\xE2\x80\xA8") || rest.starts_with("\xE2\x80\xA9")) return 3;
+  return 0;
+}
+
+// The position after the blank code points starting at `begin` (not beyond `end`).
+std::size_t skip_blank(std::string_view text, std::size_t begin, std::size_t end) {
+  std::size_t i = begin;
+  while (i < end) {
+    std::size_t next = i;
+    char32_t c = 0;
+    if (!next_code_point(text.substr(0, end), &next, &c) || !is_blank_code_point(c)) break;
+    i = next;
+  }
+  return i;
+}
+
+// The position after the last code point in [begin, end) that is not blank (begin if none).
+std::size_t trim_blank_end(std::string_view text, std::size_t begin, std::size_t end) {
+  std::size_t last = begin;
+  std::size_t i = begin;
+  while (i < end) {
+    char32_t c = 0;
+    if (!next_code_point(text.substr(0, end), &i, &c)) {
+      ++i;  // not UTF-8: a byte of text, never blank
+      last = i;
+    } else if (!is_blank_code_point(c)) {
+      last = i;
+    }
+  }
+  return last;
+}
+
+bool has_letter_or_digit(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t c = 0;
+    if (!next_code_point(text, &i, &c)) return false;
+    if (u_isalnum(static_cast<UChar32>(c))) return true;
+  }
+  return false;
+}
+
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Symbols (Unicode S*: ✓ © → €, emoji) and nothing else.
+bool only_symbols(std::string_view word) {
+  if (word.empty()) return false;
+  for (std::size_t i = 0; i < word.size();) {
+    char32_t c = 0;
+    if (!next_code_point(word, &i, &c)) return false;
+    const auto mask = U_GET_GC_MASK(static_cast<UChar32>(c));
+    // Joiners and variation selectors hold emoji sequences together.
+    if ((mask & U_GC_S_MASK) == 0 && c != 0x200D && !(c >= 0xFE00 && c <= 0xFE0F)) return false;
+  }
+  return true;
+}
+
+// The start of the first blank code point in [begin, end), or end.
+std::size_t next_blank(std::string_view text, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end;) {
+    const std::size_t at = i;
+    char32_t c = 0;
+    if (!next_code_point(text.substr(0, end), &i, &c)) {
+      i = at + 1;
+    } else if (is_blank_code_point(c)) {
+      return at;
+    }
+  }
+  return end;
+}
+
+// The start of the code point that ends at `at` (> 0), and that code point (0 if not UTF-8).
+std::size_t previous_code_point(std::string_view text, std::size_t at, char32_t* c) {
+  std::size_t begin = at - 1;
+  while (begin > 0 && at - begin < 4 && (static_cast<unsigned char>(text[begin]) & 0xC0) == 0x80) {
+    --begin;
+  }
+  std::size_t i = begin;
+  if (!next_code_point(text, &i, c) || i != at) {
+    *c = 0;
+    return at - 1;
+  }
+  return begin;
+}
+
+// The end of the last blank run in [begin, end) (where the last word starts), or begin.
+std::size_t previous_blank_end(std::string_view text, std::size_t begin, std::size_t end) {
+  for (std::size_t i = end; i > begin;) {
+    char32_t c = 0;
+    const std::size_t start = previous_code_point(text, i, &c);
+    if (c != 0 && is_blank_code_point(c)) return i;
+    i = start;
+  }
+  return begin;
+}
+
+// The list marker opening a line's content, with the blanks after it: "- ", "* ", "• ", "1. ",
+// "12) ", "(a) ", "a) ", "## ", "> ". 0 when there is none (a marker needs blank after it, and
+// something after that).
+std::size_t list_marker_length(std::string_view text, std::size_t begin, std::size_t end) {
+  const std::string_view line = text.substr(begin, end - begin);
+  std::size_t marker = 0;
+  static constexpr std::string_view kBullets[] = {"-",
+                                                  "*",
+                                                  "+",
+                                                  ">",
+                                                  "\xE2\x80\xA2" /* • */,
+                                                  "\xE2\x97\xA6" /* ◦ */,
+                                                  "\xE2\x96\xAA" /* ▪ */,
+                                                  "\xE2\x80\xA3" /* ‣ */,
+                                                  "\xC2\xB7" /* · */,
+                                                  "\xE2\x80\x93" /* – */,
+                                                  "\xE2\x80\x94" /* — */};
+  for (std::string_view bullet : kBullets) {
+    if (line.starts_with(bullet)) {
+      marker = bullet.size();
+      break;
+    }
+  }
+  if (marker == 0 && !line.empty() && line[0] == '#') {
+    while (marker < line.size() && marker < 6 && line[marker] == '#') ++marker;
+  }
+  if (marker == 0) {  // 1. 12) (3) a) (b)
+    std::size_t i = line.starts_with("(") ? 1 : 0;
+    const std::size_t first = i;
+    while (i < line.size() && i - first < 3 && is_ascii_digit(line[i])) ++i;
+    if (i == first && i < line.size() && line[i] >= 'a' && line[i] <= 'z') ++i;
+    if (i > first && i < line.size()) {
+      if (first == 1 && line[i] == ')') {
+        marker = i + 1;
+      } else if (first == 0 && (line[i] == ')' || (line[i] == '.' && is_ascii_digit(line[0])))) {
+        marker = i + 1;
+      }
+    }
+  }
+  if (marker == 0) return 0;
+  const std::size_t after = skip_blank(text, begin + marker, end);
+  if (after == begin + marker || after == end) return 0;
+  return after - begin;
+}
+
+// Abbreviations after which a full stop ends no sentence, beyond ICU's own list for the locale
+// (which lacks these): measured on software text, docs/documents.md.
+constexpr const char* kAbbreviations[] = {
+    "Dr.",   "Prof.", "St.",   "Jr.",   "Sr.",  "Inc.", "Ltd.", "Co.",  "Corp.", "approx.", "e.g.",
+    "i.e.",  "vs.",   "cf.",   "Fig.",  "No.",  "Nos.", "Vol.", "Ch.",  "Sec.",  "Ref.",    "max.",
+    "min.",  "incl.", "excl.", "Jan.",  "Feb.", "Mar.", "Apr.", "Jun.", "Jul.",  "Aug.",    "Sep.",
+    "Sept.", "Oct.",  "Nov.",  "Dec.",  "z.B.", "d.h.", "bzw.", "ca.",  "Nr.",   "vgl.",    "usw.",
+    "ggf.",  "evtl.", "inkl.", "p.ex.", "env.", "cf.",  "M.",   "Mme.", "Mlle."};
+
+// This thread's sentence break iterator for `language`, with ICU's abbreviation suppressions and
+// kAbbreviations; null when ICU has no data to make one.
+icu::BreakIterator* sentence_iterator(const std::string& language) {
+  thread_local std::map<std::string, std::unique_ptr<icu::BreakIterator>> iterators;
+  auto found = iterators.find(language);
+  if (found != iterators.end()) return found->second.get();
+  if (iterators.size() > 64) iterators.clear();  // languages come from model configs: few
+  UErrorCode status = U_ZERO_ERROR;
+  const icu::Locale locale(language.c_str());
+  std::unique_ptr<icu::BreakIterator> iterator(
+      icu::BreakIterator::createSentenceInstance(locale, status));
+  std::unique_ptr<icu::FilteredBreakIteratorBuilder> filter(
+      icu::FilteredBreakIteratorBuilder::createInstance(locale, status));
+  if (U_SUCCESS(status)) {
+    for (const char* abbreviation : kAbbreviations) {
+      filter->suppressBreakAfter(icu::UnicodeString::fromUTF8(abbreviation), status);
+    }
+    iterator.reset(filter->wrapIteratorWithFilter(iterator.release(), status));
+  }
+  // Without ICU's data (a stripped install) there is no iterator: lines are not cut further.
+  if (U_FAILURE(status)) iterator.reset();
+  return iterators.emplace(language, std::move(iterator)).first->second.get();
+}
+
+// Per byte position of `content` (and one past its end), whether no sentence may end there:
+// inside a protected span, or (with `tag_pairs`) inside a tag pair with what it encloses.
+// Linear in the text however the spans nest.
+class Unbreakable {
+ public:
+  explicit Unbreakable(std::string_view content, bool tag_pairs = true)
+      : blocked_(content.size() + 1, false) {
+    std::vector<int> opened(content.size() + 2, 0);  // +1 at a range's first inner position
+    const std::vector<ProtectedSpan> spans = find_protected_spans(content);
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+      const ProtectedSpan& span = spans[i];
+      std::size_t end = span.end;
+      if (tag_pairs && span.kind == SpanKind::kTag && span.partner > static_cast<int>(i)) {
+        end = spans[static_cast<std::size_t>(span.partner)].end;
+      }
+      if (end > span.begin + 1) {
+        ++opened[span.begin + 1];
+        --opened[end];
+      }
+    }
+    int depth = 0;
+    for (std::size_t at = 0; at < blocked_.size(); ++at) {
+      depth += opened[at];
+      blocked_[at] = depth > 0;
+    }
+  }
+  bool operator()(std::size_t at) const { return at < blocked_.size() && blocked_[at]; }
+
+ private:
+  std::vector<bool> blocked_;
+};
+
+// A sentence may end at `at`: after blank (ICU puts a sentence's trailing spaces in it), or
+// after a terminal mark of a script written without spaces (。！？ ।). Not inside a word:
+// "example.com/a?b=c", "config.txt.bak", "v1.2.3" end no sentence.
+bool ends_word(std::string_view text, std::size_t at) {
+  char32_t before = 0;
+  if (at > 0) previous_code_point(text, at, &before);
+  if (is_blank_code_point(before)) return true;
+  return before > 0x7F && u_hasBinaryProperty(static_cast<UChar32>(before), UCHAR_S_TERM);
+}
+
+// Builds a SegmentedText from left to right: layout accumulates until the next segment.
+class Builder {
+ public:
+  explicit Builder(std::string_view text) : text_(text) {}
+
+  void layout(std::size_t begin, std::size_t end) {
+    pending_.append(text_.substr(begin, end - begin));
+  }
+
+  // [begin, end) has no blank edge: a segment if it has words, else layout.
+  void segment(std::size_t begin, std::size_t end) {
+    const std::string_view segment = text_.substr(begin, end - begin);
+    if (!has_words(segment)) {
+      pending_.append(segment);
+      return;
+    }
+    result_.separators.push_back(std::move(pending_));
+    pending_.clear();
+    result_.segments.emplace_back(segment);
+  }
+
+  // Content with possibly blank edges: the edges are layout, and so are words of symbols
+  // alone at either end ("✓ Done", "Saved 😀"): a model would swap them for others.
+  void trimmed_segment(std::size_t begin, std::size_t end) {
+    std::size_t first = skip_blank(text_, begin, end);
+    std::size_t last = trim_blank_end(text_, first, end);
+    while (true) {
+      const std::size_t word_end = next_blank(text_, first, last);
+      if (word_end == last || !only_symbols(text_.substr(first, word_end - first))) break;
+      first = skip_blank(text_, word_end, last);
+    }
+    while (true) {
+      const std::size_t word_begin = previous_blank_end(text_, first, last);
+      if (word_begin == first || !only_symbols(text_.substr(word_begin, last - word_begin))) break;
+      last = trim_blank_end(text_, first, word_begin);
+    }
+    layout(begin, first);
+    if (first < last) segment(first, last);
+    layout(last, end);
+  }
+
+  SegmentedText finish() {
+    result_.separators.push_back(std::move(pending_));
+    return std::move(result_);
+  }
+
+ private:
+  std::string_view text_;
+  std::string pending_;
+  SegmentedText result_;
+};
+
+// The sentences of text[begin, end) (no blank edges). `line_breaks_as_spaces`: single line
+// breaks inside do not end a sentence.
+void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
+                     bool line_breaks_as_spaces, const std::string& language, Builder& out) {
+  std::string content(text.substr(begin, end - begin));
+  if (line_breaks_as_spaces) {  // the same length: offsets stay those of the text
+    for (std::size_t i = 0; i < content.size();) {
+      const std::size_t length = line_break_length(content, i);
+      if (length == 0) {
+        ++i;
+        continue;
+      }
+      content.replace(i, length, length, ' ');
+      i += length;
+    }
+  }
+  // ICU reads a span as a letter of its own ('X', the same length): "file. <b>Save</b>" ends
+  // a sentence before the tag, where ICU would read the tag's name as a lower-case word.
+  const Unbreakable unbreakable(content);
+  for (const ProtectedSpan& span : find_protected_spans(content)) {
+    content.replace(span.begin, span.end - span.begin, span.end - span.begin, 'X');
+  }
+  icu::BreakIterator* iterator = sentence_iterator(language);
+  if (iterator == nullptr) {
+    out.trimmed_segment(begin, end);
+    return;
+  }
+  UErrorCode status = U_ZERO_ERROR;
+  std::unique_ptr<UText, decltype(&utext_close)> utext(
+      utext_openUTF8(nullptr, content.data(), static_cast<int64_t>(content.size()), &status),
+      &utext_close);
+  iterator->setText(utext.get(), status);
+  if (U_FAILURE(status)) {
+    out.trimmed_segment(begin, end);
+    return;
+  }
+  std::size_t sentence_begin = 0;
+  for (int32_t boundary = iterator->next(); boundary != icu::BreakIterator::DONE;
+       boundary = iterator->next()) {
+    const auto at = static_cast<std::size_t>(boundary);
+    if (at < content.size() && (unbreakable(at) || !ends_word(content, at))) continue;
+    // A piece without a letter or digit ("1.", "...") joins the sentence after it.
+    const std::string_view piece(content.data() + sentence_begin, at - sentence_begin);
+    if (at < content.size() && !has_letter_or_digit(piece)) continue;
+    out.trimmed_segment(begin + sentence_begin, begin + at);
+    sentence_begin = at;
+  }
+  if (sentence_begin < content.size()) out.trimmed_segment(begin + sentence_begin, end);
+}
+
+// One line's or paragraph's content [begin, end): indentation and a list marker are layout.
+void split_block(std::string_view text, std::size_t begin, std::size_t end,
+                 const SegmentationOptions& options, Builder& out) {
+  std::size_t content = skip_blank(text, begin, end);
+  content += list_marker_length(text, content, end);
+  const std::size_t content_end = trim_blank_end(text, content, end);
+  out.layout(begin, content);
+  if (content < content_end) {
+    if (options.split == SplitSentences::kNewlines) {
+      out.segment(content, content_end);
+    } else {
+      split_sentences(text, content, content_end, options.split == SplitSentences::kSentences,
+                      options.language, out);
+    }
+  }
+  out.layout(content_end, end);
+}
+
+// The lines of text: [begin, end) without its line break.
+std::vector<Range> lines_of(std::string_view text) {
+  std::vector<Range> lines;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = line_break_length(text, i);
+    if (length == 0) {
+      ++i;
+      continue;
+    }
+    lines.push_back({begin, i});
+    i += length;
+    begin = i;
+  }
+  lines.push_back({begin, text.size()});
+  return lines;
+}
+
+}  // namespace
+
+SplitSentences parse_split_sentences(std::string_view name) {
+  if (name == "auto") return SplitSentences::kAuto;
+  if (name == "newlines") return SplitSentences::kNewlines;
+  if (name == "sentences") return SplitSentences::kSentences;
+  if (name == "none") return SplitSentences::kNone;
+  throw std::invalid_argument("split_sentences is '" + std::string(name) +
+                              "'; it must be auto, newlines, sentences or none");
+}
+
+const char* split_sentences_name(SplitSentences split) {
+  switch (split) {
+    case SplitSentences::kAuto:
+      return "auto";
+    case SplitSentences::kNewlines:
+      return "newlines";
+    case SplitSentences::kSentences:
+      return "sentences";
+    case SplitSentences::kNone:
+      return "none";
+  }
+  return "auto";
+}
+
+SegmentedText segment_text(std::string_view text, const SegmentationOptions& options) {
+  Builder out(text);
+  if (options.split == SplitSentences::kNone) {
+    out.trimmed_segment(0, text.size());
+    return out.finish();
+  }
+  const std::vector<Range> lines = lines_of(text);
+  // A block: one line, or with kSentences a paragraph (lines up to a blank one).
+  for (std::size_t i = 0; i < lines.size();) {
+    std::size_t last = i;
+    if (options.split == SplitSentences::kSentences) {
+      while (last + 1 < lines.size() &&
+             !is_blank_text(
+                 text.substr(lines[last + 1].begin, lines[last + 1].end - lines[last + 1].begin)) &&
+             !is_blank_text(text.substr(lines[i].begin, lines[i].end - lines[i].begin))) {
+        ++last;
+      }
+    }
+    split_block(text, lines[i].begin, lines[last].end, options, out);
+    if (last + 1 < lines.size()) out.layout(lines[last].end, lines[last + 1].begin);
+    i = last + 1;
+  }
+  return out.finish();
+}
+
+namespace {
+
+// cut_segment where no cut falls in `unbreakable`.
+bool cut_segment_outside(SegmentedText& text, std::size_t index, const Unbreakable& unbreakable) {
+  const std::string segment = text.segments[index];
+  const std::size_t middle = segment.size() / 2;
+  // The best cut of each kind: [cut_begin, cut_end) becomes layout.
+  struct Cut {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+    bool found = false;
+  };
+  Cut clause;
+  Cut blank;
+  Cut any;
+  auto closer = [middle](const Cut& best, std::size_t at) {
+    const auto distance = [middle](std::size_t p) { return p > middle ? p - middle : middle - p; };
+    return !best.found || distance(at) < distance(best.begin);
+  };
+  static constexpr std::string_view kClauseMarks[] = {
+      ",", ";", ":", "\xEF\xBC\x8C", "\xEF\xBC\x9B", "\xEF\xBC\x9A", "\xE3\x80\x81"};
+  bool previous_blank = false;
+  for (std::size_t i = 0; i < segment.size();) {
+    const std::size_t at = i;
+    char32_t c = 0;
+    if (!next_code_point(segment, &i, &c)) i = at + 1;
+    if (at > 0 && !unbreakable(at)) {
+      if (is_blank_code_point(c) && !previous_blank) {  // a blank run starts
+        const std::size_t run_end = skip_blank(segment, at, segment.size());
+        if (run_end < segment.size() && !unbreakable(run_end)) {
+          bool after_clause = false;
+          for (std::string_view mark : kClauseMarks) {
+            after_clause = after_clause || std::string_view(segment).substr(0, at).ends_with(mark);
+          }
+          if (after_clause && closer(clause, at)) clause = {at, run_end, true};
+          if (closer(blank, at)) blank = {at, run_end, true};
+        }
+      }
+      if (closer(any, at)) any = {at, at, true};
+    }
+    previous_blank = is_blank_code_point(c);
+  }
+  const Cut& cut = clause.found ? clause : blank.found ? blank : any;
+  if (!cut.found) return false;
+  // Blank only at the cut: the segment has no blank edge, and the cut's run is skipped whole.
+  const std::size_t first_end = trim_blank_end(segment, 0, cut.begin);
+  const std::size_t second_begin = skip_blank(segment, cut.end, segment.size());
+  if (first_end == 0 || second_begin >= segment.size()) return false;
+  text.segments[index] = segment.substr(0, first_end);
+  text.segments.insert(text.segments.begin() + static_cast<long>(index) + 1,
+                       segment.substr(second_begin));
+  text.separators.insert(text.separators.begin() + static_cast<long>(index) + 1,
+                         segment.substr(first_end, second_begin - first_end));
+  return true;
+}
+
+}  // namespace
+
+bool has_words(std::string_view segment) {
+  std::size_t from = 0;
+  for (const ProtectedSpan& span : find_protected_spans(segment)) {
+    if (has_letter_or_digit(segment.substr(from, span.begin - from))) return true;
+    from = span.end;
+  }
+  return has_letter_or_digit(segment.substr(from));
+}
+
+bool cut_segment(SegmentedText& text, std::size_t index) {
+  const std::string& segment = text.segments.at(index);
+  // Outside tag pairs where possible; inside one (a whole paragraph in <p>) when not.
+  return cut_segment_outside(text, index, Unbreakable(segment, true)) ||
+         cut_segment_outside(text, index, Unbreakable(segment, false));
+}
+
+void keep_as_layout(SegmentedText& text, std::size_t index) {
+  const auto at = static_cast<long>(index);
+  text.separators[index] += text.segments.at(index) + text.separators[index + 1];
+  text.separators.erase(text.separators.begin() + at + 1);
+  text.segments.erase(text.segments.begin() + at);
+}
+
+std::string join_segments(const SegmentedText& text, const std::vector<std::string>& translations) {
+  if (translations.size() != text.segments.size() ||
+      text.separators.size() != text.segments.size() + 1) {
+    throw std::invalid_argument("join_segments: " + std::to_string(translations.size()) +
+                                " translations for " + std::to_string(text.segments.size()) +
+                                " segments");
+  }
+  std::string joined = text.separators[0];
+  for (std::size_t i = 0; i < translations.size(); ++i) {
+    joined += translations[i];
+    joined += text.separators[i + 1];
+  }
+  return joined;
+}
+
+}  // namespace rpt::documents

@@ -1,0 +1,66 @@
+// Plain text cut into the segments a model translates and the layout around them, so that a
+// text's translation is its segments' translations put back between the original bytes
+// (docs/documents.md, "Segmentation"):
+//
+//   segment_text("  Saved. Open it?\n\n- Done\n") ->
+//     separators {"  ", " ", "\n\n- ", "\n"}, segments {"Saved.", "Open it?", "Done"}
+//
+// Segments are exact substrings of the text; join_segments(s, s.segments) gives the text back
+// byte for byte. A segment has words (has_words): runs of symbols, emoji alone, placeholders
+// alone, whitespace, blank lines, list markers and indentation are layout. A sentence boundary
+// never falls inside a protected span (spans/protected_spans.h) or between a pair of tags.
+//
+// Thread-safe: each thread keeps its own ICU break iterators.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rpt::documents {
+
+enum class SplitSentences {
+  kAuto,       // sentences and line breaks (the default)
+  kNewlines,   // line breaks only: each line one segment
+  kSentences,  // sentences and blank lines; a single line break stays inside its sentence
+  kNone,       // the whole text (its blank edges apart) one segment
+};
+
+// "auto", "newlines", "sentences", "none"; parse throws std::invalid_argument naming the choices.
+SplitSentences parse_split_sentences(std::string_view name);
+const char* split_sentences_name(SplitSentences split);
+
+struct SegmentationOptions {
+  SplitSentences split = SplitSentences::kAuto;
+  // ICU locale of the source language ("en", "de", ...): its sentence rules and the
+  // abbreviations after which a full stop ends no sentence ("e.g.", "Mr.").
+  std::string language = "en";
+};
+
+struct SegmentedText {
+  std::vector<std::string> segments;    // what the model translates, never blank
+  std::vector<std::string> separators;  // segments.size() + 1: [i] precedes segments[i]
+};
+
+// `text` must be valid UTF-8 (the callers check it; invalid bytes are kept as layout).
+SegmentedText segment_text(std::string_view text, const SegmentationOptions& options = {});
+
+// True when `segment` has a letter or digit outside its protected spans: something to translate
+// ("%s", "{0}", "<br/>", "&amp;" alone have none, and are layout).
+bool has_words(std::string_view segment);
+
+// Cuts segments[index] in two where it is too long for a model (docs/documents.md, "Long
+// segments"): after the clause punctuation (, ; : and their full-width forms) followed by blank
+// nearest the middle, else at the blank run nearest the middle (the blank becoming layout), else
+// (no blank: e.g. Chinese) at the code point boundary nearest the middle; never inside a
+// protected span or a tag pair. False, and nothing changed, when it cannot be cut.
+bool cut_segment(SegmentedText& text, std::size_t index);
+
+// Makes segments[index] part of the layout between its neighbours (a segment a model cannot
+// read: it comes back as it was).
+void keep_as_layout(SegmentedText& text, std::size_t index);
+
+// The separators with `translations` (one per segment) between them.
+std::string join_segments(const SegmentedText& text, const std::vector<std::string>& translations);
+
+}  // namespace rpt::documents

@@ -1,0 +1,132 @@
+#include "engine/text_segments.h"
+
+#include <algorithm>
+#include <iterator>
+#include <optional>
+#include <string>
+
+#include "engine/errors.h"
+
+namespace rpt {
+namespace {
+
+void merge_terms(const std::vector<GlossaryTermResult>& terms,
+                 std::vector<GlossaryTermResult>* merged) {
+  for (const GlossaryTermResult& term : terms) {
+    auto same = std::find_if(merged->begin(), merged->end(), [&term](const auto& other) {
+      return other.source == term.source && other.target == term.target;
+    });
+    if (same == merged->end()) {
+      merged->push_back(term);
+    } else {
+      same->matches += term.matches;
+      same->kept = same->kept && term.kept;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<PreparedSource> prepare_segments(
+    documents::SegmentedText& text, int max_input_length,
+    const std::function<PreparedSource(const std::string& segment)>& prepare) {
+  std::vector<PreparedSource> prepared;
+  // Raw bytes bound the tokenizer's work: a segment this long cannot fit and is cut first.
+  const auto byte_limit = static_cast<std::size_t>(max_input_length) * 64;
+  for (std::size_t i = 0; i < text.segments.size(); ++i) {
+    std::optional<PreparedSource> segment;
+    while (documents::has_words(text.segments[i])) {  // a cut part may have none
+      if (text.segments[i].size() <= byte_limit) {
+        segment = prepare(text.segments[i]);
+        if (static_cast<int>(segment->ids.size()) <= max_input_length) break;
+        segment.reset();
+      }
+      RPT_CHECK(documents::cut_segment(text, i), InvalidArgument, "a segment of ",
+                text.segments[i].size(), " bytes cannot be cut below the limit of ",
+                max_input_length, " tokens");
+    }
+    // Nothing to translate, or nothing the model reads (characters its normalizer drops).
+    if (!segment || segment->ids.empty()) {
+      documents::keep_as_layout(text, i--);
+      continue;
+    }
+    prepared.push_back(std::move(*segment));
+  }
+  return prepared;
+}
+
+namespace {
+
+// The result of `pieces` (segments of a part, or parts of a document) put together: per rank,
+// text_of(the pieces' texts of that rank); the rest as join_results says.
+TranslationResult combine(
+    std::vector<TranslationResult> pieces, int n_best,
+    const std::function<std::string(const std::vector<std::string>&, bool* kept)>& text_of) {
+  TranslationResult joined;
+  joined.segments = 0;
+  std::size_t ranks = pieces.empty() ? static_cast<std::size_t>(std::max(n_best, 1)) : 0;
+  for (const TranslationResult& piece : pieces) {
+    RPT_CHECK(!piece.hypotheses.empty(), InvalidArgument, "a segment has no hypothesis");
+    joined.source_tokens += piece.source_tokens;
+    joined.protected_spans += piece.protected_spans;
+    joined.segments += piece.segments;
+    merge_terms(piece.glossary_terms, &joined.glossary_terms);
+    ranks = std::max(ranks, piece.hypotheses.size());
+  }
+  joined.hypotheses.resize(ranks);
+  std::vector<std::string> texts(pieces.size());
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    TranslationHypothesis& out = joined.hypotheses[rank];
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      std::vector<TranslationHypothesis>& hypotheses = pieces[i].hypotheses;
+      TranslationHypothesis& h = hypotheses[std::min(rank, hypotheses.size() - 1)];
+      texts[i] = std::move(h.text);
+      out.tokens.insert(out.tokens.end(), h.tokens.begin(), h.tokens.end());
+      out.ids.insert(out.ids.end(), h.ids.begin(), h.ids.end());
+      out.score += h.score;
+      out.spans_kept = out.spans_kept && h.spans_kept;
+      out.terms_kept = out.terms_kept && h.terms_kept;
+    }
+    bool kept = true;
+    out.text = text_of(texts, &kept);
+    out.spans_kept = out.spans_kept && kept;
+  }
+  return joined;
+}
+
+}  // namespace
+
+TranslationResult join_results(const documents::SegmentedText& text,
+                               std::vector<TranslationResult> segments, int n_best) {
+  RPT_CHECK(segments.size() == text.segments.size(), InvalidArgument,
+            "join_results: ", segments.size(), " results for ", text.segments.size(), " segments");
+  for (TranslationResult& segment : segments) segment.segments = 1;
+  return combine(std::move(segments), n_best,
+                 [&text](const std::vector<std::string>& translations, bool*) {
+                   return documents::join_segments(text, translations);
+                 });
+}
+
+TranslationResult join_document(const documents::Document& document,
+                                std::vector<TranslationResult> segments, int n_best) {
+  RPT_CHECK(segments.size() == document.segments(), InvalidArgument,
+            "join_document: ", segments.size(), " results for ", document.segments(), " segments");
+  std::vector<TranslationResult> parts;
+  auto next = segments.begin();
+  for (const documents::SegmentedText& part : document.parts()) {
+    const auto end = next + static_cast<long>(part.segments.size());
+    parts.push_back(join_results(
+        part,
+        std::vector<TranslationResult>(std::make_move_iterator(next), std::make_move_iterator(end)),
+        n_best));
+    next = end;
+  }
+  return combine(std::move(parts), n_best,
+                 [&document](const std::vector<std::string>& translations, bool* kept) {
+                   documents::Document::Rendered rendered = document.render(translations);
+                   *kept = rendered.parts_kept_as_source == 0;
+                   return std::move(rendered.text);
+                 });
+}
+
+}  // namespace rpt

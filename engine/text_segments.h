@@ -1,0 +1,41 @@
+// A text as segments (documents/segmenter.h) on its way through the engine: each segment made
+// ready for the model, cut where it is longer than the model reads (prepare_segments), and the
+// segments' results put back into the text's layout (join_results): each hypothesis is the
+// segments' hypotheses of the same rank between the text's separators (a segment with fewer
+// hypotheses gives its last), so the layout around the segments comes back byte for byte.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "documents/document.h"
+#include "documents/segmenter.h"
+#include "engine/translator.h"
+
+namespace rpt {
+
+// Prepares each segment of `text` with `prepare`; a segment over `max_input_length` ids is cut
+// (documents::cut_segment) and its parts prepared until every part fits, and one the model reads
+// nothing of (no ids) becomes layout. One result per remaining segment. Throws InvalidArgument
+// when a segment cannot be cut below the limit; passes on what `prepare` throws.
+std::vector<PreparedSource> prepare_segments(
+    documents::SegmentedText& text, int max_input_length,
+    const std::function<PreparedSource(const std::string& segment)>& prepare);
+
+// `segments` holds one result per segment of `text`, in order. The joined result has as many
+// hypotheses as the segment with most (n_best for a blank text): text, tokens and ids concatenated
+// (tokens and ids of the segments only, not of the layout), score the sum of the segments' scores,
+// spans_kept and terms_kept when every segment's are; source tokens and protected spans summed,
+// glossary terms merged by entry (matches summed, kept when kept everywhere). A text without
+// segments (blank) comes back unchanged, score 0.
+TranslationResult join_results(const documents::SegmentedText& text,
+                               std::vector<TranslationResult> segments, int n_best);
+
+// The same for a document: `segments` holds one result per segment of all its parts in order;
+// each part joined as above, then the document rendered per rank (a hypothesis whose markup
+// kept a unit's source for tags that did not fit has spans_kept false).
+TranslationResult join_document(const documents::Document& document,
+                                std::vector<TranslationResult> segments, int n_best);
+
+}  // namespace rpt

@@ -1,0 +1,168 @@
+#include "documents/segmenter.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace rpt::documents {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+SegmentedText segment(std::string_view text, SplitSentences split = SplitSentences::kAuto) {
+  return segment_text(text, {.split = split, .language = "en"});
+}
+
+// Every segmentation gives its text back byte for byte when nothing is translated.
+void expect_round_trip(std::string_view text, SplitSentences split) {
+  const SegmentedText s = segment(text, split);
+  ASSERT_EQ(s.separators.size(), s.segments.size() + 1);
+  EXPECT_EQ(join_segments(s, s.segments), text) << split_sentences_name(split);
+}
+
+TEST(Segmenter, ParagraphIsCutIntoItsSentences) {
+  const SegmentedText s = segment(
+      "The file could not be saved. Check that the disk is not full and try again. If the "
+      "problem persists, contact your administrator.");
+  EXPECT_EQ(s.segments, (Strings{"The file could not be saved.",
+                                 "Check that the disk is not full and try again.",
+                                 "If the problem persists, contact your administrator."}));
+  EXPECT_EQ(s.separators, (Strings{"", " ", " ", ""}));
+}
+
+TEST(Segmenter, LayoutAroundSegmentsIsKept) {
+  const std::string text = "  Saved.  Open it?\r\n\r\n\t- Done\xC2\xA0\n   1. First step\n";
+  const SegmentedText s = segment(text);
+  EXPECT_EQ(s.segments, (Strings{"Saved.", "Open it?", "Done", "First step"}));
+  EXPECT_EQ(s.separators, (Strings{"  ", "  ", "\r\n\r\n\t- ", "\xC2\xA0\n   1. ", "\n"}));
+  EXPECT_EQ(join_segments(s, {"A", "B", "C", "D"}), "  A  B\r\n\r\n\t- C\xC2\xA0\n   1. D\n");
+}
+
+TEST(Segmenter, BlankTextsHaveNoSegment) {
+  for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
+    const SegmentedText s = segment(blank);
+    EXPECT_TRUE(s.segments.empty()) << blank;
+    EXPECT_EQ(s.separators, Strings{blank});
+  }
+}
+
+TEST(Segmenter, SymbolsAloneAreLayout) {
+  const SegmentedText s = segment("\xE2\x9C\x93 Done. \xF0\x9F\x98\x80\n***\nSaved \xE2\x9C\x93\n");
+  EXPECT_EQ(s.segments, (Strings{"Done.", "Saved"}));
+  EXPECT_EQ(s.separators,
+            (Strings{"\xE2\x9C\x93 ", " \xF0\x9F\x98\x80\n***\n", " \xE2\x9C\x93\n"}));
+  // Placeholders, tags and entities alone have nothing to translate either.
+  EXPECT_TRUE(segment("%s: {0}\n<br/> &amp;").segments.empty());
+  // A symbol inside a sentence stays in it (span protection keeps it, engine/span_protection.h).
+  EXPECT_EQ(segment("Save \xE2\x9C\x93 the file").segments, Strings{"Save \xE2\x9C\x93 the file"});
+}
+
+TEST(Segmenter, DomainTextIsNotCutInsideItsTokens) {
+  // Abbreviations, versions, file names, URLs, placeholders and tag pairs end no sentence.
+  for (const std::string one :
+       {"Use a tool, e.g. the file manager, to open it.", "Version 2.0.1 is installed.",
+        "Open config.txt in an editor.", "See https://example.com/a.b?c=d. for details.",
+        "Mr. Smith saved the file.", "Click <b>Save. Now</b> to continue.",
+        "Saved %s. files to {0}.", "Copy config.txt.Bak and v1.2.3.Final files."}) {
+    EXPECT_EQ(segment(one).segments, Strings{one});
+  }
+}
+
+TEST(Segmenter, ASentenceEndsBeforeATag) {
+  EXPECT_EQ(segment("Open the file. <b>Save</b> it now. %s files saved.").segments,
+            (Strings{"Open the file.", "<b>Save</b> it now.", "%s files saved."}));
+}
+
+TEST(Segmenter, ModesCutWhereTheySay) {
+  const std::string text = "One. Two\nthree.\n\nFour.";
+  EXPECT_EQ(segment(text, SplitSentences::kAuto).segments,
+            (Strings{"One.", "Two", "three.", "Four."}));
+  EXPECT_EQ(segment(text, SplitSentences::kNewlines).segments,
+            (Strings{"One. Two", "three.", "Four."}));
+  EXPECT_EQ(segment(text, SplitSentences::kSentences).segments,
+            (Strings{"One.", "Two\nthree.", "Four."}));
+  EXPECT_EQ(segment(text, SplitSentences::kNone).segments, Strings{"One. Two\nthree.\n\nFour."});
+  for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
+                               SplitSentences::kSentences, SplitSentences::kNone}) {
+    expect_round_trip(text, split);
+  }
+}
+
+TEST(Segmenter, ParsesItsOptionNames) {
+  for (const char* name : {"auto", "newlines", "sentences", "none"}) {
+    EXPECT_STREQ(split_sentences_name(parse_split_sentences(name)), name);
+  }
+  EXPECT_THROW(parse_split_sentences("0"), std::invalid_argument);
+}
+
+TEST(Segmenter, JoinChecksTheCount) {
+  EXPECT_THROW(join_segments(segment("One. Two."), {"Eins."}), std::invalid_argument);
+}
+
+TEST(Segmenter, LongSegmentsAreCutAtAClauseThenABlank) {
+  SegmentedText s = segment("Open the file, then save it as %s and close the window.");
+  ASSERT_TRUE(cut_segment(s, 0));
+  EXPECT_EQ(s.segments, (Strings{"Open the file,", "then save it as %s and close the window."}));
+  EXPECT_EQ(s.separators, (Strings{"", " ", ""}));
+  ASSERT_TRUE(cut_segment(s, 1));
+  EXPECT_EQ(s.segments, (Strings{"Open the file,", "then save it as %s", "and close the window."}));
+  EXPECT_EQ(join_segments(s, s.segments),
+            "Open the file, then save it as %s and close the window.");
+  SegmentedText cjk = segment("\xE6\x96\x87\xE4\xBB\xB6\xE5\xB7\xB2\xE4\xBF\x9D\xE5\xAD\x98");
+  ASSERT_TRUE(cut_segment(cjk, 0));  // no blank: at a code point boundary
+  EXPECT_EQ(cjk.segments.size(), 2u);
+  EXPECT_EQ(cjk.separators, (Strings{"", "", ""}));
+  SegmentedText one = segment("x");
+  EXPECT_FALSE(cut_segment(one, 0));
+  SegmentedText tags = segment("Save <b>all files</b> now");  // a tag pair is cut around
+  ASSERT_TRUE(cut_segment(tags, 0));
+  EXPECT_TRUE(tags.segments[0] == "Save" || tags.segments[1] == "now") << tags.segments[0];
+  SegmentedText paragraph = segment("<p>Save all files</p>");  // or inside, if it is all
+  ASSERT_TRUE(cut_segment(paragraph, 0));
+  EXPECT_EQ(paragraph.segments.size(), 2u);
+}
+
+TEST(Segmenter, RandomTextRoundTrips) {
+  // Pieces chosen to hit every rule: breaks of every kind, blanks, markers, spans, symbols.
+  const Strings pieces = {"Save",     " ",
+                          "the file", ".",
+                          "?",        "!",
+                          "\n",       "\r\n",
+                          "\r",       "\t",
+                          "\xC2\xA0", "\xE2\x80\xA8",
+                          "- ",       "1. ",
+                          "(a) ",     "## ",
+                          "%s",       "<b>",
+                          "</b>",     "{0}",
+                          "e.g.",     "\xF0\x9F\x98\x80",
+                          "...",      "\xE3\x80\x82",
+                          "Datei",    "\xE2\x80\xA2 ",
+                          "  ",       "\f",
+                          "x"};
+  std::mt19937 random(7);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text;
+    const int count = static_cast<int>(random() % 24);
+    for (int i = 0; i < count; ++i) text += pieces[random() % pieces.size()];
+    for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
+                                 SplitSentences::kSentences, SplitSentences::kNone}) {
+      const SegmentedText s = segment(text, split);
+      ASSERT_EQ(join_segments(s, s.segments), text) << text;
+      SegmentedText cut = s;
+      for (std::size_t i = 0; i < cut.segments.size(); ++i) {
+        if (cut.segments[i].size() > 8) cut_segment(cut, i);
+      }
+      ASSERT_EQ(join_segments(cut, cut.segments), text) << text;
+      for (const std::string& one : cut.segments) {
+        EXPECT_FALSE(one.empty());
+        EXPECT_NE(one.front(), ' ');
+        EXPECT_NE(one.back(), ' ');
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rpt::documents
