@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Texts, not strings: what sentence splitting buys on paragraphs, whether layout survives, what a
 long document costs, and whether real HTML pages keep their tree (docs/documents.md).
 
@@ -8,8 +8,9 @@ Runs the real rpt-server (JSON API, cache off) on a model and its test split:
      (space, two spaces, line break, blank line, CRLF, "- " list items), translated whole
      (split_sentences none) and split (auto), and each sentence alone. Per paragraph length:
      sentences kept (terminal marks in the output against the sentences sent, capped at 1),
-     BLEU/chrF against the references joined the same way, and whether the split output is the
-     sentences' own translations in the paragraph's layout, byte for byte;
+     BLEU/chrF against the references joined the same way (sentence by sentence: each test
+     string translated alone, joined), and whether the split output is the sentences' own
+     (split) translations in the paragraph's layout, byte for byte;
   2. a ~20,000-word document (test sentences in paragraphs) in one call against the same
      sentences sent as separate texts: seconds each, and the ratio;
   3. real HTML pages (Debian's /usr/share/doc, --html PAGE...): translated with format html, the
@@ -20,7 +21,6 @@ Runs the real rpt-server (JSON API, cache off) on a model and its test split:
   bench/documents_eval.py --plot docs/documents.png docs/documents_en-de.json docs/documents_en-fr.json
 """
 import argparse
-import glob
 import json
 import os
 import platform
@@ -40,7 +40,13 @@ from rpt_server import ServerProcess  # noqa: E402
 SEPARATORS = [" ", "  ", "\n", "\n\n", "\r\n", "\n- "]
 TERMINAL = re.compile(r"[.!?](?=\s|$)")
 TRANSLATABLE_ATTRIBUTES = {"title", "alt", "placeholder", "aria-label", "value"}
+URL_ATTRIBUTES = {"href", "src", "action", "name"}
 CALL_TEXTS = 64
+# Real pages Debian ships (a quick start, a texinfo page, a DocBook section, a whole manual).
+DEFAULT_PAGES = ["/usr/share/doc/valgrind/html/QuickStart.html",
+                 "/usr/share/doc/libffi-dev/html/Multiple-ABIs.html",
+                 "/usr/share/doc/shared-mime-info/shared-mime-info-spec.html/x497.html",
+                 "/usr/share/doc/bzip2/manual.html"]
 
 
 def read_sentences(tsv):
@@ -89,9 +95,11 @@ def paragraphs(server, pairs, per_length, seed):
     references = [flat(join([t for _, t in chosen], seps)) for _, chosen, seps in rows]
     whole, whole_seconds = translate(server, sources, split_sentences="none")
     split, split_seconds = translate(server, sources, split_sentences="auto")
+    # Each test string alone as it is (the sentence-by-sentence baseline), and split (what the
+    # paragraph's segments must equal: some test strings hold two sentences).
     singles = sorted({s for _, chosen, _ in rows for s, _ in chosen})
-    alone_list, _ = translate(server, singles, split_sentences="none")
-    alone = dict(zip(singles, alone_list))
+    alone = dict(zip(singles, translate(server, singles, split_sentences="none")[0]))
+    alone_split = dict(zip(singles, translate(server, singles, split_sentences="auto")[0]))
     by_length = {}
     for i, (length, chosen, seps) in enumerate(rows):
         entry = by_length.setdefault(length, {"whole": [], "split": [], "alone": [], "refs": [],
@@ -104,7 +112,7 @@ def paragraphs(server, pairs, per_length, seed):
         entry["refs"].append(references[i])
         entry["kept_whole"].append(min(len(TERMINAL.findall(whole[i])), length) / length)
         entry["kept_split"].append(min(len(TERMINAL.findall(split[i])), length) / length)
-        entry["layout"] += split[i] == sentence_by_sentence
+        entry["layout"] += split[i] == join([alone_split[s] for s, _ in chosen], seps)
         entry["paragraphs"] += 1
     table = []
     for length, e in sorted(by_length.items()):
@@ -145,7 +153,8 @@ def long_document(server, pairs, words, seed):
     for _ in range(3):  # alternating, medians
         _, seconds = translate(server, [text], split_sentences="auto")
         times["document"].append(seconds)
-        _, seconds = translate(server, sentences, split_sentences="none")
+        # The same segments (a test string may hold two sentences), 64 texts a call.
+        _, seconds = translate(server, sentences, split_sentences="auto")
         times["separate"].append(seconds)
     document, separate = (sorted(times[k])[1] for k in ("document", "separate"))
     return {"words": count, "sentences": len(sentences), "bytes": len(text.encode()),
@@ -154,11 +163,14 @@ def long_document(server, pairs, words, seed):
 
 
 def tree(html):
-    """Elements (tag, attributes but the translatable ones) in document order, with lxml."""
+    """Elements (tag, attributes but the translatable ones) in document order, with lxml. URL
+    attributes are compared unescaped: libxml2's HTML writer percent-escapes them (the same URL,
+    "mailto:a at b" as "mailto:a%20at%20b")."""
     import lxml.html
+    from urllib.parse import unquote
     root = lxml.html.document_fromstring(html)
-    return [(e.tag, sorted((k, v) for k, v in e.attrib.items()
-                           if k not in TRANSLATABLE_ATTRIBUTES))
+    return [(e.tag, sorted((k, unquote(v) if k in URL_ATTRIBUTES else v)
+                           for k, v in e.attrib.items() if k not in TRANSLATABLE_ATTRIBUTES))
             for e in root.iter() if isinstance(e.tag, str)]
 
 
@@ -225,10 +237,12 @@ def main():
     ap.add_argument("--server", default=os.environ["RPT_SERVER_BINARY"])
     ap.add_argument("--model")
     ap.add_argument("--tsv")
-    ap.add_argument("--per-length", type=int, default=30, help="paragraphs per length")
-    ap.add_argument("--words", type=int, default=20000, help="words of the long document")
+    ap.add_argument("--per-length", type=int, default=30,
+                    help="paragraphs per length (0: none)")
+    ap.add_argument("--words", type=int, default=20000,
+                    help="words of the long document (0: none)")
     ap.add_argument("--html", nargs="*", default=None,
-                    help="HTML pages (default: a few of /usr/share/doc)")
+                    help="HTML pages (default: a few of /usr/share/doc; none given: none)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json")
@@ -250,13 +264,15 @@ def main():
         pairs = read_sentences(args.tsv)
         result = {"model": name, "hardware": hardware(), "sentences_available": len(pairs),
                   "settings": "CPU float32, beam 4, cache off, JSON API"}
-        result["paragraphs"] = paragraphs(server, pairs, args.per_length, args.seed)
+        if args.per_length > 0:
+            result["paragraphs"] = paragraphs(server, pairs, args.per_length, args.seed)
         if args.words > 0:
             result["long_document"] = long_document(server, pairs, args.words, args.seed)
         pages = args.html
         if pages is None:
-            pages = sorted(glob.glob("/usr/share/doc/*/*.html"))[:4]
-        result["html"] = html_pages(server, pages)
+            pages = [page for page in DEFAULT_PAGES if os.path.exists(page)]
+        if pages:
+            result["html"] = html_pages(server, pages)
     finally:
         server.close()
     text = json.dumps(result, indent=1, ensure_ascii=False)

@@ -11,6 +11,11 @@
 // Output streams: each translation is written (in input order) as soon as it and every earlier
 // one are done, while later input is still being read; on a terminal stderr shows progress
 // (--quiet: none).
+//
+// --format html|xml: the whole of stdin is one HTML or XML document (or fragment), translated
+// with its markup kept and written to stdout as it comes back, nothing added
+// (cli/document_translation.h, docs/documents_markup.md); --n-best > 1 and --with-scores are
+// refused there, --verbose prints the score. Malformed XML exits 1 with libxml2's message.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +23,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +32,7 @@
 #include "engine/translator.h"
 #include "kernels/cpu_kernels.h"
 #include "kernels/parallel.h"
+#include "cli/document_translation.h"
 #include "cli/line_reader.h"
 #include "cli/progress_line.h"
 #include "cli/stream_translation.h"
@@ -56,6 +63,8 @@ struct CliOptions {
   std::string length_penalty_type = "average";
   std::string split_sentences = "auto";
   std::string language;  // empty: the model's source language
+  std::string format = "text";
+  std::vector<std::string> ignore_tags;  // --format html|xml: elements left untouched
   rpt::DecodingOptions decoding;
 };
 
@@ -70,6 +79,72 @@ std::string segmentation_language(const CliOptions& cli, const rpt::Model& model
   if (!cli.language.empty()) return cli.language;
   const std::string& source = model.config().source_language;
   return source.empty() ? "en" : source;
+}
+
+// Why the options cannot translate a document, or empty.
+std::string document_option_conflict(const CliOptions& cli) {
+  if (cli.format == "text") return {};
+  if (cli.decoding.n_best > 1) {
+    return "--n-best " + std::to_string(cli.decoding.n_best) +
+           " needs --format text: a document is translated once";
+  }
+  if (cli.with_scores) {
+    return "--with-scores needs --format text (with a document, --verbose prints its score)";
+  }
+  return {};
+}
+
+std::string read_all(std::FILE* file) {
+  std::string text;
+  char buffer[1 << 16];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, file)) > 0;) text.append(buffer, n);
+  if (std::ferror(file)) throw std::runtime_error("cannot read the input");
+  return text;
+}
+
+// --format html|xml: stdin as one document, its translation on stdout.
+int translate_stdin_document(const CliOptions& cli, const rpt::Translator& translator,
+                             const rpt::GlossaryUse& glossary) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string input = read_all(stdin);
+  rpt::tools::DocumentTranslationOptions options;
+  options.document.format = rpt::documents::parse_text_format(cli.format);
+  options.document.segmentation = {
+      .split = rpt::documents::parse_split_sentences(cli.split_sentences),
+      .language = segmentation_language(cli, translator.model())};
+  options.document.ignore_tags = cli.ignore_tags;
+  options.decoding = cli.decoding;
+  options.spans = {
+      .enabled = cli.protect_spans, .accelerators = cli.accelerators, .mask = cli.span_masking};
+  options.glossary = glossary;
+  const rpt::tools::DocumentTranslation out =
+      rpt::tools::translate_document(translator, options, input);
+  std::fwrite(out.text.data(), 1, out.text.size(), stdout);
+  std::fflush(stdout);
+  if (!cli.verbose) return 0;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr,
+               "rpt-translate: %s document of %zu bytes: %zu text units, %zu segments, %d "
+               "units kept as source (their tags did not fit), score %.6f\n",
+               cli.format.c_str(), input.size(), out.parts, out.segments, out.units_kept_as_source,
+               static_cast<double>(out.score));
+  std::fprintf(stderr,
+               "rpt-translate: %d source tokens, %zu target tokens, %d protected spans (all "
+               "kept: %s); %s, beam %d, batch %d\n",
+               out.source_tokens, out.target_tokens, out.protected_spans,
+               out.spans_kept ? "yes" : "no", translator.engine().device_description().c_str(),
+               cli.decoding.beam_size, cli.batch_size);
+  for (const rpt::GlossaryTermResult& term : out.glossary_terms) {
+    std::fprintf(stderr, "rpt-translate: glossary %s -> %s: %d matches, %s\n", term.source.c_str(),
+                 term.target.c_str(), term.matches, term.kept ? "kept" : "missed");
+  }
+  const rpt::tools::DocumentTimes& t = out.times;
+  std::fprintf(stderr,
+               "rpt-translate: time %.3f s: parse %.3f s, prepare %.3f s, translate %.3f s, "
+               "render %.3f s\n",
+               seconds, t.parse, t.prepare, t.translate, t.render);
+  return 0;
 }
 
 int run(const CliOptions& cli) {
@@ -97,6 +172,8 @@ int run(const CliOptions& cli) {
     translator.span_protector().check_glossary(*glossary, cli.glossary);
     glossary_use.glossaries.push_back(&*glossary);
   }
+
+  if (cli.format != "text") return translate_stdin_document(cli, translator, glossary_use);
 
   const auto start = std::chrono::steady_clock::now();
   rpt::tools::LineReader input(STDIN_FILENO);
@@ -238,8 +315,22 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--language", cli.language,
                  "Source language whose sentence rules cut lines (default: the model's)");
-  app.add_flag("--with-scores", cli.with_scores, "Prefix each line with its score and a tab");
-  app.add_flag("--verbose", cli.verbose, "Print throughput on stderr");
+  app.add_option("--format", cli.format,
+                 "text: each stdin line translated on its own; html, xml: all of stdin one "
+                 "document (or fragment) translated with its markup kept, written to stdout as "
+                 "it comes back, nothing added (--n-best 1 only, no --with-scores, "
+                 "--inter-threads unused; malformed XML exits 1)")
+      ->check(CLI::IsMember({"text", "html", "xml"}))
+      ->capture_default_str();
+  app.add_option("--ignore-tags", cli.ignore_tags,
+                 "--format html|xml: elements whose content is left untouched, comma-separated "
+                 "(besides HTML's script, style, code, pre, ...; docs/documents_markup.md)")
+      ->delimiter(',');
+  app.add_flag("--with-scores", cli.with_scores,
+               "Prefix each line with its score and a tab (--format text only)");
+  app.add_flag("--verbose", cli.verbose,
+               "Print throughput on stderr (a document: units, segments, units kept as source, "
+               "score, time)");
   app.add_flag("--quiet", cli.quiet, "No progress line on stderr (shown only on a terminal)");
   app.add_flag("--protect-spans,!--no-protect-spans", cli.protect_spans,
                "Keep placeholders, tags, entities and escapes verbatim (default: on; "
@@ -262,6 +353,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   rpt::keep_freed_memory_for_reuse();
   cli.decoding.length_penalty_type = parse_penalty_type(cli.length_penalty_type);
+  if (const std::string conflict = document_option_conflict(cli); !conflict.empty()) {
+    std::cerr << "rpt-translate: " << conflict << "\n";
+    return 1;
+  }
 
   try {
     return run(cli);

@@ -66,6 +66,31 @@ DocPtr parse_html(std::string_view source) {
                                    nullptr, "UTF-8", kOptions));
 }
 
+// The first error of the XML parse running on this thread (libxml2 goes on after it, and its
+// last error is often only "Premature end of data").
+struct FirstXmlError {
+  bool seen = false;
+  int code = 0;
+  int line = 0;
+  std::string message;
+};
+thread_local FirstXmlError* t_first_xml_error = nullptr;
+
+void remember_first_error(void*, xmlError* error) {
+  FirstXmlError* first = t_first_xml_error;
+  if (first == nullptr || first->seen || error == nullptr || error->level < XML_ERR_ERROR) return;
+  first->seen = true;
+  first->code = error->code;
+  first->line = error->line;
+  try {  // nothing may be thrown through libxml2
+    std::string_view message = error->message != nullptr ? error->message : "";
+    while (message.ends_with('\n') || message.ends_with(' ')) message.remove_suffix(1);
+    first->message = message;
+  } catch (const std::bad_alloc&) {
+    first->message = {};
+  }
+}
+
 // XML: a well-formed document, or null and libxml2's message with its line. No network, no DTD
 // loading, entities not substituted (a reference stays a reference; libxml2 also stops entity
 // amplification), depth at most 256.
@@ -77,20 +102,27 @@ struct XmlParse {
 
 XmlParse parse_xml(std::string_view source) {
   std::unique_ptr<xmlParserCtxt, FreeXmlContext> context(check_allocated(xmlNewParserCtxt()));
+  context->sax->serror = remember_first_error;
   constexpr int kOptions =
       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC;
+  FirstXmlError first;
+  t_first_xml_error = &first;
   XmlParse parse;
   parse.doc.reset(xmlCtxtReadMemory(context.get(), source.data(), static_cast<int>(source.size()),
                                     nullptr, "UTF-8", kOptions));
+  t_first_xml_error = nullptr;
   if (parse.doc != nullptr && context->wellFormed) return parse;
   parse.doc.reset();
   parse.error = "XML is not well-formed";
-  const xmlError* error = xmlCtxtGetLastError(context.get());
-  if (error != nullptr && error->message != nullptr) {
-    std::string detail = error->message;
-    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
-    parse.error += ": line " + std::to_string(error->line) + ": " + detail;
-    parse.error_code = error->code;
+  if (!first.seen) {  // no error reported on the way: the parse's last one, if any
+    t_first_xml_error = &first;
+    const xmlError* last = xmlCtxtGetLastError(context.get());
+    if (last != nullptr) remember_first_error(nullptr, const_cast<xmlError*>(last));
+    t_first_xml_error = nullptr;
+  }
+  if (first.seen) {
+    parse.error += ": line " + std::to_string(first.line) + ": " + first.message;
+    parse.error_code = first.code;
   }
   return parse;
 }

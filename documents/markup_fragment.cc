@@ -63,6 +63,20 @@ xmlNode* find_container(xmlNode* first) {
   return nullptr;
 }
 
+// `node`, or for an <html>, <head> or <body> (elements libxml2 implies: in a fragment it drops
+// those start tags) its content.
+void append_unwrapped(xmlNode* node, std::vector<xmlNode*>* nodes) {
+  const std::string_view name =
+      node->type == XML_ELEMENT_NODE ? reinterpret_cast<const char*>(node->name) : "";
+  if (name != "html" && name != "head" && name != "body") {
+    nodes->push_back(node);
+    return;
+  }
+  for (xmlNode* child = node->children; child != nullptr; child = child->next) {
+    append_unwrapped(child, nodes);
+  }
+}
+
 }  // namespace
 
 bool is_html_fragment(std::string_view source) {
@@ -101,13 +115,13 @@ std::vector<xmlNode*> fragment_nodes(xmlDoc* doc) {
   xmlNode* const container = find_container(doc->children);
   if (container == nullptr) return nodes;
   for (xmlNode* child = container->children; child != nullptr; child = child->next) {
-    nodes.push_back(child);
+    append_unwrapped(child, &nodes);
   }
   for (xmlNode* outer = container; outer != nullptr && outer->type != XML_DOCUMENT_NODE &&
                                    outer->type != XML_HTML_DOCUMENT_NODE;
        outer = outer->parent) {
     for (xmlNode* after = outer->next; after != nullptr; after = after->next) {
-      nodes.push_back(after);
+      append_unwrapped(after, &nodes);
     }
   }
   return nodes;

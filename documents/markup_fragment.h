@@ -1,8 +1,8 @@
-// Internal to markup_document.cc: HTML and XML fragments (docs/documents_markup.md,
-// "Fragments"). A fragment is markup that is not a whole document: "Hello <b>x</b>", an
-// element's innerHTML, XML siblings without a single root. Its blank edges are kept aside byte
-// for byte, the rest is parsed inside a synthetic container element (<rpt-fragment>: HTML inside
-// <html><body>, XML as the root), and it is written back as the container's content only.
+// Internal to markup_document.cc: HTML and XML fragments (markup_document.h). A fragment is
+// markup that is not a whole document: "Hello <b>x</b>", an element's innerHTML, XML siblings
+// without a single root. Its blank edges are kept aside byte for byte, the rest is parsed inside
+// a synthetic container element (<rpt-fragment>: HTML inside <html><body>, XML as the root), and
+// it is written back as the container's content only.
 //
 // Why a container and not htmlParseInNodeContext: libxml2 2.9.14's context parse puts an implied
 // <p> around text at the top ("Hello" comes back as "<p>Hello</p>") and, even with
@@ -47,7 +47,8 @@ std::string wrap_fragment(const FragmentEdges& edges, MarkupKind kind);
 
 // The nodes a fragment parsed into, in order: the container's children, then anything the parse
 // put after the container (HTML: content after a stray </rpt-fragment>, </body> or </html>),
-// so that no content is lost. Empty when the tree holds no container.
+// so that no content is lost; an <html>, <head> or <body> there (implied by libxml2) is replaced
+// by its content. Empty when the tree holds no container.
 std::vector<xmlNode*> fragment_nodes(xmlDoc* doc);
 
 }  // namespace rpt::documents::markup

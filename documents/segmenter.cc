@@ -70,15 +70,18 @@ bool has_letter_or_digit(std::string_view text) {
 
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Symbols (Unicode S*: ✓ © → €, emoji) and nothing else.
+// Symbols (Unicode S*: ✓ © → €, emoji), dashes and bullets, and nothing else: decoration a
+// model would swap for another.
 bool only_symbols(std::string_view word) {
   if (word.empty()) return false;
   for (std::size_t i = 0; i < word.size();) {
     char32_t c = 0;
     if (!next_code_point(word, &i, &c)) return false;
     const auto mask = U_GET_GC_MASK(static_cast<UChar32>(c));
+    const bool bullet = c == '*' || c == 0x2022 || c == 0x00B7 || c == 0x2023 || c == 0x25E6;
     // Joiners and variation selectors hold emoji sequences together.
-    if ((mask & U_GC_S_MASK) == 0 && c != 0x200D && !(c >= 0xFE00 && c <= 0xFE0F)) return false;
+    const bool joiner = c == 0x200D || (c >= 0xFE00 && c <= 0xFE0F);
+    if ((mask & (U_GC_S_MASK | U_GC_PD_MASK)) == 0 && !bullet && !joiner) return false;
   }
   return true;
 }
@@ -167,17 +170,19 @@ std::size_t list_marker_length(std::string_view text, std::size_t begin, std::si
   return after - begin;
 }
 
-// Abbreviations after which a full stop ends no sentence, beyond ICU's own list for the locale
-// (which lacks these): measured on software text, docs/documents.md.
+// Abbreviations after which a full stop ends no sentence. ICU's own lists are not used: they
+// suppress a break after any upper-case word ("Press OK. Then", "Export as PDF. Then" stay one
+// sentence: ICU matches a listed initial at the end of a longer word), and so would a short
+// entry here: none is a common word's ending ("min." would hold "admin. Then").
 constexpr const char* kAbbreviations[] = {
-    "Dr.",   "Prof.", "St.",   "Jr.",   "Sr.",  "Inc.", "Ltd.", "Co.",  "Corp.", "approx.", "e.g.",
-    "i.e.",  "vs.",   "cf.",   "Fig.",  "No.",  "Nos.", "Vol.", "Ch.",  "Sec.",  "Ref.",    "max.",
-    "min.",  "incl.", "excl.", "Jan.",  "Feb.", "Mar.", "Apr.", "Jun.", "Jul.",  "Aug.",    "Sep.",
-    "Sept.", "Oct.",  "Nov.",  "Dec.",  "z.B.", "d.h.", "bzw.", "ca.",  "Nr.",   "vgl.",    "usw.",
-    "ggf.",  "evtl.", "inkl.", "p.ex.", "env.", "cf.",  "M.",   "Mme.", "Mlle."};
+    "Mr.",   "Mrs.", "Ms.",   "Dr.",   "Prof.", "Jr.",   "Sr.",    "Inc.",  "Ltd.",  "Corp.",
+    "approx.", "e.g.", "i.e.", "vs.", "cf.", "Fig.",  "Figs.", "No.",   "Nos.",  "Vol.",
+    "Ref.",  "incl.", "excl.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.", "Nov.", "Dec.",
+    "z.B.",  "d.h.", "bzw.",  "Nr.",   "vgl.",  "usw.",  "ggf.",   "evtl.", "inkl.", "p.ex.",
+    "Mme.",  "Mlle."};
 
-// This thread's sentence break iterator for `language`, with ICU's abbreviation suppressions and
-// kAbbreviations; null when ICU has no data to make one.
+// This thread's sentence break iterator for `language`, with kAbbreviations; null when ICU has
+// no data to make one.
 icu::BreakIterator* sentence_iterator(const std::string& language) {
   thread_local std::map<std::string, std::unique_ptr<icu::BreakIterator>> iterators;
   auto found = iterators.find(language);
@@ -188,7 +193,7 @@ icu::BreakIterator* sentence_iterator(const std::string& language) {
   std::unique_ptr<icu::BreakIterator> iterator(
       icu::BreakIterator::createSentenceInstance(locale, status));
   std::unique_ptr<icu::FilteredBreakIteratorBuilder> filter(
-      icu::FilteredBreakIteratorBuilder::createInstance(locale, status));
+      icu::FilteredBreakIteratorBuilder::createEmptyInstance(status));
   if (U_SUCCESS(status)) {
     for (const char* abbreviation : kAbbreviations) {
       filter->suppressBreakAfter(icu::UnicodeString::fromUTF8(abbreviation), status);
@@ -310,8 +315,9 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
       i += length;
     }
   }
-  // ICU reads a span as a letter of its own ('X', the same length): "file. <b>Save</b>" ends
-  // a sentence before the tag, where ICU would read the tag's name as a lower-case word.
+  // ICU reads a span as a capitalised word ('X's, the same length): "file. <b>Save</b>" and
+  // "Done. %d files" end a sentence before the span, where ICU would read the tag's name or the
+  // word after the placeholder as lower case.
   const Unbreakable unbreakable(content);
   for (const ProtectedSpan& span : find_protected_spans(content)) {
     content.replace(span.begin, span.end - span.begin, span.end - span.begin, 'X');

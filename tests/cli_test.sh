@@ -104,4 +104,85 @@ check "an unknown --split-sentences is refused" refused $?
 "$translate" --model "$model" --inter-threads 0 < "$work/in.txt" > /dev/null 2> "$work/bad.txt"
 check "--inter-threads 0 is refused" refused $?
 
+# --format html|xml: all of stdin one document, its markup kept (tests/support/markup_structure.py
+# compares tags, attributes and untouched content); a fragment comes back as a fragment.
+structure() { python3 "$(dirname "${BASH_SOURCE[0]}")/support/markup_structure.py" "$@"; }
+cat > "$work/page.html" <<'HTML'
+<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Open the file</title></head>
+<body>
+<h1 title="The main title">Save the file</h1>
+<p>Click <b>the <i>big</i> button</b> &amp; <a href="x.html" title="Open the file">quit</a>.</p>
+<script>if (a < b && c) { say("</b> Open the file"); }</script>
+<p translate="no">Brand Name Stays</p>
+<ul><li>Open the file</li><li><img src="a.png" alt="Save the file"> Quit</li></ul>
+</body>
+</html>
+HTML
+"$translate" --model "$model" --format html --verbose < "$work/page.html" > "$work/page.out" \
+  2> "$work/page.err"
+check "--format html exits 0" test $? -eq 0
+check "--format html keeps the tag structure" structure html "$work/page.html" "$work/page.out"
+check "--format html keeps the script byte for byte" \
+  grep -qF 'if (a < b && c) { say("</b> Open the file"); }' "$work/page.out"
+check "--format html keeps translate=no content" grep -qF '>Brand Name Stays</p>' "$work/page.out"
+check "--format html translates the text" test "$(grep -c 'Save the file' "$work/page.out")" -eq 0
+check "--verbose reports units, segments, units kept as source and time" \
+  grep -q "text units, .* segments, .* units kept as source.*time" <(tr '\n' ' ' < "$work/page.err")
+
+printf '  Open <b>the file</b>. Quit!\n' > "$work/fragment.html"
+"$translate" --model "$model" --format html < "$work/fragment.html" > "$work/fragment.out"
+check "an HTML fragment exits 0" test $? -eq 0
+check "an HTML fragment comes back a fragment" \
+  test "$(grep -ciE '<(html|body|p)[ >]' "$work/fragment.out")" -eq 0
+check "an HTML fragment keeps its tags" structure html "$work/fragment.html" "$work/fragment.out"
+check "an HTML fragment keeps its edges" \
+  test "$(head -c 2 "$work/fragment.out")" = "  " -a "$(tail -c 2 "$work/fragment.out" | od -An -c | tr -d ' ')" != '\n\n' \
+  -a "$(tail -c 1 "$work/fragment.out" | od -An -c | tr -d ' ')" = '\n'
+printf 'Tom &amp; Jerry' | "$translate" --model "$model" --format html > "$work/entities.out"
+check "a fragment of text adds no newline and keeps its entity escaped" \
+  test "$(tail -c 1 "$work/entities.out" | od -An -c | tr -d ' ')" != '\n' -a "$(grep -c '&amp;' "$work/entities.out")" -eq 1
+
+cat > "$work/doc.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<!-- catalogue -->
+<catalog>
+  <item id="1"><name>Open the file</name>
+    <description>A <em>small</em> widget &amp; <link ref="home">your home</link>.</description>
+  </item>
+  <note translate="no">Internal note</note>
+  <code><![CDATA[if (a < b) { keep(); }]]></code>
+</catalog>
+XML
+"$translate" --model "$model" --format xml < "$work/doc.xml" > "$work/doc.out"
+check "--format xml exits 0" test $? -eq 0
+check "--format xml is well-formed with the same structure" \
+  structure xml "$work/doc.xml" "$work/doc.out"
+check "--format xml keeps the declaration" grep -q '^<?xml version="1.0" encoding="UTF-8"?>' \
+  "$work/doc.out"
+printf '<item>Open the file</item>\n<item>Quit</item>' > "$work/fragment.xml"
+"$translate" --model "$model" --format xml < "$work/fragment.xml" > "$work/fragment_xml.out"
+check "an XML fragment of siblings exits 0" test $? -eq 0
+check "an XML fragment keeps its structure" \
+  structure xml "$work/fragment.xml" "$work/fragment_xml.out"
+printf '<p>Open the file</p><note>Open the file</note>' |
+  "$translate" --model "$model" --format html --ignore-tags note,aside > "$work/ignored.out"
+check "--ignore-tags leaves the element untouched" grep -qF '<note>Open the file</note>' \
+  "$work/ignored.out"
+
+printf '<doc>\n<a>\n<b>text</c>\n</doc>\n' |
+  "$translate" --model "$model" --format xml > "$work/bad.out" 2> "$work/bad.txt"
+check "malformed XML exits 1" test $? -eq 1
+check "malformed XML names the line" grep -q "not well-formed: line 3: .*mismatch" "$work/bad.txt"
+check "malformed XML writes nothing" test ! -s "$work/bad.out"
+for refused_option in "--n-best 2 --beam-size 2" "--with-scores" "--format bogus"; do
+  # shellcheck disable=SC2086  # the options are words
+  "$translate" --model "$model" --format html $refused_option < "$work/fragment.html" \
+    > /dev/null 2> "$work/bad.txt"
+  check "--format html refuses $refused_option" refused $?
+done
+check "the n-best refusal says why" grep -q "needs --format text" <(
+  "$translate" --model "$model" --format xml --n-best 2 --beam-size 2 < /dev/null 2>&1)
+
 exit $failures

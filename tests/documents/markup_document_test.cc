@@ -556,11 +556,13 @@ TEST(MarkupDocument, WhatIsADocumentAndWhatAFragment) {
 // </body> or </html> it parses back to the same units.
 TEST(MarkupDocument, HtmlFragmentContentAfterStrayEndTagsIsKept) {
   for (const std::string fragment :
-       {"a</body>b</html>c", "<p>a</p></body><p>b</p>", "a</rpt-fragment>b"}) {
+       {"a</body>b</html>c", "<p>a</p></body><p>b</p>", "</html>a<p>b</p>", "a</rpt-fragment>b"}) {
     const auto document = MarkupDocument::parse(fragment, html());
     const Strings upper = uppercase_all(document.units());
     const std::string out = document.render(upper).text;
     EXPECT_EQ(out.find("<body"), std::string::npos) << fragment << " -> " << out;
+    EXPECT_EQ(out.find("<html"), std::string::npos) << fragment << " -> " << out;
+    EXPECT_TRUE(MarkupDocument::parse(out, html()).is_fragment()) << fragment << " -> " << out;
     EXPECT_NE(out.find('A'), std::string::npos) << fragment << " -> " << out;
     EXPECT_NE(out.find('B'), std::string::npos) << fragment << " -> " << out;
     if (fragment.find("rpt-fragment") == std::string::npos) {

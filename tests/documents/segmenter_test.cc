@@ -51,6 +51,7 @@ TEST(Segmenter, BlankTextsHaveNoSegment) {
 TEST(Segmenter, SymbolsAloneAreLayout) {
   const SegmentedText s = segment("\xE2\x9C\x93 Done. \xF0\x9F\x98\x80\n***\nSaved \xE2\x9C\x93\n");
   EXPECT_EQ(s.segments, (Strings{"Done.", "Saved"}));
+  EXPECT_EQ(segment("Saved.  - ").separators, (Strings{"", "  - "}));
   EXPECT_EQ(s.separators,
             (Strings{"\xE2\x9C\x93 ", " \xF0\x9F\x98\x80\n***\n", " \xE2\x9C\x93\n"}));
   // Placeholders, tags and entities alone have nothing to translate either.
@@ -70,9 +71,13 @@ TEST(Segmenter, DomainTextIsNotCutInsideItsTokens) {
   }
 }
 
-TEST(Segmenter, ASentenceEndsBeforeATag) {
+TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
   EXPECT_EQ(segment("Open the file. <b>Save</b> it now. %s files saved.").segments,
             (Strings{"Open the file.", "<b>Save</b> it now.", "%s files saved."}));
+  EXPECT_EQ(segment("She was born on %(birth_date)s. Gramps had a problem.").segments,
+            (Strings{"She was born on %(birth_date)s.", "Gramps had a problem."}));
+  EXPECT_EQ(segment("Press OK. Export as PDF. Open the admin. Done.").segments,
+            (Strings{"Press OK.", "Export as PDF.", "Open the admin.", "Done."}));
 }
 
 TEST(Segmenter, ModesCutWhereTheySay) {

@@ -149,7 +149,7 @@ class HostileInputTest(unittest.TestCase):
         # recognizer takes as one span (an ICU message) is one placeholder and comes back intact;
         # one it does not (tags) is cut where it is too long for the model, and the parts with
         # nothing to translate (tags alone) come back as they were, only the word translated.
-        for size in (60_000, (1 << 20) - 64):
+        for size, seconds in ((60_000, 1.0), ((1 << 20) - 64, 10.0)):
             nest = nested_icu(size)
             texts = {"ICU braces": f"Click {nest} to continue.", "tags": nested_tags(size)}
 
@@ -165,7 +165,7 @@ class HostileInputTest(unittest.TestCase):
                             opening = text.index("x")
                             self.assertTrue(got.startswith(text[:opening - 4096]))
                             self.assertTrue(got.endswith(text[opening + 1 + 4096:]))
-                        self.assertLess(time.monotonic() - started, 2.0)
+                        self.assertLess(time.monotonic() - started, seconds)
 
         self.while_a_call_runs(check)
 
