@@ -191,6 +191,10 @@ def html_pages(server, pages):
         results.append({"page": os.path.relpath(page, "/usr/share/doc"), "bytes": len(source),
                         "segments": translation["segments"], "seconds": round(seconds, 2),
                         "tree_identical": tree(source) == tree(output),
+                        # a translation may reorder inline siblings (word order): the same
+                        # elements and attributes, in another order
+                        "same_elements": sorted(map(repr, tree(source))) ==
+                                         sorted(map(repr, tree(output))),
                         "spans_kept": translation["hypotheses"][0]["spans_kept"]})
     return results
 
@@ -275,6 +279,9 @@ def main():
             result["html"] = html_pages(server, pages)
     finally:
         server.close()
+    if args.json and os.path.exists(args.json):  # a partial run updates what it measured
+        with open(args.json) as f:
+            result = {**json.load(f), **result}
     text = json.dumps(result, indent=1, ensure_ascii=False)
     print(text)
     if args.json:

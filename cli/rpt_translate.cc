@@ -29,6 +29,7 @@
 
 #include "engine/errors.h"
 #include "common/process_memory.h"
+#include "engine/text_segments.h"
 #include "engine/translator.h"
 #include "kernels/cpu_kernels.h"
 #include "kernels/parallel.h"
@@ -74,11 +75,16 @@ rpt::LengthPenaltyType parse_penalty_type(const std::string& name) {
   return rpt::LengthPenaltyType::kNone;
 }
 
-// The language whose sentence rules cut the input: --language, else the model's source.
-std::string segmentation_language(const CliOptions& cli, const rpt::Model& model) {
-  if (!cli.language.empty()) return cli.language;
+// How the input is cut: --split-sentences, the sentence rules of --language (else the model's
+// source language), the glossary's terms never cut (`glossary` outlives the options).
+rpt::documents::SegmentationOptions segmentation(const CliOptions& cli, const rpt::Model& model,
+                                                 const rpt::GlossaryUse& glossary) {
+  rpt::documents::SegmentationOptions options;
+  options.split = rpt::documents::parse_split_sentences(cli.split_sentences);
   const std::string& source = model.config().source_language;
-  return source.empty() ? "en" : source;
+  options.language = !cli.language.empty() ? cli.language : source.empty() ? "en" : source;
+  if (!glossary.empty()) options.keep_together = rpt::glossary_terms_of(glossary);
+  return options;
 }
 
 // Why the options cannot translate a document, or empty.
@@ -109,9 +115,7 @@ int translate_stdin_document(const CliOptions& cli, const rpt::Translator& trans
   const std::string input = read_all(stdin);
   rpt::tools::DocumentTranslationOptions options;
   options.document.format = rpt::documents::parse_text_format(cli.format);
-  options.document.segmentation = {
-      .split = rpt::documents::parse_split_sentences(cli.split_sentences),
-      .language = segmentation_language(cli, translator.model())};
+  options.document.segmentation = segmentation(cli, translator.model(), glossary);
   options.document.ignore_tags = cli.ignore_tags;
   options.decoding = cli.decoding;
   options.spans = {
@@ -183,8 +187,7 @@ int run(const CliOptions& cli) {
     totals = rpt::tools::translate_stream(
         translator,
         {.decoding = cli.decoding,
-         .segmentation = {.split = rpt::documents::parse_split_sentences(cli.split_sentences),
-                          .language = segmentation_language(cli, *model)},
+         .segmentation = segmentation(cli, *model, glossary_use),
          .spans = {.enabled = cli.protect_spans,
                    .accelerators = cli.accelerators,
                    .mask = cli.span_masking},

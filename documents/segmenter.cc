@@ -175,11 +175,10 @@ std::size_t list_marker_length(std::string_view text, std::size_t begin, std::si
 // sentence: ICU matches a listed initial at the end of a longer word), and so would a short
 // entry here: none is a common word's ending ("min." would hold "admin. Then").
 constexpr const char* kAbbreviations[] = {
-    "Mr.",   "Mrs.", "Ms.",   "Dr.",   "Prof.", "Jr.",   "Sr.",    "Inc.",  "Ltd.",  "Corp.",
-    "approx.", "e.g.", "i.e.", "vs.", "cf.", "Fig.",  "Figs.", "No.",   "Nos.",  "Vol.",
-    "Ref.",  "incl.", "excl.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.", "Nov.", "Dec.",
-    "z.B.",  "d.h.", "bzw.",  "Nr.",   "vgl.",  "usw.",  "ggf.",   "evtl.", "inkl.", "p.ex.",
-    "Mme.",  "Mlle."};
+    "Mr.",   "Mrs.", "Ms.",  "Dr.",  "Prof.", "Jr.",   "Sr.",   "Inc.", "Ltd.", "Corp.", "approx.",
+    "e.g.",  "i.e.", "vs.",  "cf.",  "Fig.",  "Figs.", "No.",   "Nos.", "Vol.", "Ref.",  "incl.",
+    "excl.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.",  "Nov.",  "Dec.", "z.B.", "d.h.",  "bzw.",
+    "Nr.",   "vgl.", "usw.", "ggf.", "evtl.", "inkl.", "p.ex.", "Mme.", "Mlle."};
 
 // This thread's sentence break iterator for `language`, with kAbbreviations; null when ICU has
 // no data to make one.
@@ -232,6 +231,9 @@ class Unbreakable {
     }
   }
   bool operator()(std::size_t at) const { return at < blocked_.size() && blocked_[at]; }
+  void add(std::size_t begin, std::size_t end) {
+    for (std::size_t at = begin + 1; at < end && at < blocked_.size(); ++at) blocked_[at] = true;
+  }
 
  private:
   std::vector<bool> blocked_;
@@ -302,8 +304,13 @@ class Builder {
 // The sentences of text[begin, end) (no blank edges). `line_breaks_as_spaces`: single line
 // breaks inside do not end a sentence.
 void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
-                     bool line_breaks_as_spaces, const std::string& language, Builder& out) {
+                     const SegmentationOptions& options, Builder& out) {
+  const bool line_breaks_as_spaces = options.split == SplitSentences::kSentences;
   std::string content(text.substr(begin, end - begin));
+  Unbreakable unbreakable(content);
+  if (options.keep_together) {
+    for (const auto& [first, last] : options.keep_together(content)) unbreakable.add(first, last);
+  }
   if (line_breaks_as_spaces) {  // the same length: offsets stay those of the text
     for (std::size_t i = 0; i < content.size();) {
       const std::size_t length = line_break_length(content, i);
@@ -318,11 +325,10 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
   // ICU reads a span as a capitalised word ('X's, the same length): "file. <b>Save</b>" and
   // "Done. %d files" end a sentence before the span, where ICU would read the tag's name or the
   // word after the placeholder as lower case.
-  const Unbreakable unbreakable(content);
   for (const ProtectedSpan& span : find_protected_spans(content)) {
     content.replace(span.begin, span.end - span.begin, span.end - span.begin, 'X');
   }
-  icu::BreakIterator* iterator = sentence_iterator(language);
+  icu::BreakIterator* iterator = sentence_iterator(options.language);
   if (iterator == nullptr) {
     out.trimmed_segment(begin, end);
     return;
@@ -361,8 +367,7 @@ void split_block(std::string_view text, std::size_t begin, std::size_t end,
     if (options.split == SplitSentences::kNewlines) {
       out.segment(content, content_end);
     } else {
-      split_sentences(text, content, content_end, options.split == SplitSentences::kSentences,
-                      options.language, out);
+      split_sentences(text, content, content_end, options, out);
     }
   }
   out.layout(content_end, end);

@@ -13,8 +13,11 @@
 // Thread-safe: each thread keeps its own ICU break iterators.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rpt::documents {
@@ -30,11 +33,18 @@ enum class SplitSentences {
 SplitSentences parse_split_sentences(std::string_view name);
 const char* split_sentences_name(SplitSentences split);
 
+// Byte ranges [first, second) of a text that no sentence end may cut.
+using KeepTogether =
+    std::function<std::vector<std::pair<std::size_t, std::size_t>>(std::string_view text)>;
+
 struct SegmentationOptions {
   SplitSentences split = SplitSentences::kAuto;
   // ICU locale of the source language ("en", "de", ...): its sentence rules and the
   // abbreviations after which a full stop ends no sentence ("e.g.", "Mr.").
   std::string language = "en";
+  // Called on each line or paragraph before it is cut: what must stay in one segment besides
+  // protected spans (the call's glossary terms: "Acme Inc. Cloud"). Empty: nothing more.
+  KeepTogether keep_together;
 };
 
 struct SegmentedText {

@@ -32,11 +32,16 @@ std::string tag_name(std::string_view tag) {
 int preference(SpanKind sentinel, SpanKind span) {
   if (sentinel == span) return 0;
   switch (sentinel) {
-    case SpanKind::kPositional: return 1;
-    case SpanKind::kBrace: return 2;
-    case SpanKind::kPrintf: return 3;
-    case SpanKind::kVariable: return 4;
-    default: return 9;
+    case SpanKind::kPositional:
+      return 1;
+    case SpanKind::kBrace:
+      return 2;
+    case SpanKind::kPrintf:
+      return 3;
+    case SpanKind::kVariable:
+      return 4;
+    default:
+      return 9;
   }
 }
 
@@ -77,10 +82,11 @@ class SpanMasking {
     std::pair<Choice, Choice> choice;
     const int open_id = own_piece(open);
     const int close_id = own_piece(close);
-    const auto sentinel = (open_id >= 0 && close_id >= 0) || !mask_
-                              ? std::make_pair<const SpanProtector::Sentinel*,
-                                               const SpanProtector::Sentinel*>(nullptr, nullptr)
-                              : take_sentinel_pair();
+    const auto sentinel =
+        (open_id >= 0 && close_id >= 0) || !mask_
+            ? std::make_pair<const SpanProtector::Sentinel*, const SpanProtector::Sentinel*>(
+                  nullptr, nullptr)
+            : take_sentinel_pair();
     if (sentinel.first) {
       choice = {mask(*sentinel.first, open), mask(*sentinel.second, close)};
     } else {
@@ -174,6 +180,7 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
     const std::string& piece = source.to_token(id);
     const auto spans = find_protected_spans(piece, {.accelerators = false});
     if (spans.size() != 1 || spans[0].begin != 0 || spans[0].end != piece.size()) continue;
+    if (spans[0].kind == SpanKind::kSymbol) continue;  // ° © are words of the model, not sentinels
     if (!model_->target_vocabulary().contains(piece)) continue;
     if (!model_->source_tokenizer().is_single_piece(piece) ||
         !model_->target_tokenizer().is_single_piece(piece)) {
@@ -212,11 +219,11 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
     token_texts->push_back(std::move(spaced));
     // <word> and </word>: the vocabulary's special tokens (<unk>, </s>) or tags, which are
     // banned as sentinels when the recognizer takes them for spans.
-    const bool bracketed = text.size() > 2 && text.front() == '<' && text.back() == '>' &&
-                           std::all_of(text.begin() + 1, text.end() - 1, [](char ch) {
-                             return std::isalnum(static_cast<unsigned char>(ch)) || ch == '/' ||
-                                    ch == '_';
-                           });
+    const bool bracketed =
+        text.size() > 2 && text.front() == '<' && text.back() == '>' &&
+        std::all_of(text.begin() + 1, text.end() - 1, [](char ch) {
+          return std::isalnum(static_cast<unsigned char>(ch)) || ch == '/' || ch == '_';
+        });
     if (bracketed) continue;
     for (std::size_t c = 0; c < kSpanOpeners.size(); ++c) {
       if (text.find(kSpanOpeners[c]) != std::string::npos) opener_pieces_[c].push_back(id);
@@ -232,6 +239,34 @@ std::vector<int> SpanProtector::target_ids(const std::string& text) const {
     ids.push_back(model_->target_vocabulary().to_id(piece));
   }
   return ids;
+}
+
+void SpanProtector::drop_writable_symbols(std::string_view source,
+                                          std::vector<ProtectedSpan>& spans) const {
+  const auto writable = [this](std::string_view symbol) {
+    const Vocabulary& vocabulary = model_->target_vocabulary();
+    for (const std::string& piece : model_->target_tokenizer().encode(std::string(symbol))) {
+      const bool byte_piece = piece.size() == 6 && piece.starts_with("<0x") && piece.back() == '>';
+      if (byte_piece || !vocabulary.contains(piece)) return false;
+    }
+    return true;
+  };
+  std::vector<int> index(spans.size(), -1);
+  std::vector<ProtectedSpan> kept;
+  for (std::size_t i = 0; i < spans.size(); ++i) {
+    const ProtectedSpan& span = spans[i];
+    if (span.kind == SpanKind::kSymbol &&
+        writable(source.substr(span.begin, span.end - span.begin))) {
+      continue;
+    }
+    index[i] = static_cast<int>(kept.size());
+    kept.push_back(span);
+  }
+  if (kept.size() == spans.size()) return;
+  for (ProtectedSpan& span : kept) {
+    if (span.partner >= 0) span.partner = index[static_cast<std::size_t>(span.partner)];
+  }
+  spans = std::move(kept);
 }
 
 void SpanProtector::check_glossary(const Glossary& glossary, std::string_view what) const {
@@ -274,9 +309,10 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     out.text = std::string(source);
     return out;
   }
-  const auto spans = options.enabled
-                         ? find_protected_spans(source, {.accelerators = options.accelerators})
-                         : std::vector<ProtectedSpan>{};
+  auto spans = options.enabled
+                   ? find_protected_spans(source, {.accelerators = options.accelerators})
+                   : std::vector<ProtectedSpan>{};
+  drop_writable_symbols(source, spans);
   const auto matches = match_glossary(source, glossary, spans);
   if (!options.enabled && matches.empty()) {
     out.text = std::string(source);

@@ -122,6 +122,9 @@ class SpanProtector {
   // The target ids of `text` as the tokenizer writes it (a word start included), or empty when
   // a piece is not in the vocabulary.
   std::vector<int> target_ids(const std::string& text) const;
+  // Symbol spans (✓ 😀) the target side writes as pieces of their own are no spans: the model
+  // writes them as it learnt; the others (byte pieces, unknown) are protected like placeholders.
+  void drop_writable_symbols(std::string_view source, std::vector<ProtectedSpan>& spans) const;
 
   std::shared_ptr<const Model> model_;
   std::vector<Sentinel> sentinels_;

@@ -46,10 +46,15 @@ std::size_t accelerator_position(const std::string& text, const std::string& let
   return std::string::npos;
 }
 
-std::multiset<std::string> span_texts(std::string_view text, bool accelerators) {
+// The span texts of `text`; a symbol counts only where the source protected that symbol (one
+// the model writes itself, ° ©, is no span: SpanProtector::drop_writable_symbols).
+std::multiset<std::string> span_texts(std::string_view text, bool accelerators,
+                                      const std::multiset<std::string>& expected) {
   std::multiset<std::string> texts;
   for (const ProtectedSpan& span : find_protected_spans(text, {.accelerators = accelerators})) {
-    texts.emplace(text.substr(span.begin, span.end - span.begin));
+    std::string span_text(text.substr(span.begin, span.end - span.begin));
+    if (span.kind == SpanKind::kSymbol && !expected.contains(span_text)) continue;
+    texts.emplace(std::move(span_text));
   }
   return texts;
 }
@@ -97,7 +102,7 @@ RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
   // Markers are compared only when the source has one: an identifier such as target_name
   // carried into a translation can read as a marker, and is no invented span.
   const std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
-  out.spans_kept = span_texts(out.text, !source.accelerator_marker.empty()) == expected;
+  out.spans_kept = span_texts(out.text, !source.accelerator_marker.empty(), expected) == expected;
   for (const ProtectedSource::Term& term : source.terms) {
     out.terms_kept.push_back(count_term(out.text, term.target, term.capitalized) >= term.matches);
   }

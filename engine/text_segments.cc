@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/errors.h"
+#include "spans/protected_spans.h"
 
 namespace rpt {
 namespace {
@@ -95,6 +96,16 @@ TranslationResult combine(
 }
 
 }  // namespace
+
+documents::KeepTogether glossary_terms_of(const GlossaryUse& glossary) {
+  return [&glossary](std::string_view text) {
+    std::vector<std::pair<std::size_t, std::size_t>> terms;
+    for (const GlossaryMatch& match : match_glossary(text, glossary, find_protected_spans(text))) {
+      terms.emplace_back(match.begin, match.end);
+    }
+    return terms;
+  };
+}
 
 TranslationResult join_results(const documents::SegmentedText& text,
                                std::vector<TranslationResult> segments, int n_best) {

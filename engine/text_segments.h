@@ -11,6 +11,7 @@
 
 #include "documents/document.h"
 #include "documents/segmenter.h"
+#include "engine/glossary.h"
 #include "engine/translator.h"
 
 namespace rpt {
@@ -22,6 +23,10 @@ namespace rpt {
 std::vector<PreparedSource> prepare_segments(
     documents::SegmentedText& text, int max_input_length,
     const std::function<PreparedSource(const std::string& segment)>& prepare);
+
+// Where `glossary`'s terms are in a text, for documents::SegmentationOptions::keep_together (a
+// term is never cut by a sentence end). `glossary` must outlive the result.
+documents::KeepTogether glossary_terms_of(const GlossaryUse& glossary);
 
 // `segments` holds one result per segment of `text`, in order. The joined result has as many
 // hypotheses as the segment with most (n_best for a blank text): text, tokens and ids concatenated

@@ -268,6 +268,9 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   RequestStatus glossary = prepare_glossary(request, model, prepared);
   if (!glossary.ok()) return glossary;
 
+  if (!prepared->glossary.empty()) {  // a term is never cut by a sentence end
+    prepared->document.segmentation.keep_together = glossary_terms_of(prepared->glossary);
+  }
   prepared->protect_spans = model.span_protector && (!request.options().has_protect_spans() ||
                                                      request.options().protect_spans());
   const bool rewrite = prepared->protect_spans || !prepared->glossary.empty();

@@ -4,6 +4,9 @@
 // decide.
 #include "spans/protected_spans.h"
 
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string_view>
@@ -154,6 +157,70 @@ std::size_t accelerator_marker(std::string_view text, const std::vector<Cover>& 
   return count == 1 ? found : std::string_view::npos;
 }
 
+// A symbol span's first code point: Unicode "other symbol" (✓ © ° ™, most emoji) or an emoji
+// pictograph of another category.
+bool opens_symbol(char32_t c) {
+  const auto code = static_cast<UChar32>(c);
+  return u_charType(code) == U_OTHER_SYMBOL ||
+         u_hasBinaryProperty(code, UCHAR_EXTENDED_PICTOGRAPHIC);
+}
+
+// What continues an emoji sequence: variation selectors, skin tones, tags, keycap, and a zero
+// width joiner followed by another pictograph (👩‍💻).
+bool continues_symbol(char32_t c) {
+  return (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0x1F3FB && c <= 0x1F3FF) ||
+         (c >= 0xE0020 && c <= 0xE007F) || c == 0x20E3;
+}
+
+// The code point at text[*i] (advancing *i past it), or -1 (past one byte) where the bytes are not
+// UTF-8.
+UChar32 next_character(std::string_view text, std::size_t* i) {
+  auto at = static_cast<int32_t>(*i);
+  UChar32 c = 0;
+  U8_NEXT(reinterpret_cast<const uint8_t*>(text.data()), at, static_cast<int32_t>(text.size()), c);
+  *i = static_cast<std::size_t>(at);
+  return c;
+}
+
+bool regional_indicator(UChar32 c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
+
+// Symbol spans of `text` outside the spans already found (`covered` marks their bytes).
+std::vector<ProtectedSpan> symbol_spans(std::string_view text, const std::vector<bool>& covered) {
+  std::vector<ProtectedSpan> symbols;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t begin = i;
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const UChar32 c = next_character(text, &i);
+    if (c < 0 || covered[begin] || !opens_symbol(static_cast<char32_t>(c))) continue;
+    std::size_t end = i;
+    bool flag_open = regional_indicator(c);
+    while (end < text.size()) {
+      std::size_t next = end;
+      const UChar32 more = next_character(text, &next);
+      if (more < 0) break;
+      if (continues_symbol(static_cast<char32_t>(more))) {
+        end = next;
+      } else if (more == 0x200D && next < text.size()) {  // ZWJ: joins the next pictograph
+        std::size_t after = next;
+        const UChar32 joined = next_character(text, &after);
+        if (joined < 0 || !opens_symbol(static_cast<char32_t>(joined))) break;
+        end = after;
+      } else if (flag_open && regional_indicator(more)) {  // two regional indicators: a flag
+        end = next;
+        flag_open = false;
+      } else {
+        break;
+      }
+    }
+    symbols.push_back({begin, end, SpanKind::kSymbol, -1});
+    i = end;
+  }
+  return symbols;
+}
+
 }  // namespace
 
 std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
@@ -183,6 +250,33 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     if (new_index[i] >= 0 && candidates[i].partner >= 0) {
       result[new_index[i]].partner = new_index[candidates[i].partner];
+    }
+  }
+
+  if (std::any_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) >= 0xC2; })) {
+    std::vector<bool> covered(text.size(), false);
+    for (const ProtectedSpan& span : result) {
+      std::fill(covered.begin() + static_cast<long>(span.begin),
+                covered.begin() + static_cast<long>(span.end), true);
+    }
+    std::vector<ProtectedSpan> symbols = symbol_spans(text, covered);
+    if (!symbols.empty()) {  // merged in text order, partners renumbered
+      std::vector<ProtectedSpan> merged;
+      std::vector<int> moved(result.size());
+      std::size_t next_symbol = 0;
+      for (std::size_t k = 0; k < result.size(); ++k) {
+        while (next_symbol < symbols.size() && symbols[next_symbol].begin < result[k].begin) {
+          merged.push_back(symbols[next_symbol++]);
+        }
+        moved[k] = static_cast<int>(merged.size());
+        merged.push_back(result[k]);
+      }
+      merged.insert(merged.end(), symbols.begin() + static_cast<long>(next_symbol), symbols.end());
+      for (ProtectedSpan& span : merged) {
+        if (span.partner >= 0) span.partner = moved[static_cast<std::size_t>(span.partner)];
+      }
+      result = std::move(merged);
     }
   }
 
@@ -229,6 +323,8 @@ const char* span_kind_name(SpanKind kind) {
       return "escape";
     case SpanKind::kAccelerator:
       return "accelerator";
+    case SpanKind::kSymbol:
+      return "symbol";
   }
   return "unknown";
 }

@@ -25,6 +25,8 @@ enum class SpanKind {
   kEntity,       // &amp; &#160; &#x2026;
   kEscape,       // \n \t \r \\ \" written as two characters
   kAccelerator,  // the marker of a keyboard accelerator: & in "&File", _ in "_Open"
+  kSymbol,  // ✓ © ° ™ and emoji sequences (😀 👍🏽 🇩🇪): pictographs a model would
+            // swap
 };
 
 struct ProtectedSpan {
@@ -46,7 +48,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
                                                 const SpanRecognitionOptions& options = {});
 
 // "printf", "percent", "positional", "brace", "icu_message", "variable", "tag", "entity",
-// "escape", "accelerator": the names rpt-spans prints and the metrics use.
+// "escape", "accelerator", "symbol": the names rpt-spans prints and the metrics use.
 const char* span_kind_name(SpanKind kind);
 
 }  // namespace rpt

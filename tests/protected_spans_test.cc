@@ -62,18 +62,47 @@ constexpr SpanKind T = SpanKind::kTag;
 constexpr SpanKind E = SpanKind::kEntity;
 constexpr SpanKind Esc = SpanKind::kEscape;
 constexpr SpanKind A = SpanKind::kAccelerator;
+constexpr SpanKind Sym = SpanKind::kSymbol;
+
+// Pictographs a model would swap for another symbol or words: each a span, emoji sequences whole
+// (skin tone, ZWJ, flags, keycaps), among other spans with their pairs renumbered.
+TEST(ProtectedSpans, Symbols) {
+  expect_table({
+      {"Save \xF0\x9F\x98\x80 the file", {{"\xF0\x9F\x98\x80", Sym}}},
+      {"Done \xE2\x9C\x93 (\xC2\xA9 2026, 20 \xC2\xB0"
+       "C)",
+       {{"\xE2\x9C\x93", Sym}, {"\xC2\xA9", Sym}, {"\xC2\xB0", Sym}}},
+      {"\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB x "
+       "\xF0\x9F\x87\xA9\xF0\x9F\x87\xAA\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7 1\xEF\xB8\x8F\xE2\x83\xA3",
+       {{"\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD", Sym},
+        {"\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB", Sym},
+        {"\xF0\x9F\x87\xA9\xF0\x9F\x87\xAA", Sym},
+        {"\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7", Sym}}},
+      {"<b>\xE2\x98\x85 %s</b> \xE2\x98\x85",
+       {{"<b>", T, 3}, {"\xE2\x98\x85", Sym}, {"%s", P}, {"</b>", T, 0}, {"\xE2\x98\x85", Sym}}},
+      {"<span title=\"\xE2\x9C\x93\">x</span>",
+       {{"<span title=\"\xE2\x9C\x93\">", T, 1}, {"</span>", T, 0}}},
+      {"caf\xC3\xA9 \xE2\x86\x92 na\xC3\xAFve \xE2\x82\xAC", {}},  // letters, arrows, currency
+  });
+}
 
 TEST(ProtectedSpans, Printf) {
   expect_table({
       {"Save the file as %s", {{"%s", P}}},
       {"%d of %u, %i, %c, %E", {{"%d", P}, {"%u", P}, {"%i", P}, {"%c", P}, {"%E", P}}},
-      {"%qs %qT %qD %qE %q+D %q#T", {{"%qs", P}, {"%qT", P}, {"%qD", P}, {"%qE", P},
-                                     {"%q+D", P}, {"%q#T", P}}},
-      {"%.250s %lu %.*s %zu %1$s %2$d", {{"%.250s", P}, {"%lu", P}, {"%.*s", P}, {"%zu", P},
-                                         {"%1$s", P}, {"%2$d", P}}},
-      {"%-25s %+d %#x %5.2f %02d %lld %hhx %*d", {{"%-25s", P}, {"%+d", P}, {"%#x", P},
-                                                  {"%5.2f", P}, {"%02d", P}, {"%lld", P},
-                                                  {"%hhx", P}, {"%*d", P}}},
+      {"%qs %qT %qD %qE %q+D %q#T",
+       {{"%qs", P}, {"%qT", P}, {"%qD", P}, {"%qE", P}, {"%q+D", P}, {"%q#T", P}}},
+      {"%.250s %lu %.*s %zu %1$s %2$d",
+       {{"%.250s", P}, {"%lu", P}, {"%.*s", P}, {"%zu", P}, {"%1$s", P}, {"%2$d", P}}},
+      {"%-25s %+d %#x %5.2f %02d %lld %hhx %*d",
+       {{"%-25s", P},
+        {"%+d", P},
+        {"%#x", P},
+        {"%5.2f", P},
+        {"%02d", P},
+        {"%lld", P},
+        {"%hhx", P},
+        {"%*d", P}}},
       {"%<PRId64>.%06<PRId64> s", {{"%<PRId64>", P}, {"%06<PRId64>", P}}},
       {"%(name)s was born in %(place)-10s", {{"%(name)s", P}, {"%(place)-10s", P}}},
       {"%Y-%m-%d %H:%M", {{"%Y", P}, {"%m", P}, {"%d", P}, {"%H", P}, {"%M", P}}},
@@ -123,10 +152,10 @@ TEST(ProtectedSpans, Braces) {
   expect_table({
       {"{0} of {1}", {{"{0}", Br}, {"{1}", Br}}},
       {"{} and {name}", {{"{}", Br}, {"{name}", Br}}},
-      {"{quantity} {0:N2} {0,-10} {0:yyyy-MM-dd}", {{"{quantity}", Br}, {"{0:N2}", Br},
-                                                    {"{0,-10}", Br}, {"{0:yyyy-MM-dd}", Br}}},
-      {"{node.label} {items[0]} {0!s} {:d}", {{"{node.label}", Br}, {"{items[0]}", Br},
-                                              {"{0!s}", Br}, {"{:d}", Br}}},
+      {"{quantity} {0:N2} {0,-10} {0:yyyy-MM-dd}",
+       {{"{quantity}", Br}, {"{0:N2}", Br}, {"{0,-10}", Br}, {"{0:yyyy-MM-dd}", Br}}},
+      {"{node.label} {items[0]} {0!s} {:d}",
+       {{"{node.label}", Br}, {"{items[0]}", Br}, {"{0!s}", Br}, {"{:d}", Br}}},
   });
 }
 
@@ -148,8 +177,8 @@ TEST(ProtectedSpans, IcuMessages) {
 
 TEST(ProtectedSpans, Variables) {
   expect_table({
-      {"$(ARG1) $(unit) $(DARKTABLE.NAME)", {{"$(ARG1)", V}, {"$(unit)", V},
-                                             {"$(DARKTABLE.NAME)", V}}},
+      {"$(ARG1) $(unit) $(DARKTABLE.NAME)",
+       {{"$(ARG1)", V}, {"$(unit)", V}, {"$(DARKTABLE.NAME)", V}}},
       {"${var} $OMP_NUM_THREADS", {{"${var}", V}, {"$OMP_NUM_THREADS", V}}},
       {"$player_name, side $side_number|.", {{"$player_name", V}, {"$side_number|", V}}},
       {"$unit.name| attacks", {{"$unit.name|", V}}},
@@ -165,8 +194,8 @@ TEST(ProtectedSpans, TagsPairNestingAware) {
       {"<b>bold</b>", {{"<b>", T, 1}, {"</b>", T, 0}}},
       {"<b><b>x</b></b>", {{"<b>", T, 3}, {"<b>", T, 2}, {"</b>", T, 1}, {"</b>", T, 0}}},
       {"<p>a<br>b</p>", {{"<p>", T, 2}, {"<br>", T}, {"</p>", T, 0}}},
-      {"<span foreground=\"red\">x</span>", {{"<span foreground=\"red\">", T, 1},
-                                            {"</span>", T, 0}}},
+      {"<span foreground=\"red\">x</span>",
+       {{"<span foreground=\"red\">", T, 1}, {"</span>", T, 0}}},
       {"<br/><nl/><br />", {{"<br/>", T}, {"<nl/>", T}, {"<br />", T}}},
       {"<B>x</B> <BR>", {{"<B>", T, 1}, {"</B>", T, 0}, {"<BR>", T}}},
       {"<a href=\"%s\">link</a>", {{"<a href=\"%s\">", T, 1}, {"</a>", T, 0}}},
@@ -185,10 +214,10 @@ TEST(ProtectedSpans, TagsPairNestingAware) {
 
 TEST(ProtectedSpans, EntitiesAndEscapes) {
   expect_table({
-      {"&amp; &gt; &#160; &#x2026; &kappname;", {{"&amp;", E}, {"&gt;", E}, {"&#160;", E},
-                                                {"&#x2026;", E}, {"&kappname;", E}}},
-      {"line\\n\\ttab \\r \\\\ \\\"q\\\"", {{"\\n", Esc}, {"\\t", Esc}, {"\\r", Esc},
-                                             {"\\\\", Esc}, {"\\\"", Esc}, {"\\\"", Esc}}},
+      {"&amp; &gt; &#160; &#x2026; &kappname;",
+       {{"&amp;", E}, {"&gt;", E}, {"&#160;", E}, {"&#x2026;", E}, {"&kappname;", E}}},
+      {"line\\n\\ttab \\r \\\\ \\\"q\\\"",
+       {{"\\n", Esc}, {"\\t", Esc}, {"\\r", Esc}, {"\\\\", Esc}, {"\\\"", Esc}, {"\\\"", Esc}}},
       {"C:\\\\new", {{"\\\\", Esc}}},  // \\ then "new": not \n
       {"\\d \\x", {}},
   });
@@ -250,7 +279,7 @@ TEST(ProtectedSpans, NotSpans) {
 
 TEST(ProtectedSpans, Overlaps) {
   expect_table({
-      {"%%s", {{"%%", Pct}}},          // %% first: a literal percent then "s"
+      {"%%s", {{"%%", Pct}}},  // %% first: a literal percent then "s"
       {"%%%s", {{"%%", Pct}, {"%s", P}}},
       {"{%s}", {{"%s", P}}},
       {"${%s}", {{"%s", P}}},

@@ -19,7 +19,8 @@ build_packages=(
   libblis-serial-dev
   libdnnl-dev             # oneDNN: int8 GEMMs on the CPU
   libcli11-dev nlohmann-json3-dev
-  libicu-dev              # Unicode case folding and word boundaries (glossary matching)
+  libicu-dev              # Unicode case folding, word and sentence boundaries (glossaries, segmentation)
+  libxml2-dev             # HTML and XML documents (documents/markup_document.h)
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)
 )

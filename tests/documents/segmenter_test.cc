@@ -12,7 +12,7 @@ namespace {
 using Strings = std::vector<std::string>;
 
 SegmentedText segment(std::string_view text, SplitSentences split = SplitSentences::kAuto) {
-  return segment_text(text, {.split = split, .language = "en"});
+  return segment_text(text, {.split = split, .language = "en", .keep_together = {}});
 }
 
 // Every segmentation gives its text back byte for byte when nothing is translated.
@@ -78,6 +78,17 @@ TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
             (Strings{"She was born on %(birth_date)s.", "Gramps had a problem."}));
   EXPECT_EQ(segment("Press OK. Export as PDF. Open the admin. Done.").segments,
             (Strings{"Press OK.", "Export as PDF.", "Open the admin.", "Done."}));
+}
+
+TEST(Segmenter, KeepsTogetherWhatTheCallerSays) {
+  const std::string text = "Ask Acme Labs. Cloud. Then wait.";
+  EXPECT_EQ(segment(text).segments, (Strings{"Ask Acme Labs.", "Cloud.", "Then wait."}));
+  SegmentationOptions options;
+  options.keep_together = [](std::string_view line) {
+    const std::size_t at = line.find("Labs. Cloud");
+    return std::vector<std::pair<std::size_t, std::size_t>>{{at, at + 11}};
+  };
+  EXPECT_EQ(segment_text(text, options).segments, (Strings{"Ask Acme Labs. Cloud.", "Then wait."}));
 }
 
 TEST(Segmenter, ModesCutWhereTheySay) {

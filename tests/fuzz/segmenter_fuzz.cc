@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!rpt::is_valid_utf8(text)) return 0;
   for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
                                SplitSentences::kSentences, SplitSentences::kNone}) {
-    SegmentedText segmented = segment_text(text, {.split = split, .language = "en"});
+    SegmentedText segmented =
+        segment_text(text, {.split = split, .language = "en", .keep_together = {}});
     check(segmented.separators.size() == segmented.segments.size() + 1, "separator count");
     check(join_segments(segmented, segmented.segments) == text, "round trip");
     for (const auto& segment : segmented.segments) {
