@@ -40,7 +40,6 @@ from rpt_server import ServerProcess  # noqa: E402
 SEPARATORS = [" ", "  ", "\n", "\n\n", "\r\n", "\n- "]
 TERMINAL = re.compile(r"[.!?](?=\s|$)")
 TRANSLATABLE_ATTRIBUTES = {"title", "alt", "placeholder", "aria-label", "value"}
-URL_ATTRIBUTES = {"href", "src", "action", "name"}
 CALL_TEXTS = 64
 # Real pages Debian ships (a quick start, a texinfo page, a DocBook section, a whole manual).
 DEFAULT_PAGES = ["/usr/share/doc/valgrind/html/QuickStart.html",
@@ -163,14 +162,11 @@ def long_document(server, pairs, words, seed):
 
 
 def tree(html):
-    """Elements (tag, attributes but the translatable ones) in document order, with lxml. URL
-    attributes are compared unescaped: libxml2's HTML writer percent-escapes them (the same URL,
-    "mailto:a at b" as "mailto:a%20at%20b")."""
+    """Elements (tag, attributes but the translatable ones) in document order, with lxml."""
     import lxml.html
-    from urllib.parse import unquote
     root = lxml.html.document_fromstring(html)
-    return [(e.tag, sorted((k, unquote(v) if k in URL_ATTRIBUTES else v)
-                           for k, v in e.attrib.items() if k not in TRANSLATABLE_ATTRIBUTES))
+    return [(e.tag, sorted((k, v) for k, v in e.attrib.items()
+                           if k not in TRANSLATABLE_ATTRIBUTES))
             for e in root.iter() if isinstance(e.tag, str)]
 
 

@@ -181,6 +181,48 @@ bool has_xml_declaration(std::string_view source) {
          (source[5] == ' ' || source[5] == '\t' || source[5] == '\r' || source[5] == '\n');
 }
 
+// While alive, the URL attributes under `roots` (href, src, action, name) come out of libxml2's
+// HTML writer as they are: it percent-escapes them ("a b.html" as "a%20b.html") unless the
+// attribute has a namespace, so each gets one without a prefix (which the writer does not print)
+// until the guard is gone.
+class UrlAttributesVerbatim {
+ public:
+  explicit UrlAttributesVerbatim(const std::vector<xmlNode*>& roots)
+      : namespace_(
+            xmlNewNs(nullptr, reinterpret_cast<const xmlChar*>("urn:rpt:verbatim"), nullptr)) {
+    if (namespace_ == nullptr) throw std::bad_alloc();
+    std::vector<xmlNode*> stack(roots.rbegin(), roots.rend());
+    while (!stack.empty()) {
+      xmlNode* node = stack.back();
+      stack.pop_back();
+      if (node == nullptr || node->type != XML_ELEMENT_NODE) continue;
+      for (xmlAttr* attribute = node->properties; attribute; attribute = attribute->next) {
+        if (attribute->ns == nullptr && is_url_attribute(attribute->name)) {
+          attribute->ns = namespace_;
+          marked_.push_back(attribute);
+        }
+      }
+      for (xmlNode* child = node->last; child; child = child->prev) stack.push_back(child);
+    }
+  }
+  ~UrlAttributesVerbatim() {
+    for (xmlAttr* attribute : marked_) attribute->ns = nullptr;
+    xmlFreeNs(namespace_);
+  }
+  UrlAttributesVerbatim(const UrlAttributesVerbatim&) = delete;
+  UrlAttributesVerbatim& operator=(const UrlAttributesVerbatim&) = delete;
+
+ private:
+  static bool is_url_attribute(const xmlChar* name) {
+    const std::string_view text(reinterpret_cast<const char*>(name));
+    return spans::same_name(text, "href") || spans::same_name(text, "src") ||
+           spans::same_name(text, "action") || spans::same_name(text, "name");
+  }
+
+  xmlNs* namespace_;
+  std::vector<xmlAttr*> marked_;
+};
+
 // UTF-8, as the tree is (format off: no whitespace added). A <meta> that declares another
 // charset is changed to declare UTF-8; none is added where the source has none.
 std::string serialize_html(xmlDoc* doc) {
@@ -190,6 +232,7 @@ std::string serialize_html(xmlDoc* doc) {
   }
   std::unique_ptr<xmlOutputBuffer, CloseOutput> output(xmlAllocOutputBuffer(nullptr));
   if (output == nullptr) throw std::bad_alloc();
+  const UrlAttributesVerbatim verbatim({xmlDocGetRootElement(doc)});
   htmlDocContentDumpFormatOutput(output.get(), doc, "UTF-8", 0);
   const xmlChar* content = xmlOutputBufferGetContent(output.get());
   return std::string(reinterpret_cast<const char*>(content), xmlOutputBufferGetSize(output.get()));
@@ -217,6 +260,7 @@ std::string serialize_fragment(xmlDoc* doc, MarkupKind kind, std::string_view le
   if (kind == MarkupKind::kHtml) {
     std::unique_ptr<xmlOutputBuffer, CloseOutput> output(xmlAllocOutputBuffer(nullptr));
     if (output == nullptr) throw std::bad_alloc();
+    const UrlAttributesVerbatim verbatim(nodes);
     for (xmlNode* node : nodes) htmlNodeDumpFormatOutput(output.get(), doc, node, "UTF-8", 0);
     text.append(reinterpret_cast<const char*>(xmlOutputBufferGetContent(output.get())),
                 xmlOutputBufferGetSize(output.get()));

@@ -276,6 +276,23 @@ MarkupOptions xml() {
 }
 MarkupOptions of_kind(MarkupKind kind) { return kind == MarkupKind::kXml ? xml() : html(); }
 
+// libxml2's HTML writer would percent-escape URL attributes ("a b.html" as "a%20b.html"): they
+// come back byte for byte, in documents and fragments.
+TEST(MarkupDocument, UrlAttributesComeBackAsTheyWere) {
+  const std::string fragment =
+      "<a href=\"a b.html?x=1&amp;y=\xC3\xBC\">Open the file</a> <img src=\"\xC3\x9C ber.png\" "
+      "alt=\"Picture\"> <form action=\"/do it\"><button>Send it</button></form>";
+  for (const std::string& source :
+       {fragment, "<!DOCTYPE html><html><body><p>" + fragment + "</p></body></html>"}) {
+    const MarkupDocument document = MarkupDocument::parse(source, {});
+    const std::string out = document.render(document.units()).text;
+    EXPECT_NE(out.find("href=\"a b.html?x=1&amp;y=\xC3\xBC\""), std::string::npos) << out;
+    EXPECT_NE(out.find("src=\"\xC3\x9C ber.png\""), std::string::npos) << out;
+    EXPECT_NE(out.find("action=\"/do it\""), std::string::npos) << out;
+    EXPECT_EQ(out.find("%20"), std::string::npos) << out;
+  }
+}
+
 TEST(MarkupDocument, NestedInlineTagsStayInsideOneUnit) {
   const auto document =
       MarkupDocument::parse("<p>Click <b>the <i>big</i> button</b> &amp; wait.</p>", html());
