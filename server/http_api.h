@@ -6,6 +6,8 @@
 //   GET  /v1/models     ListModels as JSON
 //   POST /v1/translate  Translate as JSON (server/json_request.h), through the same routing,
 //                       validation and scheduler as gRPC (server/translation_entry.h)
+//   POST /translate, GET /languages, GET /frontend/settings
+//                       LibreTranslate's API (server/libretranslate_api.h), the same path
 //
 // The JSON API shares the metrics port rather than a port of its own: one HTTP stack, one more
 // port to expose, and probes that already prove this port's event loop answers. Errors are

@@ -136,18 +136,23 @@ RequestStatus read_timeout(const json& body, std::optional<double>* timeout) {
 
 }  // namespace
 
-RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequest* parsed) {
+RequestStatus parse_json_body(std::string_view body_text, json* parsed) {
   // JSON text is UTF-8 (RFC 8259): invalid UTF-8 in any string, names included, fails here with
   // the parser's position; no field can hold it.
-  json body;
   try {
-    body = parse_bounded(body_text);
+    *parsed = parse_bounded(body_text);
   } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e999
     return invalid(std::string("the body is not valid JSON: ") + error.what());
   } catch (const NestedTooDeep&) {
     return invalid("the body nests objects and arrays more than " + std::to_string(kMaxJsonDepth) +
                    " levels deep");
   }
+  return RequestStatus::Ok();
+}
+
+RequestStatus parse_translate_json(std::string_view body_text, JsonTranslateRequest* parsed) {
+  json body;
+  if (RequestStatus status = parse_json_body(body_text, &body); !status.ok()) return status;
   if (!body.is_object()) {
     return invalid(std::string("the body must be a JSON object, not ") + body.type_name());
   }

@@ -10,6 +10,7 @@
 // wrong types are refused, naming the field.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,10 @@ struct JsonTranslateRequest {
   v1::TranslateRequest request;
   std::optional<double> timeout_seconds;  // > 0 when set
 };
+
+// `body` as JSON, nesting bounded by kMaxJsonDepth as it is parsed; INVALID_ARGUMENT naming what
+// is wrong (not JSON, too deep). For every JSON body the server reads.
+RequestStatus parse_json_body(std::string_view body, nlohmann::json* parsed);
 
 // INVALID_ARGUMENT with the reason (invalid JSON, nesting past kMaxJsonDepth, a field of the
 // wrong type, an unknown field).

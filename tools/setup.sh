@@ -80,16 +80,19 @@ else
   "$venv/bin/python3" -m pip install -q --disable-pip-version-check -r "$requirements"
 fi
 
-# CTranslate2 and sacrebleu are not in Debian; bench/compare_ctranslate2.py and
+# CTranslate2, sacrebleu and libretranslatepy are not in Debian; bench/compare_ctranslate2.py and
 # tests/test_rpt_to_ctranslate2.py (ctest's python_tools, /usr/bin/python3) need them. Debian 12's
 # python3 is "externally managed": pip installs beside it, into /usr/local/lib/python3.*/
 # dist-packages (--break-system-packages), with --no-deps so that it never replaces a Debian
 # package (PyPI's numpy 2 would break python3-torch); their dependencies are the Debian packages
 # above (numpy, yaml; regex, tabulate, portalocker, lxml, colorama). Not a venv: the tests run
 # Debian's python3 with its torch and numpy, and this keeps them on one interpreter.
-pins=(ctranslate2==4.8.5 sacrebleu==2.6.0)
-if /usr/bin/python3 -c "import ctranslate2, sacrebleu, sys
-sys.exit(ctranslate2.__version__ != '4.8.5' or sacrebleu.__version__ != '2.6.0')" 2>/dev/null; then
+# libretranslatepy (no dependencies): the LibreTranslate client tests/server/libretranslate_test.py
+# speaks to rpt-server with.
+pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4)
+if /usr/bin/python3 -c "import ctranslate2, sacrebleu, libretranslatepy, sys, importlib.metadata as m
+sys.exit(ctranslate2.__version__ != '4.8.5' or sacrebleu.__version__ != '2.6.0'
+         or m.version('libretranslatepy') != '2.1.4')" 2>/dev/null; then
   echo "setup: ${pins[*]} already installed"
 else
   echo "setup: pip installing ${pins[*]}"

@@ -1,0 +1,278 @@
+#include "server/libretranslate_api.h"
+
+#include <microhttpd.h>
+#include <unicode/locid.h>
+#include <unicode/unistr.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "server/model_registry.h"
+
+namespace rpt::server {
+namespace {
+
+using nlohmann::json;
+
+RequestStatus invalid(std::string message) {
+  return {StatusCode::kInvalidArgument, std::move(message)};
+}
+
+// English name of a language code, from ICU's locale data ("de" -> "German"); the code itself
+// when ICU does not know it.
+std::string language_name(const std::string& code) {
+  icu::UnicodeString name;
+  icu::Locale(code.c_str()).getDisplayLanguage(icu::Locale::getEnglish(), name);
+  std::string out;
+  name.toUTF8String(out);
+  return out.empty() ? code : out;
+}
+
+// The fields of an application/x-www-form-urlencoded body: name=value pairs joined by '&', '+'
+// for a space and %HH escapes (decoded by libmicrohttpd). A repeated name keeps every value.
+std::map<std::string, std::vector<std::string>> form_fields(const std::string& body) {
+  std::map<std::string, std::vector<std::string>> fields;
+  std::size_t begin = 0;
+  while (begin <= body.size()) {
+    std::size_t end = body.find('&', begin);
+    if (end == std::string::npos) end = body.size();
+    std::string pair = body.substr(begin, end - begin);
+    begin = end + 1;
+    if (pair.empty()) continue;
+    for (char& c : pair) {
+      if (c == '+') c = ' ';
+    }
+    const std::size_t equals = pair.find('=');
+    std::string name = pair.substr(0, equals);
+    std::string value = equals == std::string::npos ? std::string() : pair.substr(equals + 1);
+    name.resize(MHD_http_unescape(name.data()));
+    value.resize(MHD_http_unescape(value.data()));
+    fields[name].push_back(std::move(value));
+  }
+  return fields;
+}
+
+// A LibreTranslate request, read from a JSON or a form body.
+struct LibreTranslateRequest {
+  std::vector<std::string> q;
+  bool q_is_list = false;
+  std::string source;
+  std::string target;
+  std::string format = "text";
+  int alternatives = 0;
+};
+
+RequestStatus read_json(const std::string& body, LibreTranslateRequest* out) {
+  json parsed;
+  if (RequestStatus status = parse_json_body(body, &parsed); !status.ok()) return status;
+  if (!parsed.is_object()) return invalid("Invalid request: the body must be a JSON object");
+  for (const char* name : {"source", "target", "format", "api_key"}) {
+    const auto found = parsed.find(name);
+    if (found != parsed.end() && !found->is_null() && !found->is_string()) {
+      return invalid(std::string("Invalid request: ") + name + " must be a string");
+    }
+  }
+  const auto q = parsed.find("q");
+  if (q != parsed.end() && q->is_string()) {
+    out->q.push_back(q->get<std::string>());
+  } else if (q != parsed.end() && q->is_array()) {
+    out->q_is_list = true;
+    for (const json& text : *q) {
+      if (!text.is_string()) return invalid("Invalid request: q must hold strings");
+      out->q.push_back(text.get<std::string>());
+    }
+  } else if (q != parsed.end() && !q->is_null()) {
+    return invalid("Invalid request: q must be a string or an array of strings");
+  }
+  out->source =
+      parsed.value("source", json()).is_string() ? parsed["source"].get<std::string>() : "";
+  out->target =
+      parsed.value("target", json()).is_string() ? parsed["target"].get<std::string>() : "";
+  if (parsed.value("format", json()).is_string()) out->format = parsed["format"];
+  const auto alternatives = parsed.find("alternatives");
+  if (alternatives != parsed.end() && !alternatives->is_null()) {
+    if (!alternatives->is_number_integer()) {
+      return invalid("Invalid request: alternatives must be an integer");
+    }
+    out->alternatives = std::clamp(alternatives->get<long long>(), -1LL, 1000LL);
+  }
+  return RequestStatus::Ok();
+}
+
+RequestStatus read_form(const std::string& body, LibreTranslateRequest* out) {
+  auto fields = form_fields(body);
+  const auto first = [&fields](const char* name) {
+    const auto found = fields.find(name);
+    return found == fields.end() ? std::string() : found->second.front();
+  };
+  const auto q = fields.find("q");
+  if (q != fields.end()) out->q = q->second;
+  out->q_is_list = q != fields.end() && q->second.size() > 1;
+  out->source = first("source");
+  out->target = first("target");
+  if (fields.contains("format")) out->format = first("format");
+  if (fields.contains("alternatives")) {
+    const std::string text = first("alternatives");
+    char* end = nullptr;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0') {
+      return invalid("Invalid request: alternatives must be an integer");
+    }
+    out->alternatives = static_cast<int>(std::clamp(value, -1L, 1000L));
+  }
+  return RequestStatus::Ok();
+}
+
+class LibreTranslateDialect final : public HttpTranslateDialect {
+ public:
+  explicit LibreTranslateDialect(ServiceContext& service) : service_(service) {}
+
+  RequestStatus decode(const HttpRequest& request, JsonTranslateRequest* decoded) override {
+    const std::string type = header(request, "content-type");
+    LibreTranslateRequest lt;
+    RequestStatus status;
+    if (type.starts_with("application/json")) {
+      status = read_json(request.body, &lt);
+    } else if (type.starts_with("multipart/")) {
+      status = invalid(
+          "Invalid request: send the fields as JSON or as a form "
+          "(application/x-www-form-urlencoded), not multipart");
+    } else {
+      status = read_form(request.body, &lt);
+    }
+    if (!status.ok()) return status;
+    if (lt.q.empty()) return invalid("Invalid request: missing q parameter");
+    if (lt.source.empty()) return invalid("Invalid request: missing source parameter");
+    if (lt.target.empty()) return invalid("Invalid request: missing target parameter");
+    if (lt.format != "text" && lt.format != "html") {
+      return invalid("Invalid request: format must be text or html");
+    }
+    const int most = service_.options.limits.max_beam_size - 1;
+    if (lt.alternatives < 0 || lt.alternatives > most) {
+      return invalid("Invalid request: alternatives must be between 0 and " + std::to_string(most));
+    }
+    if (lt.source == "auto") {
+      status = pick_source(lt.target, &lt.source);
+      if (!status.ok()) return status;
+      detected_ = lt.source;
+    }
+    q_is_list_ = lt.q_is_list;
+    alternatives_ = lt.alternatives;
+    v1::TranslateRequest& out = decoded->request;
+    out.mutable_model()->set_source_language(lt.source);
+    out.mutable_model()->set_target_language(lt.target);
+    for (std::string& text : lt.q) out.add_texts(std::move(text));
+    v1::DecodingOptions* options = out.mutable_options();
+    options->set_format(lt.format == "html" ? v1::TEXT_FORMAT_HTML : v1::TEXT_FORMAT_TEXT);
+    if (lt.alternatives > 0) {
+      options->set_n_best(static_cast<unsigned>(lt.alternatives + 1));
+      options->set_beam_size(static_cast<unsigned>(
+          std::max(lt.alternatives + 1, service_.options.default_decoding.beam_size)));
+    }
+    return RequestStatus::Ok();
+  }
+
+  std::optional<HttpResponse> encode(const v1::TranslateResponse& response) override {
+    json texts = json::array();
+    json alternatives = json::array();
+    for (const v1::Translation& translation : response.translations()) {
+      texts.push_back(translation.hypotheses(0).text());
+      json others = json::array();
+      for (int k = 1; k < translation.hypotheses_size(); ++k) {
+        others.push_back(translation.hypotheses(k).text());
+      }
+      alternatives.push_back(std::move(others));
+    }
+    json body = {{"translatedText", q_is_list_ ? texts : texts[0]}};
+    if (alternatives_ > 0) body["alternatives"] = q_is_list_ ? alternatives : alternatives[0];
+    if (!detected_.empty()) {
+      const json detected = {{"confidence", 100.0}, {"language", detected_}};
+      body["detectedLanguage"] =
+          q_is_list_ ? json(std::vector<json>(texts.size(), detected)) : detected;
+    }
+    return json_response(200, body.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
+
+  HttpResponse error(const RequestStatus& status, int http_status) override {
+    // LibreTranslate answers an unsupported language with 400, as any bad request.
+    int code = http_status != 0 ? http_status : to_http_status(status.code);
+    if (status.code == StatusCode::kNotFound) code = 400;
+    HttpResponse answer = json_response(
+        code, json{{"error", status.message}}.dump(-1, ' ', false, json::error_handler_t::replace));
+    if (status.code == StatusCode::kResourceExhausted) {
+      answer.headers.emplace_back("Retry-After", "1");
+    }
+    return answer;
+  }
+
+ private:
+  // source "auto": the source language of the one served model that translates into `target`.
+  RequestStatus pick_source(const std::string& target, std::string* source) const {
+    std::set<std::string> sources;
+    for (const auto& model : service_.registry.models()) {
+      if (model->description.target_language == target) {
+        sources.insert(model->description.source_language);
+      }
+    }
+    if (sources.size() == 1) {
+      *source = *sources.begin();
+      return RequestStatus::Ok();
+    }
+    if (sources.empty()) return invalid(target + " is not supported as a target language");
+    std::string names;
+    for (const std::string& name : sources) names += (names.empty() ? "" : ", ") + name;
+    return invalid("source auto: several served languages translate into " + target + " (" + names +
+                   "); name the source (language detection is not available)");
+  }
+
+  ServiceContext& service_;
+  bool q_is_list_ = false;
+  int alternatives_ = 0;
+  std::string detected_;  // with source auto: the language picked
+};
+
+}  // namespace
+
+std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& service) {
+  return std::make_unique<LibreTranslateDialect>(service);
+}
+
+HttpResponse libretranslate_languages(ServiceContext& service) {
+  std::map<std::string, std::set<std::string>> targets;  // source -> targets, sorted
+  for (const auto& model : service.registry.models()) {
+    const ModelDescription& d = model->description;
+    if (!d.source_language.empty() && !d.target_language.empty()) {
+      targets[d.source_language].insert(d.target_language);
+    }
+  }
+  json languages = json::array();
+  for (const auto& [code, to] : targets) {
+    languages.push_back({{"code", code}, {"name", language_name(code)}, {"targets", to}});
+  }
+  return json_response(200, languages.dump());
+}
+
+HttpResponse libretranslate_settings(ServiceContext& service) {
+  std::string source = "en";
+  std::string target = "en";
+  if (!service.registry.models().empty()) {
+    source = service.registry.models().front()->description.source_language;
+    target = service.registry.models().front()->description.target_language;
+  }
+  const json settings = {{"apiKeys", false},
+                         {"keyRequired", false},
+                         {"charLimit", service.options.limits.max_text_bytes},
+                         {"frontendTimeout", 500},
+                         {"suggestions", false},
+                         {"filesTranslation", false},
+                         {"supportedFilesFormat", json::array()},
+                         {"language",
+                          {{"source", {{"code", source}, {"name", language_name(source)}}},
+                           {"target", {{"code", target}, {"name", language_name(target)}}}}}};
+  return json_response(200, settings.dump());
+}
+
+}  // namespace rpt::server

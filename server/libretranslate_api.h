@@ -1,0 +1,26 @@
+// LibreTranslate's API, what Mastodon, Weblate, Discourse, Nextcloud, browser extensions and
+// libretranslatepy call, over the same shared path as rpt's own API (docs/compatible-apis.md):
+//
+//   POST /translate           q (a text or an array), source (a code or "auto"), target,
+//                             format (text|html), alternatives, api_key; JSON or a form
+//   GET  /languages           [{"code", "name", "targets"}] from the served models' pairs
+//   GET  /frontend/settings   what LibreTranslate's clients read at start
+//
+// Answers and errors in LibreTranslate's shapes: {"translatedText": ..., "alternatives": [...],
+// "detectedLanguage": {...}}, {"error": "..."} with 400, 429 (Retry-After), 500, 503.
+// source "auto" picks the one served model translating into `target`; with several, the source
+// must be named (language identification is not built yet).
+#pragma once
+
+#include <memory>
+
+#include "server/call_record.h"
+#include "server/http_translate_call.h"
+
+namespace rpt::server {
+
+std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& service);
+HttpResponse libretranslate_languages(ServiceContext& service);
+HttpResponse libretranslate_settings(ServiceContext& service);
+
+}  // namespace rpt::server
