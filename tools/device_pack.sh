@@ -46,10 +46,13 @@ for binary in "${BINARIES[@]}"; do
     esac
   done
 done
-# ICU's data library (31 MB, 7.5 MB compressed: collation, conversion and break rules) is never
-# read: the character properties rpt uses (engine/glossary.cc) are compiled into libicuuc. A
-# stub defining only its data symbol keeps the pack within the device's carry limit (checked:
-# glossary_test passes against it).
+# ICU's data library (31 MB, 7.5 MB compressed: collation, conversion and break rules): the
+# character properties rpt uses (engine/glossary.cc, spans/) are compiled into libicuuc; the
+# sentence break rules and language names are data, so on the pack lines are not cut into
+# sentences (documents/segmenter.cc falls back to one segment per line; the GPU checks compare
+# line by line) and /languages names a language by its code. A stub defining only its data
+# symbol keeps the pack within the device's carry limit (checked: glossary_test passes against
+# it).
 for data in "$OUT"/lib/libicudata.so.*; do
   [ -e "$data" ] || continue
   symbol=$(nm -D "$OUT"/lib/libicuuc.so.* | awk '$1 == "U" && $2 ~ /^icudt[0-9]+_dat$/ {s = $2} END {print s}')
