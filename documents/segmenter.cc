@@ -62,7 +62,10 @@ std::size_t trim_blank_end(std::string_view text, std::size_t begin, std::size_t
 bool has_letter_or_digit(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     char32_t c = 0;
-    if (!next_code_point(text, &i, &c)) return false;
+    if (!next_code_point(text, &i, &c)) {
+      ++i;  // a byte that is not UTF-8: no letter, and the rest may have one
+      continue;
+    }
     if (u_isalnum(static_cast<UChar32>(c))) return true;
   }
   return false;
@@ -112,6 +115,19 @@ std::size_t previous_code_point(std::string_view text, std::size_t at, char32_t*
     return at - 1;
   }
   return begin;
+}
+
+// Where the blank run that ends at `end` starts (not before `begin`): backwards, so trimming
+// word after word from a text's end stays linear.
+std::size_t blank_start(std::string_view text, std::size_t begin, std::size_t end) {
+  std::size_t i = end;
+  while (i > begin) {
+    char32_t c = 0;
+    const std::size_t start = previous_code_point(text, i, &c);
+    if (c == 0 || !is_blank_code_point(c)) break;
+    i = start;
+  }
+  return i;
 }
 
 // The end of the last blank run in [begin, end) (where the last word starts), or begin.
@@ -283,7 +299,7 @@ class Builder {
     while (true) {
       const std::size_t word_begin = previous_blank_end(text_, first, last);
       if (word_begin == first || !only_symbols(text_.substr(word_begin, last - word_begin))) break;
-      last = trim_blank_end(text_, first, word_begin);
+      last = blank_start(text_, first, word_begin);
     }
     layout(begin, first);
     if (first < last) segment(first, last);
@@ -343,13 +359,19 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     return;
   }
   std::size_t sentence_begin = 0;
+  std::size_t scanned = 0;  // has_letter_or_digit has seen [sentence_begin, scanned)
+  bool letters = false;
   for (int32_t boundary = iterator->next(); boundary != icu::BreakIterator::DONE;
        boundary = iterator->next()) {
     const auto at = static_cast<std::size_t>(boundary);
     if (at < content.size() && (unbreakable(at) || !ends_word(content, at))) continue;
     // A piece without a letter or digit ("1.", "...") joins the sentence after it.
-    const std::string_view piece(content.data() + sentence_begin, at - sentence_begin);
-    if (at < content.size() && !has_letter_or_digit(piece)) continue;
+    // Scanned once: each boundary looks only at what is new since the last one.
+    letters =
+        letters || has_letter_or_digit(std::string_view(content).substr(scanned, at - scanned));
+    scanned = at;
+    if (at < content.size() && !letters) continue;
+    letters = false;
     out.trimmed_segment(begin + sentence_begin, begin + at);
     sentence_begin = at;
   }
@@ -423,16 +445,15 @@ SegmentedText segment_text(std::string_view text, const SegmentationOptions& opt
     return out.finish();
   }
   const std::vector<Range> lines = lines_of(text);
+  std::vector<bool> blank(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    blank[i] = is_blank_text(text.substr(lines[i].begin, lines[i].end - lines[i].begin));
+  }
   // A block: one line, or with kSentences a paragraph (lines up to a blank one).
   for (std::size_t i = 0; i < lines.size();) {
     std::size_t last = i;
     if (options.split == SplitSentences::kSentences) {
-      while (last + 1 < lines.size() &&
-             !is_blank_text(
-                 text.substr(lines[last + 1].begin, lines[last + 1].end - lines[last + 1].begin)) &&
-             !is_blank_text(text.substr(lines[i].begin, lines[i].end - lines[i].begin))) {
-        ++last;
-      }
+      while (last + 1 < lines.size() && !blank[last + 1] && !blank[i]) ++last;
     }
     split_block(text, lines[i].begin, lines[last].end, options, out);
     if (last + 1 < lines.size()) out.layout(lines[last].end, lines[last + 1].begin);

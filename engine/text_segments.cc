@@ -81,7 +81,8 @@ TranslationResult combine(
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       std::vector<TranslationHypothesis>& hypotheses = pieces[i].hypotheses;
       TranslationHypothesis& h = hypotheses[std::min(rank, hypotheses.size() - 1)];
-      texts[i] = std::move(h.text);
+      // A piece with fewer hypotheses gives its last again: copied, not moved.
+      texts[i] = h.text;
       out.tokens.insert(out.tokens.end(), h.tokens.begin(), h.tokens.end());
       out.ids.insert(out.ids.end(), h.ids.begin(), h.ids.end());
       out.score += h.score;

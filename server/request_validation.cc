@@ -156,6 +156,11 @@ documents::SplitSentences to_split(v1::SplitSentences split, documents::SplitSen
   }
 }
 
+RequestStatus too_many_segments(const RequestLimits& limits) {
+  return invalid("the texts have more than " + std::to_string(limits.max_segments_per_request) +
+                 " segments (sentences), the limit per request; split the call");
+}
+
 // Protects and tokenizes one segment (throws what the tokenizer throws).
 PreparedSource tokenize_segment(const std::string& segment, const ServedModel& model,
                                 const PreparedRequest& prepared, bool rewrite) {
@@ -198,6 +203,11 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
                    documents::text_format_name(prepared->document.format) +
                    " document: " + e.what());
   }
+  // Before any tokenizing: cutting long segments only adds more.
+  if (prepared->segments() + static_cast<long>(document->segments()) >
+      limits.max_segments_per_request) {
+    return too_many_segments(limits);
+  }
   std::vector<PreparedSource> segments;
   try {
     for (documents::SegmentedText& part : document->parts()) {
@@ -213,8 +223,7 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
     return invalid(where + " could not be tokenized: " + e.what());
   }
   if (prepared->segments() + static_cast<long>(segments.size()) > limits.max_segments_per_request) {
-    return invalid("the texts have more than " + std::to_string(limits.max_segments_per_request) +
-                   " segments (sentences), the limit per request; split the call");
+    return too_many_segments(limits);
   }
   for (const documents::SegmentedText& part : document->parts()) {
     prepared->segment_texts.insert(prepared->segment_texts.end(), part.segments.begin(),

@@ -25,14 +25,16 @@ void TextAssembly::on_sentence(int index, TranslationResult result) {
 
 void TextAssembly::on_finish(const RequestStatus& status) {
   JobObserver* call = call_;
+  RequestStatus outcome = status;
   {
     std::lock_guard lock(mutex_);
     if (!known_delivered_) {
       held_status_ = status;
       return;
     }
+    if (outcome.ok() && failure_) outcome = *failure_;
   }
-  call->on_finish(status);  // may delete the call, and this with it
+  call->on_finish(outcome);  // may delete the call, and this with it
 }
 
 void TextAssembly::deliver_known() {
@@ -47,6 +49,7 @@ void TextAssembly::deliver_known() {
     known.clear();
     known_delivered_ = true;
     finished = held_status_;
+    if (finished && finished->ok() && failure_) finished = *failure_;
   }
   if (finished) call->on_finish(*finished);  // may delete the call, and this with it
 }
@@ -58,9 +61,20 @@ void TextAssembly::add_segment(int segment, TranslationResult result) {
 }
 
 void TextAssembly::deliver_text(std::size_t text) {
-  TranslationResult joined = join_document(*documents_[text], std::move(results_[text]), n_best_);
-  results_[text].clear();
-  call_->on_sentence(static_cast<int>(text), std::move(joined));
+  // Never throws: it runs after the job was queued (and on the scheduler's hand-over thread),
+  // where an exception would leave the call answered and the job still pointing at it. A text
+  // that cannot be put back fails the call when the job ends.
+  try {
+    TranslationResult joined = join_document(*documents_[text], std::move(results_[text]), n_best_);
+    results_[text].clear();
+    call_->on_sentence(static_cast<int>(text), std::move(joined));
+  } catch (const std::exception& e) {
+    if (!failure_) {
+      failure_ =
+          RequestStatus{StatusCode::kInternal, "texts[" + std::to_string(text) +
+                                                   "] could not be put back together: " + e.what()};
+    }
+  }
 }
 
 }  // namespace rpt::server

@@ -34,6 +34,7 @@ class TextAssembly final : public JobObserver {
 
   // The known results (and the blank texts, complete without any), then the job's final status
   // if it came meanwhile. Call once, after the job was queued (or when it has nothing to decode).
+  // Never throws: a text that cannot be put back turns the final status into INTERNAL.
   void deliver_known();
 
  private:
@@ -52,6 +53,7 @@ class TextAssembly final : public JobObserver {
   std::mutex mutex_;  // one delivery to the call at a time
   bool known_delivered_ = false;
   std::optional<RequestStatus> held_status_;
+  std::optional<RequestStatus> failure_;  // a text could not be put back: the call's outcome
 };
 
 }  // namespace rpt::server

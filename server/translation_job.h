@@ -24,9 +24,11 @@ inline long total_tokens(const std::vector<std::vector<int>>& texts) {
   return total;
 }
 
-// Implemented by the gRPC call. Called only from the scheduler's hand-over thread (one call at
-// a time): on_sentence once per text, as it finishes (any order), then on_finish exactly once,
-// last. After on_finish the scheduler never touches the observer again (the call may be gone).
+// Implemented by the call (through its TextAssembly, server/text_assembly.h). Called from the
+// scheduler's hand-over thread, and for results known before decoding from the submitting
+// thread, never two at once: on_sentence once per text, as it finishes (any order), then
+// on_finish exactly once, last. After on_finish nothing touches the observer again (the call may
+// be gone).
 class JobObserver {
  public:
   virtual ~JobObserver() = default;

@@ -169,6 +169,21 @@ class HostileInputTest(unittest.TestCase):
 
         self.while_a_call_runs(check)
 
+    def test_pathological_layout_is_answered_at_once(self):
+        # Each once took the segmenter quadratic time (about 10^10 steps at this size): a
+        # sentence followed by 100,000 symbol words, 100,000 sentences without a letter, a
+        # paragraph whose first line is 400 KB of spaces (split_sentences "sentences").
+        texts = {"symbols": ("Done" + " \u2713" * 100_000, 1),
+                 "no letters": ("? " * 100_000 + "Done.", 1),
+                 "blank first line": (" " * 400_000 + "x" + "\nx" * 2_000, 3)}
+        for what, (text, split) in texts.items():
+            with self.subTest(what=what):
+                started = time.monotonic()
+                reply = self.grpc.translate("en-de", [text], timeout=60, max_length=8,
+                                            split_sentences=split, use_cache=False)
+                self.assertTrue(reply.translations[0].hypotheses[0].text)
+                self.assertLess(time.monotonic() - started, 20.0)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
