@@ -529,11 +529,17 @@ bool has_words(std::string_view segment) {
   return has_letter_or_digit(segment.substr(from));
 }
 
-bool cut_segment(SegmentedText& text, std::size_t index) {
+bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& keep_together) {
   const std::string& segment = text.segments.at(index);
+  std::vector<std::pair<std::size_t, std::size_t>> kept;
+  if (keep_together) kept = keep_together(segment);
   // Outside tag pairs where possible; inside one (a whole paragraph in <p>) when not.
-  return cut_segment_outside(text, index, Unbreakable(segment, true)) ||
-         cut_segment_outside(text, index, Unbreakable(segment, false));
+  for (const bool tag_pairs : {true, false}) {
+    Unbreakable unbreakable(segment, tag_pairs);
+    for (const auto& [first, last] : kept) unbreakable.add(first, last);
+    if (cut_segment_outside(text, index, unbreakable)) return true;
+  }
+  return false;
 }
 
 void keep_as_layout(SegmentedText& text, std::size_t index) {

@@ -63,8 +63,9 @@ bool has_words(std::string_view segment);
 // segments"): after the clause punctuation (, ; : and their full-width forms) followed by blank
 // nearest the middle, else at the blank run nearest the middle (the blank becoming layout), else
 // (no blank: e.g. Chinese) at the code point boundary nearest the middle; never inside a
-// protected span or a tag pair. False, and nothing changed, when it cannot be cut.
-bool cut_segment(SegmentedText& text, std::size_t index);
+// protected span, nor inside what `keep_together` names (glossary terms), and outside tag pairs
+// where it can. False, and nothing changed, when it cannot be cut.
+bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& keep_together = {});
 
 // Makes segments[index] part of the layout between its neighbours (a segment a model cannot
 // read: it comes back as it was).

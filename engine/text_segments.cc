@@ -30,7 +30,8 @@ void merge_terms(const std::vector<GlossaryTermResult>& terms,
 
 std::vector<PreparedSource> prepare_segments(
     documents::SegmentedText& text, int max_input_length,
-    const std::function<PreparedSource(const std::string& segment)>& prepare) {
+    const std::function<PreparedSource(const std::string& segment)>& prepare,
+    const documents::KeepTogether& keep_together) {
   std::vector<PreparedSource> prepared;
   // Raw bytes bound the tokenizer's work: a segment this long cannot fit and is cut first.
   const auto byte_limit = static_cast<std::size_t>(max_input_length) * 64;
@@ -42,7 +43,7 @@ std::vector<PreparedSource> prepare_segments(
         if (static_cast<int>(segment->ids.size()) <= max_input_length) break;
         segment.reset();
       }
-      RPT_CHECK(documents::cut_segment(text, i), InvalidArgument, "a segment of ",
+      RPT_CHECK(documents::cut_segment(text, i, keep_together), InvalidArgument, "a segment of ",
                 text.segments[i].size(), " bytes cannot be cut below the limit of ",
                 max_input_length, " tokens");
     }

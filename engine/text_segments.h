@@ -18,11 +18,13 @@ namespace rpt {
 
 // Prepares each segment of `text` with `prepare`; a segment over `max_input_length` ids is cut
 // (documents::cut_segment) and its parts prepared until every part fits, and one the model reads
-// nothing of (no ids) becomes layout. One result per remaining segment. Throws InvalidArgument
+// nothing of (no ids) becomes layout; a cut never falls inside what `keep_together` names. One
+// result per remaining segment. Throws InvalidArgument
 // when a segment cannot be cut below the limit; passes on what `prepare` throws.
 std::vector<PreparedSource> prepare_segments(
     documents::SegmentedText& text, int max_input_length,
-    const std::function<PreparedSource(const std::string& segment)>& prepare);
+    const std::function<PreparedSource(const std::string& segment)>& prepare,
+    const documents::KeepTogether& keep_together = {});
 
 // Where `glossary`'s terms are in a text, for documents::SegmentationOptions::keep_together (a
 // term is never cut by a sentence end). `glossary` must outlive the result.

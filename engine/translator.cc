@@ -57,17 +57,21 @@ std::vector<PreparedSource> Translator::prepare_segments(documents::SegmentedTex
                                                          const SpanProtectionOptions& spans,
                                                          const GlossaryUse& glossary) const {
   try {
-    return rpt::prepare_segments(text, options_.max_input_length, [&](const std::string& segment) {
-      PreparedSource prepared;
-      ProtectedSource protected_source = span_protector_->protect(segment, spans, glossary);
-      for (const std::string& piece : model_->source_tokenizer().encode(protected_source.text)) {
-        prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
-      }
-      if (protected_source.constraints) {
-        prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
-      }
-      return prepared;
-    });
+    return rpt::prepare_segments(
+        text, options_.max_input_length,
+        [&](const std::string& segment) {
+          PreparedSource prepared;
+          ProtectedSource protected_source = span_protector_->protect(segment, spans, glossary);
+          for (const std::string& piece :
+               model_->source_tokenizer().encode(protected_source.text)) {
+            prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
+          }
+          if (protected_source.constraints) {
+            prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
+          }
+          return prepared;
+        },
+        glossary.empty() ? documents::KeepTogether() : glossary_terms_of(glossary));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument("sentence " + std::to_string(index) + ": " + e.message(), __FILE__,
                           __LINE__);

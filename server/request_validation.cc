@@ -211,10 +211,12 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
   std::vector<PreparedSource> segments;
   try {
     for (documents::SegmentedText& part : document->parts()) {
-      std::vector<PreparedSource> ready =
-          rpt::prepare_segments(part, model.max_input_length, [&](const std::string& segment) {
+      std::vector<PreparedSource> ready = rpt::prepare_segments(
+          part, model.max_input_length,
+          [&](const std::string& segment) {
             return tokenize_segment(segment, model, *prepared, rewrite);
-          });
+          },
+          prepared->document.segmentation.keep_together);
       std::move(ready.begin(), ready.end(), std::back_inserter(segments));
     }
   } catch (const InvalidArgument& e) {

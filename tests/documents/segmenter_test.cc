@@ -130,6 +130,14 @@ TEST(Segmenter, LongSegmentsAreCutAtAClauseThenABlank) {
   ASSERT_TRUE(cut_segment(cjk, 0));  // no blank: at a code point boundary
   EXPECT_EQ(cjk.segments.size(), 2u);
   EXPECT_EQ(cjk.separators, (Strings{"", "", ""}));
+  // Never inside a term the caller keeps together: the blank nearest the middle is in it.
+  SegmentedText term = segment("Open the Acme Cloud Console now");
+  const KeepTogether keep = [](std::string_view text) {
+    const std::size_t at = text.find("Acme Cloud Console");
+    return std::vector<std::pair<std::size_t, std::size_t>>{{at, at + 18}};
+  };
+  ASSERT_TRUE(cut_segment(term, 0, keep));
+  EXPECT_EQ(term.segments, (Strings{"Open the", "Acme Cloud Console now"}));
   SegmentedText one = segment("x");
   EXPECT_FALSE(cut_segment(one, 0));
   SegmentedText tags = segment("Save <b>all files</b> now");  // a tag pair is cut around
