@@ -33,6 +33,13 @@ by_kind = lambda kind: [d for d in documents if d["kind"] == kind]
 pod = by_kind("Deployment")[0]["spec"]["template"]["spec"]
 container = next(c for c in pod["containers"] if c["name"] == "rpt-server")
 
+# The image's build context (.dockerignore, an allowlist) holds every folder the build stage's
+# cmake configures: a new layer folder left off it breaks only the image build, late in CI.
+context = {l.strip()[1:].rstrip("/") for l in open(f"{repo}/.dockerignore") if l.startswith("!")}
+configured = set(re.findall(r"^add_subdirectory\((\w+)\)$", open(f"{repo}/CMakeLists.txt").read(), re.M))
+missing = configured - {"tests", "bench"} - context
+assert not missing, f".dockerignore leaves out folders CMakeLists.txt configures: {sorted(missing)}"
+
 # The restricted Pod Security Standard, with the image's numeric USER.
 user = next(l.split()[1] for l in open(f"{repo}/Dockerfile") if l.startswith("USER "))
 assert re.fullmatch(r"[0-9]+(:[0-9]+)?", user), f"Dockerfile USER {user} is not numeric"
