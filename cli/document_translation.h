@@ -53,6 +53,18 @@ struct DocumentTranslation {
   DocumentTimes times;
 };
 
+// Several documents: every segment of every one in one Translator::translate call (the
+// translator batches them), each document joined (join_document) and its units kept as source
+// counted. Adds to `times` (prepare, translate, render).
+struct TranslatedDocuments {
+  std::vector<TranslationResult> results;  // per document: its best translation
+  std::vector<int> units_kept_as_source;   // per document
+};
+TranslatedDocuments translate_documents(const Translator& translator,
+                                        const DocumentTranslationOptions& options,
+                                        std::vector<documents::Document>& documents,
+                                        DocumentTimes& times);
+
 DocumentTranslation translate_document(const Translator& translator,
                                        const DocumentTranslationOptions& options,
                                        std::string_view input);

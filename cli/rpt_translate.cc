@@ -16,6 +16,11 @@
 // with its markup kept and written to stdout as it comes back, nothing added
 // (cli/document_translation.h, docs/documents_markup.md); --n-best > 1 and --with-scores are
 // refused there, --verbose prints the score. Malformed XML exits 1 with libxml2's message.
+//
+// --format po|xliff: a gettext catalogue (PO/POT) or an XLIFF 1.2/2.0 file, translated in place:
+// every entry without a translation gets one, marked for review (#, fuzzy; XLIFF state), the rest
+// of the file as it was (cli/catalog_translation.h, docs/localization.md).
+//   rpt-translate --model models/en-de --format po --input app.pot --output de.po
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +38,7 @@
 #include "engine/translator.h"
 #include "kernels/cpu_kernels.h"
 #include "kernels/parallel.h"
+#include "cli/catalog_translation.h"
 #include "cli/document_translation.h"
 #include "cli/line_reader.h"
 #include "cli/progress_line.h"
@@ -63,7 +69,12 @@ struct CliOptions {
   std::string glossary_method = "mask";
   std::string length_penalty_type = "average";
   std::string split_sentences = "auto";
-  std::string language;  // empty: the model's source language
+  std::string language;         // empty: the model's source language
+  std::string input;            // --format other than text: empty or "-": stdin
+  std::string output;           // likewise: empty or "-": stdout
+  std::string target_language;  // po|xliff: empty: the model's target language
+  bool translate_fuzzy = false;
+  bool mark_for_review = true;
   std::string format = "text";
   std::vector<std::string> ignore_tags;  // --format html|xml: elements left untouched
   rpt::DecodingOptions decoding;
@@ -89,7 +100,10 @@ rpt::documents::SegmentationOptions segmentation(const CliOptions& cli, const rp
 
 // Why the options cannot translate a document, or empty.
 std::string document_option_conflict(const CliOptions& cli) {
-  if (cli.format == "text") return {};
+  if (cli.format == "text") {
+    if (cli.input.empty() && cli.output.empty()) return {};
+    return "--input and --output go with --format html|xml|po|xliff (text streams stdin)";
+  }
   if (cli.decoding.n_best > 1) {
     return "--n-best " + std::to_string(cli.decoding.n_best) +
            " needs --format text: a document is translated once";
@@ -100,6 +114,8 @@ std::string document_option_conflict(const CliOptions& cli) {
   return {};
 }
 
+bool is_catalog_format(const std::string& format) { return format == "po" || format == "xliff"; }
+
 std::string read_all(std::FILE* file) {
   std::string text;
   char buffer[1 << 16];
@@ -108,23 +124,90 @@ std::string read_all(std::FILE* file) {
   return text;
 }
 
-// --format html|xml: stdin as one document, its translation on stdout.
-int translate_stdin_document(const CliOptions& cli, const rpt::Translator& translator,
-                             const rpt::GlossaryUse& glossary) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::string input = read_all(stdin);
+// --input (else stdin), whole.
+std::string read_input(const std::string& path) {
+  if (path.empty() || path == "-") return read_all(stdin);
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) throw std::runtime_error("cannot open " + path);
+  std::string text = read_all(file);
+  std::fclose(file);
+  return text;
+}
+
+// To --output (else stdout).
+void write_output(const std::string& path, const std::string& text) {
+  const bool to_stdout = path.empty() || path == "-";
+  std::FILE* file = to_stdout ? stdout : std::fopen(path.c_str(), "wb");
+  if (file == nullptr) throw std::runtime_error("cannot write " + path);
+  const bool written =
+      std::fwrite(text.data(), 1, text.size(), file) == text.size() && std::fflush(file) == 0;
+  if (!to_stdout && std::fclose(file) != 0) throw std::runtime_error("cannot write " + path);
+  if (!written) throw std::runtime_error("cannot write " + (to_stdout ? "stdout" : path));
+}
+
+rpt::tools::DocumentTranslationOptions document_translation_options(
+    const CliOptions& cli, const rpt::Translator& translator, const rpt::GlossaryUse& glossary) {
   rpt::tools::DocumentTranslationOptions options;
-  options.document.format = rpt::documents::parse_text_format(cli.format);
   options.document.segmentation = segmentation(cli, translator.model(), glossary);
   options.document.ignore_tags = cli.ignore_tags;
   options.decoding = cli.decoding;
   options.spans = {
       .enabled = cli.protect_spans, .accelerators = cli.accelerators, .mask = cli.span_masking};
   options.glossary = glossary;
+  return options;
+}
+
+// --format po|xliff: the file translated in place.
+int translate_catalog_file(const CliOptions& cli, const rpt::Translator& translator,
+                           const rpt::GlossaryUse& glossary) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string input = read_input(cli.input);
+  rpt::tools::CatalogTranslationOptions options;
+  options.format = rpt::documents::parse_catalog_format(cli.format);
+  options.catalog.target_language = !cli.target_language.empty()
+                                        ? cli.target_language
+                                        : translator.model().config().target_language;
+  if (options.catalog.target_language.empty()) {
+    throw std::runtime_error("the model names no target language: give --target-language");
+  }
+  options.catalog.translate_fuzzy = cli.translate_fuzzy;
+  options.catalog.mark_for_review = cli.mark_for_review;
+  options.translation = document_translation_options(cli, translator, glossary);
+  const rpt::tools::CatalogTranslation out =
+      rpt::tools::translate_catalog(translator, options, input);
+  write_output(cli.output, out.file);
+  if (!cli.verbose) return 0;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const rpt::documents::CatalogStats& stats = out.stats;
+  std::fprintf(stderr,
+               "rpt-translate: %s file of %zu bytes: %d entries, %d translated now (%d plural), "
+               "%d already translated, %d not to translate; %zu segments, %d texts lost a span "
+               "or tag (%d units kept as source)\n",
+               cli.format.c_str(), input.size(), stats.entries, stats.to_translate,
+               stats.plural_entries, stats.already_translated, stats.not_translatable, out.segments,
+               out.texts_with_spans_lost, out.units_kept_as_source);
+  const rpt::tools::DocumentTimes& t = out.times;
+  std::fprintf(stderr,
+               "rpt-translate: time %.3f s: parse %.3f s, prepare %.3f s, translate %.3f s, "
+               "render %.3f s; %s, beam %d, batch %d\n",
+               seconds, t.parse, t.prepare, t.translate, t.render,
+               translator.engine().device_description().c_str(), cli.decoding.beam_size,
+               cli.batch_size);
+  return 0;
+}
+
+// --format html|xml: stdin as one document, its translation on stdout.
+int translate_stdin_document(const CliOptions& cli, const rpt::Translator& translator,
+                             const rpt::GlossaryUse& glossary) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string input = read_input(cli.input);
+  rpt::tools::DocumentTranslationOptions options =
+      document_translation_options(cli, translator, glossary);
+  options.document.format = rpt::documents::parse_text_format(cli.format);
   const rpt::tools::DocumentTranslation out =
       rpt::tools::translate_document(translator, options, input);
-  std::fwrite(out.text.data(), 1, out.text.size(), stdout);
-  std::fflush(stdout);
+  write_output(cli.output, out.text);
   if (!cli.verbose) return 0;
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -177,6 +260,7 @@ int run(const CliOptions& cli) {
     glossary_use.glossaries.push_back(&*glossary);
   }
 
+  if (is_catalog_format(cli.format)) return translate_catalog_file(cli, translator, glossary_use);
   if (cli.format != "text") return translate_stdin_document(cli, translator, glossary_use);
 
   const auto start = std::chrono::steady_clock::now();
@@ -321,14 +405,28 @@ int main(int argc, char** argv) {
   app.add_option("--format", cli.format,
                  "text: each stdin line translated on its own; html, xml: all of stdin one "
                  "document (or fragment) translated with its markup kept, written to stdout as "
-                 "it comes back, nothing added (--n-best 1 only, no --with-scores, "
-                 "--inter-threads unused; malformed XML exits 1)")
-      ->check(CLI::IsMember({"text", "html", "xml"}))
+                 "it comes back, nothing added; po, xliff: a gettext catalogue or XLIFF file "
+                 "with its missing translations filled in (--n-best 1 only, no --with-scores, "
+                 "--inter-threads unused; a file that cannot be parsed exits 1)")
+      ->check(CLI::IsMember({"text", "html", "xml", "po", "xliff"}))
       ->capture_default_str();
   app.add_option("--ignore-tags", cli.ignore_tags,
                  "--format html|xml: elements whose content is left untouched, comma-separated "
                  "(besides HTML's script, style, code, pre, ...; docs/documents_markup.md)")
       ->delimiter(',');
+  app.add_option("--input,-i", cli.input,
+                 "--format other than text: the file to translate (default: stdin)");
+  app.add_option("--output,-o", cli.output,
+                 "--format other than text: where its translation goes (default: stdout)");
+  app.add_option("--target-language", cli.target_language,
+                 "--format po|xliff: the language the file is translated into, for its header "
+                 "and plural forms (default: the model's target language)");
+  app.add_flag("--translate-fuzzy", cli.translate_fuzzy,
+               "--format po: retranslate fuzzy entries too (their msgstr replaced)");
+  app.add_flag("--fuzzy,!--no-fuzzy", cli.mark_for_review,
+               "--format po|xliff: mark machine translations for review: #, fuzzy (XLIFF 1.2 "
+               "state needs-review-translation, 2.0 initial); --no-fuzzy: translated "
+               "(default: on)");
   app.add_flag("--with-scores", cli.with_scores,
                "Prefix each line with its score and a tab (--format text only)");
   app.add_flag("--verbose", cli.verbose,

@@ -21,6 +21,7 @@ build_packages=(
   libcli11-dev nlohmann-json3-dev
   libicu-dev              # Unicode case folding, word and sentence boundaries (glossaries, segmentation)
   libxml2-dev             # HTML and XML documents (documents/markup_document.h)
+  libgettextpo-dev        # gettext PO catalogues read and written by gettext itself (po_catalog.cc)
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)
 )
@@ -37,6 +38,7 @@ test_packages=(
   python3-pip python3-sentencepiece  # the CTranslate2 comparison (below) and its test
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
   prometheus curl
+  gettext                 # msgfmt --check, msgcat, msginit: the PO tests check rpt's catalogues with them
   python3-venv            # the .venv for PyPI-only test tools (below)
   iproute2 util-linux     # deploy_run_test: a private network namespace with the manifest's ports
   bsdutils                # script(1): the progress-line tests run a command on a pseudo-terminal

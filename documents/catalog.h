@@ -1,0 +1,81 @@
+// Localization files translated in place (docs/localization.md): gettext PO/POT (po_catalog.cc,
+// gettext's libgettextpo) and XLIFF 1.2/2.0 (xliff_catalog.cc, libxml2).
+//
+// parse() reads a file and lists the texts that need a translation: the msgid and msgid_plural of
+// each untranslated PO entry (fuzzy ones too when asked), the <source> of each XLIFF unit with no
+// <target> that may be translated. Each text says its format: plain text (a msgid: segmented as
+// any text) or an XML fragment (XLIFF inline elements, <x/>, <g>, <ph>, <pc>, ... kept as tags).
+// render() writes the file back with those translations filled in and marked for review; every
+// other entry, comment, flag, context and header field comes back as it was (PO: as gettext's
+// own writer prints it, the form msgcat and msgmerge give; XLIFF: as libxml2 serializes it).
+//
+// Thread safety: a Catalog is a value; const calls may run concurrently. PO parsing and writing
+// are serialized internally (libgettextpo keeps its error handler in globals).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "documents/document.h"
+
+namespace rpt::documents {
+
+enum class CatalogFormat { kPo, kXliff };
+
+// "po" (also "pot"), "xliff" (also "xlf"); parse throws std::invalid_argument naming the choices.
+CatalogFormat parse_catalog_format(std::string_view name);
+const char* catalog_format_name(CatalogFormat format);
+
+struct CatalogOptions {
+  // The target language (BCP 47 or POSIX, "de", "pt_BR"): PO header Language and Plural-Forms,
+  // XLIFF target-language/trgLang when the file names none. Required.
+  std::string target_language;
+  bool translate_fuzzy = false;  // PO: retranslate fuzzy entries too (their msgstr replaced)
+  // Mark machine translations for review: PO `#, fuzzy`; XLIFF 1.2 state="needs-review-
+  // translation", 2.0 state="initial". False: PO unmarked, XLIFF "translated".
+  bool mark_for_review = true;
+  std::size_t max_bytes = 16 << 20;  // a larger file: CatalogError
+  std::size_t max_entries = 200000;  // more texts to translate: CatalogError
+};
+
+// A file that cannot be read as its format (the parser's first errors, with their lines), a
+// limit exceeded, a target language with no known plural rule for a catalogue with plurals.
+class CatalogError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One text to translate.
+struct CatalogText {
+  std::string text;
+  TextFormat format = TextFormat::kText;  // kText or kXml (an XLIFF source with inline elements)
+};
+
+struct CatalogStats {
+  int entries = 0;       // translatable entries/units in the file (header, obsolete apart)
+  int to_translate = 0;  // entries whose texts texts() lists
+  int already_translated = 0;
+  int not_translatable = 0;  // XLIFF translate="no"
+  int plural_entries = 0;    // PO entries with msgid_plural among to_translate
+};
+
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+
+  // Throws CatalogError.
+  static std::unique_ptr<Catalog> parse(std::string_view bytes, CatalogFormat format,
+                                        const CatalogOptions& options);
+
+  virtual const std::vector<CatalogText>& texts() const = 0;
+  virtual const CatalogStats& stats() const = 0;
+  // The file with translations[i] as the translation of texts()[i]; std::invalid_argument when
+  // the counts differ, CatalogError when the writer fails.
+  virtual std::string render(const std::vector<std::string>& translations) const = 0;
+};
+
+}  // namespace rpt::documents
