@@ -46,62 +46,33 @@ int count_units_kept_as_source(const documents::Document& document,
 
 }  // namespace
 
-TranslatedDocuments translate_documents(const Translator& translator,
-                                        const DocumentTranslationOptions& options,
-                                        std::vector<documents::Document>& documents,
-                                        DocumentTimes& times) {
+DocumentTranslation translate_document(const Translator& translator,
+                                       const DocumentTranslationOptions& options,
+                                       std::string_view input) {
   RPT_CHECK(options.decoding.n_best == 1, InvalidArgument,
             "a document is translated once: n_best must be 1, not ", options.decoding.n_best);
   translator.check_options(options.decoding);
+  DocumentTranslation out;
   auto lap = std::chrono::steady_clock::now();
-  std::vector<std::string> sources;
-  std::size_t part_index = 0;
-  for (documents::Document& document : documents) {
-    for (documents::SegmentedText& part : document.parts()) {
-      translator.prepare_segments(part, part_index++, options.spans, options.glossary);
-    }
-    std::vector<std::string> own = all_segments(document);
-    sources.insert(sources.end(), std::make_move_iterator(own.begin()),
-                   std::make_move_iterator(own.end()));
+
+  documents::Document document = documents::Document::parse(input, options.document);
+  out.times.parse = lap_seconds(lap);
+
+  for (std::size_t i = 0; i < document.parts().size(); ++i) {
+    translator.prepare_segments(document.parts()[i], i, options.spans, options.glossary);
   }
-  times.prepare += lap_seconds(lap);
+  const std::vector<std::string> sources = all_segments(document);
+  out.times.prepare = lap_seconds(lap);
 
   std::vector<TranslationResult> results;
   if (!sources.empty()) {
     results = translator.translate(sources, options.decoding, options.spans, options.glossary);
   }
-  times.translate += lap_seconds(lap);
+  out.times.translate = lap_seconds(lap);
 
-  TranslatedDocuments out;
-  out.results.reserve(documents.size());
-  out.units_kept_as_source.reserve(documents.size());
-  auto next = results.begin();
-  for (const documents::Document& document : documents) {
-    const auto end = next + static_cast<long>(document.segments());
-    out.results.push_back(join_document(document, {next, end}, 1));
-    out.units_kept_as_source.push_back(out.results.back().hypotheses.front().spans_kept
-                                           ? 0
-                                           : count_units_kept_as_source(document, {next, end}));
-    next = end;
-  }
-  times.render += lap_seconds(lap);
-  return out;
-}
-
-DocumentTranslation translate_document(const Translator& translator,
-                                       const DocumentTranslationOptions& options,
-                                       std::string_view input) {
-  DocumentTranslation out;
-  auto lap = std::chrono::steady_clock::now();
-  std::vector<documents::Document> documents;
-  documents.push_back(documents::Document::parse(input, options.document));
-  out.times.parse = lap_seconds(lap);
-  TranslatedDocuments translated = translate_documents(translator, options, documents, out.times);
-  lap = std::chrono::steady_clock::now();
-  const documents::Document& document = documents.front();
-  TranslationResult& joined = translated.results.front();
+  TranslationResult joined = join_document(document, results, 1);
   TranslationHypothesis& best = joined.hypotheses.front();
-  out.units_kept_as_source = translated.units_kept_as_source.front();
+  if (!best.spans_kept) out.units_kept_as_source = count_units_kept_as_source(document, results);
   out.text = std::move(best.text);
   out.score = best.score;
   out.parts = document.parts().size();
@@ -111,7 +82,8 @@ DocumentTranslation translate_document(const Translator& translator,
   out.target_tokens = best.ids.size();
   out.protected_spans = joined.protected_spans;
   out.glossary_terms = std::move(joined.glossary_terms);
-  out.times.render += lap_seconds(lap);
+  if (const documents::CatalogStats* stats = document.catalog_stats()) out.catalog = *stats;
+  out.times.render = lap_seconds(lap);
   return out;
 }
 

@@ -1,5 +1,6 @@
-// rpt-translate --format html|xml: the whole input is one document (documents/document.h), and
-// its translation is one document.
+// rpt-translate --format html|xml|po|xliff: the whole input is one document
+// (documents/document.h), and its translation is one document (a localization file: the same
+// file with its missing translations filled in, documents/catalog.h).
 //
 // translate_document parses the input (HTML leniently, XML strictly; a fragment stays a
 // fragment, docs/documents_markup.md), makes each text unit's segments ready with
@@ -10,10 +11,12 @@
 // kept: n_best must be 1.
 //
 // Throws documents::MarkupError for XML that is not well-formed (libxml2's message and line) or
-// a markup limit exceeded, InvalidArgument for bad options (n_best > 1 among them) or a segment
-// that cannot be cut below the input limit; nothing is translated then.
+// a markup limit exceeded, documents::CatalogError for a PO/XLIFF file that cannot be read,
+// InvalidArgument for bad options (n_best > 1 among them) or a segment that cannot be cut below the
+// input limit; nothing is translated then.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,20 +53,9 @@ struct DocumentTranslation {
   std::size_t target_tokens = 0;  // of the best hypothesis
   int protected_spans = 0;        // protected in the segments
   std::vector<GlossaryTermResult> glossary_terms;  // matched, merged by entry
+  std::optional<documents::CatalogStats> catalog;  // a localization file's counts
   DocumentTimes times;
 };
-
-// Several documents: every segment of every one in one Translator::translate call (the
-// translator batches them), each document joined (join_document) and its units kept as source
-// counted. Adds to `times` (prepare, translate, render).
-struct TranslatedDocuments {
-  std::vector<TranslationResult> results;  // per document: its best translation
-  std::vector<int> units_kept_as_source;   // per document
-};
-TranslatedDocuments translate_documents(const Translator& translator,
-                                        const DocumentTranslationOptions& options,
-                                        std::vector<documents::Document>& documents,
-                                        DocumentTimes& times);
 
 DocumentTranslation translate_document(const Translator& translator,
                                        const DocumentTranslationOptions& options,

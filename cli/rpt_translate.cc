@@ -38,7 +38,6 @@
 #include "engine/translator.h"
 #include "kernels/cpu_kernels.h"
 #include "kernels/parallel.h"
-#include "cli/catalog_translation.h"
 #include "cli/document_translation.h"
 #include "cli/line_reader.h"
 #include "cli/progress_line.h"
@@ -114,8 +113,6 @@ std::string document_option_conflict(const CliOptions& cli) {
   return {};
 }
 
-bool is_catalog_format(const std::string& format) { return format == "po" || format == "xliff"; }
-
 std::string read_all(std::FILE* file) {
   std::string text;
   char buffer[1 << 16];
@@ -157,54 +154,25 @@ rpt::tools::DocumentTranslationOptions document_translation_options(
   return options;
 }
 
-// --format po|xliff: the file translated in place.
-int translate_catalog_file(const CliOptions& cli, const rpt::Translator& translator,
-                           const rpt::GlossaryUse& glossary) {
-  const auto start = std::chrono::steady_clock::now();
-  const std::string input = read_input(cli.input);
-  rpt::tools::CatalogTranslationOptions options;
-  options.format = rpt::documents::parse_catalog_format(cli.format);
-  options.catalog.target_language = !cli.target_language.empty()
-                                        ? cli.target_language
-                                        : translator.model().config().target_language;
-  if (options.catalog.target_language.empty()) {
-    throw std::runtime_error("the model names no target language: give --target-language");
-  }
-  options.catalog.translate_fuzzy = cli.translate_fuzzy;
-  options.catalog.mark_for_review = cli.mark_for_review;
-  options.translation = document_translation_options(cli, translator, glossary);
-  const rpt::tools::CatalogTranslation out =
-      rpt::tools::translate_catalog(translator, options, input);
-  write_output(cli.output, out.file);
-  if (!cli.verbose) return 0;
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const rpt::documents::CatalogStats& stats = out.stats;
-  std::fprintf(stderr,
-               "rpt-translate: %s file of %zu bytes: %d entries, %d translated now (%d plural), "
-               "%d already translated, %d not to translate; %zu segments, %d texts lost a span "
-               "or tag (%d units kept as source)\n",
-               cli.format.c_str(), input.size(), stats.entries, stats.to_translate,
-               stats.plural_entries, stats.already_translated, stats.not_translatable, out.segments,
-               out.texts_with_spans_lost, out.units_kept_as_source);
-  const rpt::tools::DocumentTimes& t = out.times;
-  std::fprintf(stderr,
-               "rpt-translate: time %.3f s: parse %.3f s, prepare %.3f s, translate %.3f s, "
-               "render %.3f s; %s, beam %d, batch %d\n",
-               seconds, t.parse, t.prepare, t.translate, t.render,
-               translator.engine().device_description().c_str(), cli.decoding.beam_size,
-               cli.batch_size);
-  return 0;
-}
-
-// --format html|xml: stdin as one document, its translation on stdout.
-int translate_stdin_document(const CliOptions& cli, const rpt::Translator& translator,
+// --format html|xml|po|xliff: the input as one document, its translation to the output.
+int translate_whole_document(const CliOptions& cli, const rpt::Translator& translator,
                              const rpt::GlossaryUse& glossary) {
   const auto start = std::chrono::steady_clock::now();
   const std::string input = read_input(cli.input);
   rpt::tools::DocumentTranslationOptions options =
       document_translation_options(cli, translator, glossary);
   options.document.format = rpt::documents::parse_text_format(cli.format);
+  if (rpt::documents::is_catalog_format(options.document.format)) {
+    rpt::documents::CatalogOptions& catalog = options.document.catalog;
+    catalog.target_language = !cli.target_language.empty()
+                                  ? cli.target_language
+                                  : translator.model().config().target_language;
+    if (catalog.target_language.empty()) {
+      throw std::runtime_error("the model names no target language: give --target-language");
+    }
+    catalog.translate_fuzzy = cli.translate_fuzzy;
+    catalog.mark_for_review = cli.mark_for_review;
+  }
   const rpt::tools::DocumentTranslation out =
       rpt::tools::translate_document(translator, options, input);
   write_output(cli.output, out.text);
@@ -216,6 +184,13 @@ int translate_stdin_document(const CliOptions& cli, const rpt::Translator& trans
                "units kept as source (their tags did not fit), score %.6f\n",
                cli.format.c_str(), input.size(), out.parts, out.segments, out.units_kept_as_source,
                static_cast<double>(out.score));
+  if (const auto& stats = out.catalog) {
+    std::fprintf(stderr,
+                 "rpt-translate: %d entries: %d translated now (%d with plurals), %d already "
+                 "translated, %d marked not to translate\n",
+                 stats->entries, stats->to_translate, stats->plural_entries,
+                 stats->already_translated, stats->not_translatable);
+  }
   std::fprintf(stderr,
                "rpt-translate: %d source tokens, %zu target tokens, %d protected spans (all "
                "kept: %s); %s, beam %d, batch %d\n",
@@ -260,8 +235,7 @@ int run(const CliOptions& cli) {
     glossary_use.glossaries.push_back(&*glossary);
   }
 
-  if (is_catalog_format(cli.format)) return translate_catalog_file(cli, translator, glossary_use);
-  if (cli.format != "text") return translate_stdin_document(cli, translator, glossary_use);
+  if (cli.format != "text") return translate_whole_document(cli, translator, glossary_use);
 
   const auto start = std::chrono::steady_clock::now();
   rpt::tools::LineReader input(STDIN_FILENO);

@@ -20,15 +20,9 @@
 #include <string_view>
 #include <vector>
 
-#include "documents/document.h"
+#include "documents/text_format.h"
 
 namespace rpt::documents {
-
-enum class CatalogFormat { kPo, kXliff };
-
-// "po" (also "pot"), "xliff" (also "xlf"); parse throws std::invalid_argument naming the choices.
-CatalogFormat parse_catalog_format(std::string_view name);
-const char* catalog_format_name(CatalogFormat format);
 
 struct CatalogOptions {
   // The target language (BCP 47 or POSIX, "de", "pt_BR"): PO header Language and Plural-Forms,
@@ -67,8 +61,8 @@ class Catalog {
  public:
   virtual ~Catalog() = default;
 
-  // Throws CatalogError.
-  static std::unique_ptr<Catalog> parse(std::string_view bytes, CatalogFormat format,
+  // `format`: kPo or kXliff (std::invalid_argument otherwise). Throws CatalogError.
+  static std::unique_ptr<Catalog> parse(std::string_view bytes, TextFormat format,
                                         const CatalogOptions& options);
 
   virtual const std::vector<CatalogText>& texts() const = 0;

@@ -1,31 +1,24 @@
 #include "documents/document.h"
 
+#include <iterator>
 #include <stdexcept>
+#include <utility>
 
 namespace rpt::documents {
 
-TextFormat parse_text_format(std::string_view name) {
-  if (name == "text") return TextFormat::kText;
-  if (name == "html") return TextFormat::kHtml;
-  if (name == "xml") return TextFormat::kXml;
-  throw std::invalid_argument("format is '" + std::string(name) +
-                              "'; it must be text, html or xml");
-}
-
-const char* text_format_name(TextFormat format) {
-  switch (format) {
-    case TextFormat::kText:
-      return "text";
-    case TextFormat::kHtml:
-      return "html";
-    case TextFormat::kXml:
-      return "xml";
-  }
-  return "text";
-}
-
 Document Document::parse(std::string_view text, const DocumentOptions& options) {
   Document document;
+  if (is_catalog_format(options.format)) {
+    document.catalog_ = Catalog::parse(text, options.format, options.catalog);
+    for (const CatalogText& entry : document.catalog_->texts()) {
+      DocumentOptions own = options;
+      own.format = entry.format;
+      Document parsed = parse(entry.text, own);
+      document.entries_.push_back({parsed.parts_.size(), parsed.markup_});
+      std::move(parsed.parts_.begin(), parsed.parts_.end(), std::back_inserter(document.parts_));
+    }
+    return document;
+  }
   if (options.format == TextFormat::kText) {
     document.parts_.push_back(segment_text(text, options.segmentation));
     return document;
@@ -51,9 +44,31 @@ Document::Rendered Document::render(const std::vector<std::string>& part_transla
     throw std::invalid_argument("Document::render: " + std::to_string(part_translations.size()) +
                                 " translations for " + std::to_string(parts_.size()) + " parts");
   }
+  if (catalog_ != nullptr) return render_catalog(part_translations);
   if (markup_ == nullptr) return {part_translations[0], 0};
   MarkupDocument::Rendered rendered = markup_->render(part_translations);
   return {std::move(rendered.text), rendered.units_kept_as_source};
+}
+
+Document::Rendered Document::render_catalog(
+    const std::vector<std::string>& part_translations) const {
+  Rendered rendered;
+  std::vector<std::string> translations;
+  translations.reserve(entries_.size());
+  auto next = part_translations.begin();
+  for (const CatalogEntry& entry : entries_) {
+    const std::vector<std::string> own(next, next + static_cast<long>(entry.parts));
+    next += static_cast<long>(entry.parts);
+    if (entry.markup == nullptr) {
+      translations.push_back(own.front());
+      continue;
+    }
+    MarkupDocument::Rendered text = entry.markup->render(own);
+    translations.push_back(std::move(text.text));
+    rendered.parts_kept_as_source += text.units_kept_as_source;
+  }
+  rendered.text = catalog_->render(translations);
+  return rendered;
 }
 
 }  // namespace rpt::documents

@@ -1,7 +1,8 @@
 // A text as rpt translates it: plain text, HTML or XML cut into parts (plain text: the text; a
 // markup document: its text units, markup_document.h), each part cut into segments with its
-// layout (segmenter.h). The engine translates the segments; render() writes the text back from
-// each part's translation, layout and markup as they came.
+// layout (segmenter.h). A localization file (catalog.h) is the parts of the texts it needs
+// translated, each text plain or an XML fragment as above. The engine translates the segments;
+// render() writes the text back from each part's translation, layout and markup as they came.
 //
 // Thread safety: a Document is a value; const calls may run concurrently.
 #pragma once
@@ -11,26 +12,24 @@
 #include <string_view>
 #include <vector>
 
+#include "documents/catalog.h"
 #include "documents/markup_document.h"
 #include "documents/segmenter.h"
+#include "documents/text_format.h"
 
 namespace rpt::documents {
-
-enum class TextFormat { kText, kHtml, kXml };
-
-// "text", "html", "xml"; parse throws std::invalid_argument naming the choices.
-TextFormat parse_text_format(std::string_view name);
-const char* text_format_name(TextFormat format);
 
 struct DocumentOptions {
   TextFormat format = TextFormat::kText;
   SegmentationOptions segmentation;
   std::vector<std::string> ignore_tags;  // HTML/XML: elements left untouched (MarkupOptions)
+  CatalogOptions catalog;  // PO/XLIFF: the target language (required), fuzzy and review marks
 };
 
 class Document {
  public:
-  // Throws MarkupError for XML that is not well-formed or a markup limit exceeded.
+  // Throws MarkupError for XML that is not well-formed or a markup limit exceeded, CatalogError
+  // for a localization file that cannot be read.
   static Document parse(std::string_view text, const DocumentOptions& options);
 
   // The parts in order, each cut into segments. Mutable: a caller may cut a segment that is too
@@ -38,6 +37,9 @@ class Document {
   std::vector<SegmentedText>& parts() { return parts_; }
   const std::vector<SegmentedText>& parts() const { return parts_; }
   std::size_t segments() const;
+
+  // A localization file's counts (null for other formats).
+  const CatalogStats* catalog_stats() const { return catalog_ ? &catalog_->stats() : nullptr; }
 
   struct Rendered {
     std::string text;
@@ -48,8 +50,18 @@ class Document {
   Rendered render(const std::vector<std::string>& part_translations) const;
 
  private:
+  Rendered render_catalog(const std::vector<std::string>& part_translations) const;
+
+  // A localization file's text: its first part in parts_ and its markup.
+  struct CatalogEntry {
+    std::size_t parts = 1;
+    std::shared_ptr<const MarkupDocument> markup;  // null: plain text, one part
+  };
+
   std::vector<SegmentedText> parts_;
-  std::shared_ptr<const MarkupDocument> markup_;  // null: plain text, one part
+  std::shared_ptr<const MarkupDocument> markup_;  // null: plain text (or a catalogue)
+  std::shared_ptr<const Catalog> catalog_;        // null: not a localization file
+  std::vector<CatalogEntry> entries_;             // per catalogue text
 };
 
 }  // namespace rpt::documents

@@ -136,6 +136,10 @@ documents::TextFormat to_format(v1::TextFormat format) {
       return documents::TextFormat::kHtml;
     case v1::TEXT_FORMAT_XML:
       return documents::TextFormat::kXml;
+    case v1::TEXT_FORMAT_PO:
+      return documents::TextFormat::kPo;
+    case v1::TEXT_FORMAT_XLIFF:
+      return documents::TextFormat::kXliff;
     default:
       return documents::TextFormat::kText;
   }
@@ -202,6 +206,9 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
     return invalid(where + " is not a valid " +
                    documents::text_format_name(prepared->document.format) +
                    " document: " + e.what());
+  } catch (const documents::CatalogError& e) {
+    return invalid(where + " is not a valid " +
+                   documents::text_format_name(prepared->document.format) + " file: " + e.what());
   }
   // Before any tokenizing: cutting long segments only adds more.
   if (prepared->segments() + static_cast<long>(document->segments()) >
@@ -268,6 +275,17 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   }
   prepared->document.format = to_format(given.format());
   prepared->document.ignore_tags.assign(given.ignore_tags().begin(), given.ignore_tags().end());
+  if (documents::is_catalog_format(prepared->document.format)) {
+    if (model.description.target_language.empty()) {
+      return invalid("options.format " + v1::TextFormat_Name(given.format()) +
+                     ": the model names no target language to fill the file in");
+    }
+    documents::CatalogOptions& catalog = prepared->document.catalog;
+    catalog.target_language = model.description.target_language;
+    catalog.translate_fuzzy = given.translate_fuzzy();
+    catalog.mark_for_review = !given.has_mark_for_review() || given.mark_for_review();
+    catalog.max_bytes = static_cast<std::size_t>(limits.max_text_bytes);
+  }
   prepared->document.segmentation.split =
       to_split(given.split_sentences(), options.default_split_sentences);
   prepared->document.segmentation.language =

@@ -78,7 +78,7 @@ bool have_gettext_tools() { return run_tool("msgfmt --version > {}", "").status 
 std::unique_ptr<Catalog> parse_po(const std::string& bytes, const std::string& language,
                                   CatalogOptions options = {}) {
   options.target_language = language;
-  return Catalog::parse(bytes, CatalogFormat::kPo, options);
+  return Catalog::parse(bytes, TextFormat::kPo, options);
 }
 
 // Blank-line separated blocks: a PO file's header and entries.
@@ -282,20 +282,21 @@ TEST(PoCatalog, BadFilesGetClearErrors) {
   std::string many;
   for (int i = 0; i < 11; ++i) many += "msgid \"e" + std::to_string(i) + "\"\nmsgstr \"\"\n\n";
   CatalogOptions few{.target_language = "de", .max_entries = 10};
-  EXPECT_THROW(Catalog::parse(many, CatalogFormat::kPo, few), CatalogError);
+  EXPECT_THROW(Catalog::parse(many, TextFormat::kPo, few), CatalogError);
   few.max_bytes = 10;
-  EXPECT_THROW(Catalog::parse(many, CatalogFormat::kPo, few), CatalogError);
-  EXPECT_THROW(Catalog::parse(many, CatalogFormat::kPo, {}), CatalogError);  // no language
+  EXPECT_THROW(Catalog::parse(many, TextFormat::kPo, few), CatalogError);
+  EXPECT_THROW(Catalog::parse(many, TextFormat::kPo, {}), CatalogError);  // no language
   auto catalog = parse_po(many, "de");
   EXPECT_THROW(catalog->render({"one"}), std::invalid_argument);
   EXPECT_EQ(error_of(""), "no error");  // an empty catalogue is a catalogue
 }
 
 TEST(PoCatalog, FormatNames) {
-  EXPECT_EQ(parse_catalog_format("pot"), CatalogFormat::kPo);
-  EXPECT_EQ(parse_catalog_format("xlf"), CatalogFormat::kXliff);
-  EXPECT_STREQ(catalog_format_name(CatalogFormat::kXliff), "xliff");
-  EXPECT_THROW(parse_catalog_format("docx"), std::invalid_argument);
+  EXPECT_EQ(parse_text_format("pot"), TextFormat::kPo);
+  EXPECT_EQ(parse_text_format("xlf"), TextFormat::kXliff);
+  EXPECT_STREQ(text_format_name(TextFormat::kXliff), "xliff");
+  EXPECT_THROW(parse_text_format("docx"), std::invalid_argument);
+  EXPECT_THROW(Catalog::parse("", TextFormat::kHtml, {}), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,0 +1,34 @@
+#include "documents/text_format.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace rpt::documents {
+
+TextFormat parse_text_format(std::string_view name) {
+  if (name == "text") return TextFormat::kText;
+  if (name == "html") return TextFormat::kHtml;
+  if (name == "xml") return TextFormat::kXml;
+  if (name == "po" || name == "pot") return TextFormat::kPo;
+  if (name == "xliff" || name == "xlf") return TextFormat::kXliff;
+  throw std::invalid_argument("format is '" + std::string(name) +
+                              "'; it must be text, html, xml, po or xliff");
+}
+
+const char* text_format_name(TextFormat format) {
+  switch (format) {
+    case TextFormat::kText:
+      return "text";
+    case TextFormat::kHtml:
+      return "html";
+    case TextFormat::kXml:
+      return "xml";
+    case TextFormat::kPo:
+      return "po";
+    case TextFormat::kXliff:
+      return "xliff";
+  }
+  return "text";
+}
+
+}  // namespace rpt::documents

