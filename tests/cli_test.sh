@@ -185,4 +185,24 @@ done
 check "the n-best refusal says why" grep -q "needs --format text" <(
   "$translate" --model "$model" --format xml --n-best 2 --beam-size 2 < /dev/null 2>&1)
 
+# --format po: a catalogue filled in, valid for gettext's msgfmt --check (docs/localization.md).
+catalog="$(dirname "$0")/fixtures/catalogs/app.po"
+"$translate" --model "$model" --format po --input "$catalog" --output "$work/de.po" --verbose \
+  2> "$work/po.txt"
+check "--format po exits 0" test $? -eq 0
+check "--format po passes msgfmt --check" msgfmt --check -o /dev/null "$work/de.po"
+check "--format po fills both plural forms" grep -qzP 'msgstr\[0\] "[^"]+"\nmsgstr\[1\] "[^"]+"' \
+  "$work/de.po"
+check "--format po counts the entries" grep -q "12 entries: 10 translated now" "$work/po.txt"
+"$translate" --model "$model" --format po --no-fuzzy < "$catalog" > "$work/de_stdin.po"
+check "--format po reads stdin, writes stdout" \
+  grep -q "^11 translated messages, 1 fuzzy" <(msgfmt --statistics -o /dev/null "$work/de_stdin.po" 2>&1)
+printf 'msgid "a"\nmsgstr ""\nmsgid "unterminated\n' |
+  "$translate" --model "$model" --format po > "$work/bad.out" 2> "$work/bad.txt"
+check "a broken catalogue exits 1" test $? -eq 1
+check "a broken catalogue names gettext's line" grep -q "PO: line 4: end-of-line within string" \
+  "$work/bad.txt"
+"$translate" --model "$model" --output "$work/x" < /dev/null 2> "$work/bad.txt"
+check "--output needs a whole-file format" refused $?
+
 exit $failures
