@@ -291,6 +291,22 @@ TEST(PoCatalog, BadFilesGetClearErrors) {
   EXPECT_EQ(error_of(""), "no error");  // an empty catalogue is a catalogue
 }
 
+TEST(PoCatalog, AHundredThousandEntriesParseAndRender) {
+  std::string big = "msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=UTF-8\\n\"\n\n";
+  for (int i = 0; i < 100000; ++i) {
+    big += "#: src/file.c:" + std::to_string(i) + "\nmsgid \"Entry number " + std::to_string(i) +
+           "\"\nmsgstr \"\"\n\n";
+  }
+  auto catalog = parse_po(big, "de");
+  ASSERT_EQ(catalog->stats().to_translate, 100000);
+  const std::string po = catalog->render(fake_translations(*catalog));
+  EXPECT_NE(po.find("msgid \"Entry number 99999\"\nmsgstr \"~Entry number 99999\""),
+            std::string::npos);
+  CatalogOptions fewer;
+  fewer.max_entries = 99999;
+  EXPECT_THROW(parse_po(big, "de", fewer), CatalogError);
+}
+
 TEST(PoCatalog, FormatNames) {
   EXPECT_EQ(parse_text_format("pot"), TextFormat::kPo);
   EXPECT_EQ(parse_text_format("xlf"), TextFormat::kXliff);
