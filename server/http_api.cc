@@ -84,6 +84,7 @@ void HttpApi::handle(HttpRequest request, HttpResponder respond) const {
     return start_http_translation(service_, request, libretranslate_dialect(service_),
                                   std::move(respond));
   }
+  if (path.starts_with("/v2/")) return deepl_->handle(request, std::move(respond));  // DeepL's
   if (path == "/languages") {
     return respond(get ? libretranslate_languages(service_) : method_not_allowed("GET"));
   }
@@ -105,9 +106,11 @@ void HttpApi::handle(HttpRequest request, HttpResponder respond) const {
                     .content_type = "text/plain; version=0.0.4; charset=utf-8",
                     .body = service_.metrics.render()});
   }
-  respond(text(404,
-               "not found: try /metrics, /healthz, /readyz, GET /v1/models, "
-               "POST /v1/translate, or LibreTranslate's POST /translate and GET /languages\n"));
+  respond(
+      text(404,
+           "not found: try /metrics, /healthz, /readyz, GET /v1/models, "
+           "POST /v1/translate, LibreTranslate's POST /translate and GET /languages, or DeepL's "
+           "POST /v2/translate\n"));
 }
 
 }  // namespace rpt::server

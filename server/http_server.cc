@@ -61,8 +61,8 @@ int bind_listener(const std::string& address, int* port) {
   const int fd = ::socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, 0);
   const int yes = 1;
   if (fd >= 0) ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  const bool bound = fd >= 0 && ::bind(fd, found->ai_addr, found->ai_addrlen) == 0 &&
-                     ::listen(fd, 512) == 0;
+  const bool bound =
+      fd >= 0 && ::bind(fd, found->ai_addr, found->ai_addrlen) == 0 && ::listen(fd, 512) == 0;
   freeaddrinfo(found);
   if (!bound) {
     const std::string reason = std::strerror(errno);
@@ -100,6 +100,14 @@ MHD_Result collect_header(void* headers, MHD_ValueKind, const char* key, const c
   if (key != nullptr) {
     (*static_cast<std::map<std::string, std::string>*>(headers))[lower(key)] =
         value != nullptr ? value : "";
+  }
+  return MHD_YES;
+}
+
+MHD_Result collect_argument(void* arguments, MHD_ValueKind, const char* key, const char* value) {
+  if (key != nullptr) {
+    static_cast<std::vector<std::pair<std::string, std::string>>*>(arguments)->emplace_back(
+        key, value != nullptr ? value : "");
   }
   return MHD_YES;
 }
@@ -236,6 +244,8 @@ struct HttpServer::Dispatch {
       state->request.path = url;
       MHD_get_connection_values(connection, MHD_HEADER_KIND, collect_header,
                                 &state->request.headers);
+      MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, collect_argument,
+                                &state->request.query);
       const auto length = state->request.headers.find("content-length");
       if (length != state->request.headers.end() &&
           std::strtoull(length->second.c_str(), nullptr, 10) > server.options_.max_body_bytes) {
@@ -311,17 +321,15 @@ struct HttpServer::Dispatch {
 HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
     : options_(options), handler_(std::move(handler)), watcher_(std::make_unique<HangupWatcher>()) {
   const int listener = bind_listener(options.address, &port_);
-  const unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
-                         MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  const unsigned flags =
+      MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
   daemon_ = MHD_start_daemon(
-      flags, 0, nullptr, nullptr, &Dispatch::access, this,
-      MHD_OPTION_LISTEN_SOCKET, listener,
+      flags, 0, nullptr, nullptr, &Dispatch::access, this, MHD_OPTION_LISTEN_SOCKET, listener,
       MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(options.threads),
-      MHD_OPTION_THREAD_STACK_SIZE, options.thread_stack_bytes,
-      MHD_OPTION_CONNECTION_LIMIT, static_cast<unsigned>(options.max_connections),
-      MHD_OPTION_CONNECTION_TIMEOUT, static_cast<unsigned>(options.idle_timeout.count()),
-      MHD_OPTION_NOTIFY_COMPLETED, &Dispatch::completed, this,
-      MHD_OPTION_END);
+      MHD_OPTION_THREAD_STACK_SIZE, options.thread_stack_bytes, MHD_OPTION_CONNECTION_LIMIT,
+      static_cast<unsigned>(options.max_connections), MHD_OPTION_CONNECTION_TIMEOUT,
+      static_cast<unsigned>(options.idle_timeout.count()), MHD_OPTION_NOTIFY_COMPLETED,
+      &Dispatch::completed, this, MHD_OPTION_END);
   if (daemon_ == nullptr) {
     ::close(listener);
     throw std::runtime_error("cannot start the HTTP server on " + options.address);

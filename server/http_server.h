@@ -28,6 +28,8 @@ namespace rpt::server {
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // without the query string
+  // The query string's arguments, decoded, in order (a name may repeat).
+  std::vector<std::pair<std::string, std::string>> query;
   std::map<std::string, std::string> headers;  // names in lower case
   std::string body;
   bool body_too_large = false;  // the body passed HttpServerOptions::max_body_bytes (not kept)
@@ -66,8 +68,8 @@ class HttpResponder {
 using HttpHandler = std::function<void(HttpRequest, HttpResponder)>;
 
 struct HttpServerOptions {
-  std::string address;  // "HOST:PORT" ("[::1]:PORT" for IPv6); port 0: any free port
-  int threads = 4;      // event-loop threads
+  std::string address;         // "HOST:PORT" ("[::1]:PORT" for IPv6); port 0: any free port
+  int threads = 4;             // event-loop threads
   int max_connections = 1024;  // past it new connections are refused at once
   // An idle connection (no byte received or sent) is closed after this long. Suspended
   // connections (a translation running) do not time out.
@@ -96,7 +98,7 @@ class HttpServer {
 
  private:
   friend class HttpResponder;
-  struct Dispatch;  // the libmicrohttpd callbacks
+  struct Dispatch;      // the libmicrohttpd callbacks
   class HangupWatcher;  // polls the sockets of suspended connections
 
   HttpServerOptions options_;

@@ -1,15 +1,12 @@
 #include "server/libretranslate_api.h"
 
-#include <microhttpd.h>
-#include <unicode/locid.h>
-#include <unicode/unistr.h>
-
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "server/http_fields.h"
 #include "server/model_registry.h"
 
 namespace rpt::server {
@@ -19,40 +16,6 @@ using nlohmann::json;
 
 RequestStatus invalid(std::string message) {
   return {StatusCode::kInvalidArgument, std::move(message)};
-}
-
-// English name of a language code, from ICU's locale data ("de" -> "German"); the code itself
-// when ICU does not know it.
-std::string language_name(const std::string& code) {
-  icu::UnicodeString name;
-  icu::Locale(code.c_str()).getDisplayLanguage(icu::Locale::getEnglish(), name);
-  std::string out;
-  name.toUTF8String(out);
-  return out.empty() ? code : out;
-}
-
-// The fields of an application/x-www-form-urlencoded body: name=value pairs joined by '&', '+'
-// for a space and %HH escapes (decoded by libmicrohttpd). A repeated name keeps every value.
-std::map<std::string, std::vector<std::string>> form_fields(const std::string& body) {
-  std::map<std::string, std::vector<std::string>> fields;
-  std::size_t begin = 0;
-  while (begin <= body.size()) {
-    std::size_t end = body.find('&', begin);
-    if (end == std::string::npos) end = body.size();
-    std::string pair = body.substr(begin, end - begin);
-    begin = end + 1;
-    if (pair.empty()) continue;
-    for (char& c : pair) {
-      if (c == '+') c = ' ';
-    }
-    const std::size_t equals = pair.find('=');
-    std::string name = pair.substr(0, equals);
-    std::string value = equals == std::string::npos ? std::string() : pair.substr(equals + 1);
-    name.resize(MHD_http_unescape(name.data()));
-    value.resize(MHD_http_unescape(value.data()));
-    fields[name].push_back(std::move(value));
-  }
-  return fields;
 }
 
 // A LibreTranslate request, read from a JSON or a form body.

@@ -37,6 +37,7 @@ test_packages=(
   python3 python3-numpy python3-yaml python3-grpcio python3-protobuf python3-torch
   python3-pip python3-sentencepiece  # the CTranslate2 comparison (below) and its test
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
+  python3-requests        # the deepl client's
   prometheus curl
   gettext                 # msgfmt --check, msgcat, msginit: the PO tests check rpt's catalogues with them
   python3-venv            # the .venv for PyPI-only test tools (below)
@@ -89,12 +90,12 @@ fi
 # package (PyPI's numpy 2 would break python3-torch); their dependencies are the Debian packages
 # above (numpy, yaml; regex, tabulate, portalocker, lxml, colorama). Not a venv: the tests run
 # Debian's python3 with its torch and numpy, and this keeps them on one interpreter.
-# libretranslatepy (no dependencies): the LibreTranslate client tests/server/libretranslate_test.py
-# speaks to rpt-server with.
-pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4)
-if /usr/bin/python3 -c "import ctranslate2, sacrebleu, libretranslatepy, sys, importlib.metadata as m
+# libretranslatepy (no dependencies) and deepl (DeepL's official client; Debian's python3-requests)
+# are the clients tests/server/libretranslate_test.py and deepl_test.py speak to rpt-server with.
+pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4 deepl==1.32.0)
+if /usr/bin/python3 -c "import ctranslate2, sacrebleu, libretranslatepy, deepl, sys, importlib.metadata as m
 sys.exit(ctranslate2.__version__ != '4.8.5' or sacrebleu.__version__ != '2.6.0'
-         or m.version('libretranslatepy') != '2.1.4')" 2>/dev/null; then
+         or m.version('libretranslatepy') != '2.1.4' or deepl.__version__ != '1.32.0')" 2>/dev/null; then
   echo "setup: ${pins[*]} already installed"
 else
   echo "setup: pip installing ${pins[*]}"

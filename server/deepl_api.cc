@@ -1,0 +1,448 @@
+#include "server/deepl_api.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/text_hygiene.h"
+#include "engine/errors.h"
+#include "server/http_fields.h"
+#include "server/http_translate_call.h"
+#include "server/json_request.h"
+#include "server/model_registry.h"
+
+namespace rpt::server {
+namespace {
+
+using nlohmann::json;
+
+RequestStatus invalid(std::string message) {
+  return {StatusCode::kInvalidArgument, std::move(message)};
+}
+
+std::string dump(const json& body) {
+  return body.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+HttpResponse deepl_error(int http_status, const std::string& message) {
+  return json_response(http_status, dump(json{{"message", message}}));
+}
+
+// DeepL's status for a failed call: an unsupported language is a bad request there.
+HttpResponse deepl_error(const RequestStatus& status, int http_status = 0) {
+  int code = http_status != 0 ? http_status : to_http_status(status.code);
+  if (status.code == StatusCode::kNotFound && status.message.find("lossary") == std::string::npos) {
+    code = 400;
+  }
+  HttpResponse answer = deepl_error(code, status.message);
+  if (status.code == StatusCode::kResourceExhausted)
+    answer.headers.emplace_back("Retry-After", "1");
+  return answer;
+}
+
+std::string upper(std::string code) {
+  std::transform(code.begin(), code.end(), code.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return code;
+}
+
+std::string lower(std::string code) {
+  std::transform(code.begin(), code.end(), code.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return code;
+}
+
+// The request's fields, however sent: a JSON object (arrays repeat a name, true/false are 1/0),
+// a form body, and the query string (GET /v2/languages?type=target; DeepL's clients also send
+// GET fields as a form body).
+RequestStatus read_fields(const HttpRequest& request, FormFields* fields) {
+  for (const auto& [name, value] : request.query) (*fields)[name].push_back(value);
+  if (request.body.empty()) return RequestStatus::Ok();
+  const auto type = request.headers.find("content-type");
+  if (type == request.headers.end() || !type->second.starts_with("application/json")) {
+    for (auto& [name, values] : form_fields(request.body)) {
+      auto& kept = (*fields)[name];
+      kept.insert(kept.end(), values.begin(), values.end());
+    }
+    return RequestStatus::Ok();
+  }
+  json parsed;
+  if (RequestStatus status = parse_json_body(request.body, &parsed); !status.ok()) return status;
+  if (!parsed.is_object()) return invalid("the body must be a JSON object");
+  for (const auto& [name, value] : parsed.items()) {
+    auto add = [&](const json& item) -> RequestStatus {
+      if (item.is_string()) {
+        (*fields)[name].push_back(item.get<std::string>());
+      } else if (item.is_boolean()) {
+        (*fields)[name].push_back(item.get<bool>() ? "1" : "0");
+      } else if (item.is_number_integer()) {
+        (*fields)[name].push_back(std::to_string(item.get<long long>()));
+      } else if (!item.is_null()) {
+        return invalid("Value for '" + name + "' not supported.");
+      }
+      return RequestStatus::Ok();
+    };
+    if (value.is_array()) {
+      for (const json& item : value) {
+        if (RequestStatus status = add(item); !status.ok()) return status;
+      }
+    } else if (RequestStatus status = add(value); !status.ok()) {
+      return status;
+    }
+  }
+  return RequestStatus::Ok();
+}
+
+std::string first(const FormFields& fields, const std::string& name) {
+  const auto found = fields.find(name);
+  return found == fields.end() || found->second.empty() ? std::string() : found->second.front();
+}
+
+// The caller's key: "Authorization: DeepL-Auth-Key KEY", or the (legacy) auth_key field.
+std::string auth_key(const HttpRequest& request, const FormFields& fields) {
+  const std::string authorization = header(request, "authorization");
+  const std::string scheme = "DeepL-Auth-Key ";
+  if (authorization.size() > scheme.size() &&
+      lower(authorization.substr(0, scheme.size())) == lower(scheme)) {
+    return authorization.substr(scheme.size());
+  }
+  return first(fields, "auth_key");
+}
+
+// A DeepL language code ("DE", "EN-US", "pt-br") as one of the served languages on `side`
+// (source or target): the code itself when a model has it, else without its region. Empty when
+// no served model has it.
+std::string served_language(const ServiceContext& service, const std::string& code, bool target) {
+  std::set<std::string> served;
+  for (const auto& model : service.registry.models()) {
+    served.insert(target ? model->description.target_language : model->description.source_language);
+  }
+  const std::string wanted = lower(code);
+  if (served.contains(wanted)) return wanted;
+  const std::string primary = wanted.substr(0, wanted.find_first_of("-_"));
+  return served.contains(primary) ? primary : std::string();
+}
+
+// The source language of the one served model into `target` (DeepL detects it; rpt can only
+// tell it apart from the served pairs).
+RequestStatus only_source_into(const ServiceContext& service, const std::string& target,
+                               std::string* source) {
+  std::set<std::string> sources;
+  for (const auto& model : service.registry.models()) {
+    if (model->description.target_language == target) {
+      sources.insert(model->description.source_language);
+    }
+  }
+  if (sources.size() != 1) {
+    return invalid("Value for 'source_lang' required: several served languages translate into " +
+                   upper(target) + " and rpt does not detect languages");
+  }
+  *source = *sources.begin();
+  return RequestStatus::Ok();
+}
+
+std::size_t code_points(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+class DeepLTranslateDialect final : public HttpTranslateDialect {
+ public:
+  DeepLTranslateDialect(ServiceContext& service, DeepLAccounts& accounts, std::string key,
+                        FormFields fields)
+      : service_(service), accounts_(accounts), key_(std::move(key)), fields_(std::move(fields)) {}
+
+  RequestStatus decode(const HttpRequest&, JsonTranslateRequest* decoded) override {
+    const auto texts = fields_.find("text");
+    if (texts == fields_.end() || texts->second.empty()) {
+      return invalid("Parameter 'text' not specified.");
+    }
+    const std::string target_code = first(fields_, "target_lang");
+    if (target_code.empty()) return invalid("Parameter 'target_lang' not specified.");
+    const std::string target = served_language(service_, target_code, true);
+    if (target.empty()) return invalid("Value for 'target_lang' not supported.");
+    const std::string source_code = first(fields_, "source_lang");
+    std::string source;
+    if (!source_code.empty()) {
+      source = served_language(service_, source_code, false);
+      if (source.empty()) return invalid("Value for 'source_lang' not supported.");
+    } else if (RequestStatus status = only_source_into(service_, target, &source); !status.ok()) {
+      return status;
+    }
+    detected_ = upper(source);
+
+    v1::TranslateRequest& out = decoded->request;
+    out.mutable_model()->set_source_language(source);
+    out.mutable_model()->set_target_language(target);
+    v1::DecodingOptions* options = out.mutable_options();
+    const std::string tags = first(fields_, "tag_handling");
+    if (!tags.empty() && tags != "xml" && tags != "html") {
+      return invalid("Value for 'tag_handling' not supported.");
+    }
+    options->set_format(tags == "html"  ? v1::TEXT_FORMAT_HTML
+                        : tags == "xml" ? v1::TEXT_FORMAT_XML
+                                        : v1::TEXT_FORMAT_TEXT);
+    // DeepL's default: sentences and newlines, but not newlines inside tagged text.
+    const std::string split = first(fields_, "split_sentences");
+    if (split == "0") {
+      options->set_split_sentences(v1::SPLIT_SENTENCES_NONE);
+    } else if (split == "nonewlines" || (split.empty() && !tags.empty())) {
+      options->set_split_sentences(v1::SPLIT_SENTENCES_SENTENCES);
+    } else if (split == "1" || split.empty()) {
+      options->set_split_sentences(v1::SPLIT_SENTENCES_AUTO);
+    } else {
+      return invalid("Value for 'split_sentences' not supported.");
+    }
+    if (const auto ignore = fields_.find("ignore_tags"); ignore != fields_.end()) {
+      for (const std::string& list : ignore->second) {
+        for (std::size_t begin = 0; begin <= list.size();) {
+          const std::size_t end = std::min(list.find(',', begin), list.size());
+          if (end > begin) options->add_ignore_tags(list.substr(begin, end - begin));
+          begin = end + 1;
+        }
+      }
+    }
+    // No served model has formal and informal registers: "prefer_" asks for them only where a
+    // language has them, as DeepL answers.
+    const std::string formality = first(fields_, "formality");
+    if (formality == "more" || formality == "less") {
+      return invalid("'formality' is not supported for given 'target_lang'.");
+    }
+    if (!formality.empty() && formality != "default" && formality != "prefer_more" &&
+        formality != "prefer_less") {
+      return invalid("Value for 'formality' not supported.");
+    }
+    const std::string glossary_id = first(fields_, "glossary_id");
+    if (!glossary_id.empty()) {
+      if (source_code.empty()) {
+        return invalid("Use of a glossary requires the 'source_lang' parameter to be specified.");
+      }
+      const auto glossary = accounts_.glossary(key_, glossary_id);
+      if (glossary == nullptr) return {StatusCode::kNotFound, "Glossary not found."};
+      if (glossary->source_language != source || glossary->target_language != target) {
+        return invalid("The glossary's languages do not match source_lang and target_lang.");
+      }
+      for (const GlossaryEntry& entry : glossary->entries) {
+        v1::GlossaryEntry* added = out.add_glossary();
+        added->set_source(entry.source);
+        added->set_target(entry.target);
+      }
+    }
+    for (const std::string& text : texts->second) {
+      billed_.push_back(is_valid_utf8(text) ? code_points(text) : text.size());
+      out.add_texts(text);
+    }
+    return RequestStatus::Ok();
+  }
+
+  std::optional<HttpResponse> encode(const v1::TranslateResponse& response) override {
+    json translations = json::array();
+    long long billed = 0;
+    for (int i = 0; i < response.translations_size(); ++i) {
+      const auto characters = static_cast<long long>(billed_[static_cast<std::size_t>(i)]);
+      billed += characters;
+      translations.push_back({{"detected_source_language", detected_},
+                              {"text", response.translations(i).hypotheses(0).text()},
+                              {"billed_characters", characters}});
+    }
+    accounts_.add_usage(key_, billed);
+    return json_response(200, dump(json{{"translations", std::move(translations)}}));
+  }
+
+  HttpResponse error(const RequestStatus& status, int http_status) override {
+    return deepl_error(status, http_status);
+  }
+
+ private:
+  ServiceContext& service_;
+  DeepLAccounts& accounts_;
+  const std::string key_;
+  const FormFields fields_;
+  std::string detected_;
+  std::vector<std::size_t> billed_;  // per text: its characters (code points)
+};
+
+HttpResponse languages(const ServiceContext& service, const FormFields& fields) {
+  const std::string type = first(fields, "type");
+  if (!type.empty() && type != "source" && type != "target") {
+    return deepl_error(400, "Value for 'type' not supported.");
+  }
+  const bool target = type == "target";
+  std::set<std::string> codes;
+  for (const auto& model : service.registry.models()) {
+    const ModelDescription& d = model->description;
+    const std::string& code = target ? d.target_language : d.source_language;
+    if (!code.empty()) codes.insert(code);
+  }
+  json list = json::array();
+  for (const std::string& code : codes) {
+    json language = {{"language", upper(code)}, {"name", language_name(code)}};
+    if (target) language["supports_formality"] = false;
+    list.push_back(std::move(language));
+  }
+  return json_response(200, dump(list));
+}
+
+HttpResponse language_pairs(const ServiceContext& service) {
+  json pairs = json::array();
+  for (const auto& model : service.registry.models()) {
+    pairs.push_back({{"source_lang", model->description.source_language},
+                     {"target_lang", model->description.target_language}});
+  }
+  return json_response(200, dump(json{{"supported_languages", std::move(pairs)}}));
+}
+
+json glossary_info(const DeepLGlossary& glossary) {
+  return {{"glossary_id", glossary.id},
+          {"name", glossary.name},
+          {"ready", true},
+          {"source_lang", glossary.source_language},
+          {"target_lang", glossary.target_language},
+          {"creation_time", glossary.creation_time},
+          {"entry_count", glossary.entries.size()}};
+}
+
+// "source<TAB>target" lines (blank lines skipped) into entries; checked as a call's glossary is.
+RequestStatus read_tsv_entries(const std::string& tsv, std::vector<GlossaryEntry>* entries) {
+  std::size_t line_number = 0;
+  for (std::size_t begin = 0; begin < tsv.size();) {
+    std::size_t end = std::min(tsv.find('\n', begin), tsv.size());
+    std::string line = tsv.substr(begin, end - begin);
+    begin = end + 1;
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    const std::size_t tab = line.find('\t');
+    if (tab == std::string::npos || line.find('\t', tab + 1) != std::string::npos) {
+      return invalid("Invalid glossary entries: line " + std::to_string(line_number) +
+                     " is not source<TAB>target");
+    }
+    entries->push_back({line.substr(0, tab), line.substr(tab + 1)});
+  }
+  if (entries->empty()) return invalid("Invalid glossary entries: none given");
+  return RequestStatus::Ok();
+}
+
+}  // namespace
+
+void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
+  FormFields fields;
+  if (request.body_too_large) return respond(deepl_error(413, "Request Entity Too Large"));
+  if (RequestStatus status = read_fields(request, &fields); !status.ok()) {
+    return respond(deepl_error(status));
+  }
+  const std::string key = auth_key(request, fields);
+  if (key.empty()) {
+    return respond(deepl_error(
+        403, "Authorization failure: send the header Authorization: DeepL-Auth-Key <key>"));
+  }
+  if (!accounts_.admit(key)) {
+    return respond(deepl_error(403, "Authorization failure: this server tracks no more keys"));
+  }
+  const std::string path = request.path.substr(4);  // after "/v2/"
+  const std::string& method = request.method;
+  const bool get = method == "GET" || method == "HEAD";
+  const auto not_allowed = [&respond](const char* allowed) {
+    HttpResponse answer = deepl_error(405, std::string("this path takes ") + allowed);
+    answer.headers.emplace_back("Allow", allowed);
+    respond(std::move(answer));
+  };
+  if (path == "translate") {
+    if (method != "POST") return not_allowed("POST");
+    return start_http_translation(
+        service_, request,
+        std::make_unique<DeepLTranslateDialect>(service_, accounts_, key, std::move(fields)),
+        std::move(respond));
+  }
+  if (path == "languages") {
+    return (get || method == "POST") ? respond(languages(service_, fields))
+                                     : not_allowed("GET, POST");
+  }
+  if (path == "usage") {
+    if (!get && method != "POST") return not_allowed("GET, POST");
+    // No quota yet: the limit a counter cannot reach.
+    return respond(json_response(
+        200, dump(json{{"character_count", accounts_.usage(key)},
+                       {"character_limit", std::numeric_limits<std::int64_t>::max()}})));
+  }
+  if (path == "glossary-language-pairs") {
+    return get ? respond(language_pairs(service_)) : not_allowed("GET");
+  }
+  if (path == "glossaries") {
+    if (get) {
+      json list = json::array();
+      for (const auto& glossary : accounts_.glossaries(key))
+        list.push_back(glossary_info(*glossary));
+      return respond(json_response(200, dump(json{{"glossaries", std::move(list)}})));
+    }
+    if (method != "POST") return not_allowed("GET, POST");
+    return respond(create_glossary(key, fields));
+  }
+  if (path.starts_with("glossaries/")) {
+    std::string id = path.substr(11);
+    const bool entries = id.ends_with("/entries");
+    if (entries) id.resize(id.size() - 8);
+    const auto glossary = accounts_.glossary(key, id);
+    if (glossary == nullptr) return respond(deepl_error(404, "Glossary not found"));
+    if (entries) {
+      if (!get) return not_allowed("GET");
+      std::string tsv;
+      for (const GlossaryEntry& entry : glossary->entries) {
+        tsv += entry.source + "\t" + entry.target + "\n";
+      }
+      return respond({.status = 200,
+                      .content_type = "text/tab-separated-values; charset=utf-8",
+                      .body = std::move(tsv)});
+    }
+    if (get) return respond(json_response(200, dump(glossary_info(*glossary))));
+    if (method != "DELETE") return not_allowed("GET, DELETE");
+    accounts_.remove_glossary(key, id);
+    return respond({.status = 204, .content_type = "application/json", .body = ""});
+  }
+  respond(deepl_error(404,
+                      "Not found: rpt serves DeepL's /v2/translate, /v2/languages, "
+                      "/v2/usage, /v2/glossary-language-pairs and /v2/glossaries"));
+}
+
+HttpResponse DeepLApi::create_glossary(const std::string& key, const FormFields& fields) {
+  DeepLGlossary glossary;
+  glossary.name = first(fields, "name");
+  if (glossary.name.empty()) return deepl_error(400, "Parameter 'name' not specified.");
+  const std::string format = first(fields, "entries_format");
+  if (!format.empty() && format != "tsv") {
+    return deepl_error(400, "Value for 'entries_format' not supported: rpt takes tsv entries.");
+  }
+  glossary.source_language = served_language(service_, first(fields, "source_lang"), false);
+  glossary.target_language = served_language(service_, first(fields, "target_lang"), true);
+  const ServedModel* model = nullptr;
+  for (const auto& served : service_.registry.models()) {
+    if (served->description.source_language == glossary.source_language &&
+        served->description.target_language == glossary.target_language) {
+      model = served.get();
+    }
+  }
+  if (model == nullptr) return deepl_error(400, "Unsupported glossary source and target pair.");
+  std::vector<GlossaryEntry> entries;
+  if (RequestStatus status = read_tsv_entries(first(fields, "entries"), &entries); !status.ok()) {
+    return deepl_error(status);
+  }
+  try {  // the rules of a call's own glossary: sizes, UTF-8, no placeholders, one target each
+    const Glossary checked(entries, GlossaryLimits::kEntriesPerCall, "entries");
+    if (model->span_protector) model->span_protector->check_glossary(checked, "entries");
+  } catch (const InvalidArgument& e) {
+    return deepl_error(400, "Invalid glossary entries: " + e.message());
+  }
+  glossary.entries = std::move(entries);
+  const auto created = accounts_.add_glossary(key, std::move(glossary));
+  if (created == nullptr) return deepl_error(456, "Glossary limit reached for this key.");
+  return json_response(201, dump(glossary_info(*created)));
+}
+
+}  // namespace rpt::server

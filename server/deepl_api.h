@@ -1,0 +1,48 @@
+// DeepL's API (v2 subset), what Weblate, Poedit, OmegaT, Trados plugins and DeepL's own client
+// libraries call, over the same shared path as rpt's own API (docs/compatible-apis.md):
+//
+//   POST /v2/translate        text (repeated or an array), target_lang, source_lang,
+//                             split_sentences (0|1|nonewlines), preserve_formatting,
+//                             tag_handling (xml|html), ignore_tags, glossary_id, formality;
+//                             a form or JSON
+//   GET  /v2/languages        type=source|target: [{"language": "DE", "name": "German", ...}]
+//   GET  /v2/usage            {"character_count", "character_limit"} of the caller's key
+//   GET  /v2/glossary-language-pairs
+//   POST /v2/glossaries       create from TSV entries; GET lists them, GET/DELETE
+//                             /v2/glossaries/{id}, GET /v2/glossaries/{id}/entries (TSV)
+//
+// Every call carries `Authorization: DeepL-Auth-Key KEY` (or the form field auth_key); glossaries
+// and usage are kept per key (server/deepl_accounts.h). Until rpt has API keys of its own, any
+// key is accepted: keys separate clients, they do not admit them. Language codes are DeepL's,
+// upper case, with regional variants (EN-US, PT-BR) mapped onto the served models' languages.
+// Answers and errors in DeepL's shapes: {"translations": [{"detected_source_language", "text",
+// "billed_characters"}]}, {"message": "..."} with 400, 403, 404, 413, 429 (Retry-After), 500,
+// 503, 504.
+//
+// Thread safety: handle() is called from the HTTP server's threads concurrently.
+#pragma once
+
+#include <string>
+
+#include "server/call_record.h"
+#include "server/deepl_accounts.h"
+#include "server/http_fields.h"
+#include "server/http_server.h"
+
+namespace rpt::server {
+
+class DeepLApi {
+ public:
+  explicit DeepLApi(ServiceContext& service) : service_(service) {}
+
+  // Answers a request whose path starts with /v2/.
+  void handle(const HttpRequest& request, HttpResponder respond);
+
+ private:
+  HttpResponse create_glossary(const std::string& key, const FormFields& fields);
+
+  ServiceContext& service_;
+  DeepLAccounts accounts_;
+};
+
+}  // namespace rpt::server

@@ -1,0 +1,177 @@
+"""DeepL's API on the real rpt-server (server/deepl_api.h), spoken to by DeepL's own Python
+client (deepl from PyPI, as tools/setup.sh installs it, pointed at rpt with server_url) and by
+hand in the shapes DeepL documents: form and JSON bodies, split_sentences, tag_handling,
+ignore_tags, formality, languages, usage per key, glossaries created, used and deleted at run
+time, and DeepL's errors (403 without a key, 400, 404, 413).
+
+    RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/deepl_test.py
+"""
+import json
+import os
+import unittest
+import urllib.parse
+
+from rpt_server import REPO, ServerProcess
+
+MODELS = {"en-de": os.path.join(REPO, "models", "en-de"),
+          "en-fr": os.path.join(REPO, "models", "en-fr")}
+KEY = {"Authorization": "DeepL-Auth-Key test-key:fx"}
+
+
+class DeepLTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        args = []
+        for name, path in MODELS.items():
+            args += ["--model", f"{name}={path}"]
+        cls.server = ServerProcess(args + ["--beam-size", "2", "--http-max-body-bytes", "65536"])
+        cls.url = f"http://127.0.0.1:{cls.server.http_port}"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+
+    def client(self, key="test-key:fx"):
+        import deepl
+        return deepl.Translator(key, server_url=self.url)
+
+    def native(self, texts, model, **options):
+        status, _, body = self.server.translate({"model": model, "texts": texts,
+                                                 "options": options})
+        self.assertEqual(status, 200, body)
+        return [t["hypotheses"][0]["text"] for t in body["translations"]]
+
+    def call(self, method, path, fields=None, as_json=False, headers=KEY):
+        body, sent = None, dict(headers)
+        if fields is not None:
+            body = (json.dumps(fields) if as_json
+                    else urllib.parse.urlencode(fields, doseq=True)).encode()
+            sent["Content-Type"] = ("application/json" if as_json
+                                    else "application/x-www-form-urlencoded")
+        status, _, answer = self.server.request(method, path, body, sent)
+        return status, json.loads(answer) if answer else None
+
+    def test_the_deepl_client_translates_as_grpc_does(self):
+        translator = self.client()
+        text = "Save the file.  Open it again?"
+        result = translator.translate_text(text, source_lang="EN", target_lang="DE")
+        self.assertEqual(result.text, self.native([text], "en-de")[0])
+        self.assertEqual(result.detected_source_lang, "EN")
+        self.assertEqual(result.billed_characters, len(text))
+        results = translator.translate_text(["Quit", "Open the file"], target_lang="FR")
+        self.assertEqual([r.text for r in results], self.native(["Quit", "Open the file"], "en-fr"))
+        html = "<p>Click <b>Save</b> to keep the file.</p>"
+        tagged = translator.translate_text(html, target_lang="DE", tag_handling="html")
+        self.assertEqual(tagged.text,
+                         self.native([html], "en-de", format="html",
+                                     split_sentences="sentences")[0])
+        import deepl
+        whole = translator.translate_text("Save the file. Quit.", target_lang="DE",
+                                          split_sentences=deepl.SplitSentences.OFF)
+        self.assertEqual(whole.text,
+                         self.native(["Save the file. Quit."], "en-de", split_sentences="none")[0])
+        with self.assertRaises(Exception) as raised:
+            translator.translate_text("Quit", target_lang="DE", formality="more")
+        self.assertIn("formality", str(raised.exception))
+        translator.translate_text("Quit", target_lang="DE", formality="prefer_more")
+
+    def test_languages_and_usage_per_key(self):
+        translator = self.client("usage-key")
+        self.assertEqual([(l.code, l.name) for l in translator.get_source_languages()],
+                         [("EN", "English")])
+        targets = translator.get_target_languages()
+        self.assertEqual([(l.code, l.name, l.supports_formality) for l in targets],
+                         [("DE", "German", False), ("FR", "French", False)])
+        self.assertEqual(translator.get_usage().character.count, 0)
+        translator.translate_text("Quit", target_lang="DE")
+        translator.translate_text(["Save", "Open"], target_lang="FR")
+        usage = translator.get_usage()
+        self.assertEqual(usage.character.count, len("Quit") + len("Save") + len("Open"))
+        self.assertFalse(usage.any_limit_reached)
+        self.assertEqual(self.client("other-key").get_usage().character.count, 0)
+
+    def test_glossaries_are_created_used_and_deleted(self):
+        translator = self.client("glossary-key")
+        glossary = translator.create_glossary("UI terms", source_lang="EN", target_lang="DE",
+                                              entries={"file": "Akte", "window": "Fenster"})
+        self.assertEqual(glossary.entry_count, 2)
+        self.assertTrue(glossary.ready)
+        self.assertEqual([g.glossary_id for g in translator.list_glossaries()],
+                         [glossary.glossary_id])
+        self.assertEqual(translator.get_glossary_entries(glossary),
+                         {"file": "Akte", "window": "Fenster"})
+        result = translator.translate_text("Save the file.", source_lang="EN", target_lang="DE",
+                                           glossary=glossary)
+        status, _, body = self.server.translate({
+            "model": "en-de", "texts": ["Save the file."],
+            "glossary": [{"source": "file", "target": "Akte"},
+                         {"source": "window", "target": "Fenster"}]})
+        self.assertEqual(result.text, body["translations"][0]["hypotheses"][0]["text"])
+        self.assertIn("Akte", result.text)
+        # Another key does not see it.
+        self.assertEqual(self.client("someone-else").list_glossaries(), [])
+        translator.delete_glossary(glossary)
+        self.assertEqual(translator.list_glossaries(), [])
+        import deepl
+        with self.assertRaises(deepl.GlossaryNotFoundException):
+            translator.get_glossary(glossary.glossary_id)
+
+    def test_form_and_json_bodies_and_deepl_errors(self):
+        fields = {"text": ["Quit", "Open the file"], "target_lang": "de",
+                  "split_sentences": "nonewlines", "ignore_tags": "x,y"}
+        form_status, form = self.call("POST", "/v2/translate", fields)
+        json_status, as_json = self.call("POST", "/v2/translate", fields, as_json=True)
+        self.assertEqual((form_status, json_status), (200, 200), (form, as_json))
+        self.assertEqual(form, as_json)
+        self.assertEqual([t["text"] for t in form["translations"]],
+                         self.native(["Quit", "Open the file"], "en-de",
+                                     split_sentences="sentences"))
+        status, answer = self.call("POST", "/v2/translate", fields, headers={})
+        self.assertEqual(status, 403)
+        self.assertIn("DeepL-Auth-Key", answer["message"])
+        status, answer = self.call("POST", "/v2/translate", {**fields, "auth_key": "legacy"},
+                                   headers={})
+        self.assertEqual(status, 200, answer)
+        for bad, message in [({"target_lang": "de"}, "Parameter 'text' not specified."),
+                             ({"text": "a"}, "Parameter 'target_lang' not specified."),
+                             ({"text": "a", "target_lang": "JA"},
+                              "Value for 'target_lang' not supported."),
+                             ({"text": "a", "target_lang": "DE", "source_lang": "FR"},
+                              "Value for 'source_lang' not supported."),
+                             ({"text": "a", "target_lang": "DE", "tag_handling": "rtf"},
+                              "Value for 'tag_handling' not supported."),
+                             ({"text": "a", "target_lang": "DE", "split_sentences": "2"},
+                              "Value for 'split_sentences' not supported."),
+                             ({"text": "a", "target_lang": "DE", "glossary_id": "x"},
+                              "requires the 'source_lang'")]:
+            status, answer = self.call("POST", "/v2/translate", bad)
+            self.assertEqual(status, 400, (bad, answer))
+            self.assertIn(message, answer["message"])
+        status, answer = self.call("POST", "/v2/translate",
+                                   {"text": "a", "target_lang": "DE", "source_lang": "EN",
+                                    "glossary_id": "nope"})
+        self.assertEqual(status, 404, answer)
+        status, answer = self.call("POST", "/v2/translate",
+                                   {"text": "x" * 70000, "target_lang": "DE"})
+        self.assertEqual(status, 413, answer)
+        status, _, answer = self.server.request(
+            "POST", "/v2/translate", b"not json", {**KEY, "Content-Type": "application/json"})
+        self.assertEqual(status, 400, answer)
+        status, answer = self.call("GET", "/v2/document")
+        self.assertEqual(status, 404, answer)
+        status, answer = self.call("POST", "/v2/glossaries",
+                                   {"name": "bad", "source_lang": "en", "target_lang": "de",
+                                    "entries": "no tab here", "entries_format": "tsv"})
+        self.assertEqual(status, 400, answer)
+        self.assertIn("line 1 is not source<TAB>target", answer["message"])
+        status, answer = self.call("POST", "/v2/glossaries",
+                                   {"name": "bad", "source_lang": "en", "target_lang": "de",
+                                    "entries": "%s\tx", "entries_format": "tsv"})
+        self.assertEqual(status, 400, answer)
+        # The server still serves.
+        self.assertEqual(self.client().translate_text("Quit", target_lang="DE").text,
+                         self.native(["Quit"], "en-de")[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
