@@ -202,6 +202,12 @@ printf 'msgid "a"\nmsgstr ""\nmsgid "unterminated\n' |
 check "a broken catalogue exits 1" test $? -eq 1
 check "a broken catalogue names gettext's line" grep -q "PO: line 4: end-of-line within string" \
   "$work/bad.txt"
+"$translate" --model "$model" --format xliff -i "$(dirname "$0")/fixtures/catalogs/app-2.0.xlf" \
+  > "$work/de.xlf"
+check "--format xliff exits 0" test $? -eq 0
+check "--format xliff is well-formed" xmllint --noout --nonet "$work/de.xlf"
+check "--format xliff adds targets" test "$(grep -c '<target' "$work/de.xlf")" -gt \
+  "$(grep -c '<target' "$(dirname "$0")/fixtures/catalogs/app-2.0.xlf")"
 "$translate" --model "$model" --output "$work/x" < /dev/null 2> "$work/bad.txt"
 check "--output needs a whole-file format" refused $?
 

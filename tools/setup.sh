@@ -39,6 +39,7 @@ test_packages=(
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
   python3-requests        # the deepl client's
   prometheus curl
+  libxml2-utils           # xmllint: the XLIFF tests check what rpt writes is well-formed
   gettext                 # msgfmt --check, msgcat, msginit: the PO tests check rpt's catalogues with them
   python3-venv            # the .venv for PyPI-only test tools (below)
   iproute2 util-linux     # deploy_run_test: a private network namespace with the manifest's ports

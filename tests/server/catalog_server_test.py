@@ -14,7 +14,8 @@ import unittest
 from rpt_server import REPO, GrpcTranslator, ServerProcess
 
 MODEL = os.path.join(REPO, "models", "en-de")
-CATALOG = os.path.join(REPO, "tests", "fixtures", "catalogs", "app.po")
+FIXTURES = os.path.join(REPO, "tests", "fixtures", "catalogs")
+CATALOG = os.path.join(FIXTURES, "app.po")
 
 
 def msgfmt(po_text, *arguments):
@@ -80,6 +81,33 @@ class CatalogServerTest(unittest.TestCase):
         code, statistics = msgfmt(po, "--statistics")
         self.assertEqual(code, 0, statistics)
         self.assertIn("12 translated messages.", statistics)
+
+    def test_xliff_files_get_their_targets(self):
+        files = []
+        for name in ("app-1.2.xlf", "app-2.0.xlf"):
+            with open(os.path.join(FIXTURES, name), encoding="utf-8") as file:
+                files.append(file.read())
+        reply = self.grpc.translate("en-de", files, format=self.grpc.pb.TEXT_FORMAT_XLIFF)
+        status, _, body = self.server.translate({"texts": files, "options": {"format": "xliff"}})
+        self.assertEqual(status, 200, body)
+        for i, translation in enumerate(reply.translations):
+            xliff = translation.hypotheses[0].text
+            self.assertEqual(body["translations"][i]["hypotheses"][0]["text"], xliff)
+            with tempfile.NamedTemporaryFile("w", suffix=".xlf", encoding="utf-8") as file:
+                file.write(xliff)
+                file.flush()
+                lint = subprocess.run(["xmllint", "--noout", "--nonet", file.name],
+                                      capture_output=True, text=True)
+            self.assertEqual(lint.returncode, 0, lint.stderr)
+        version_12 = reply.translations[0].hypotheses[0].text
+        self.assertIn('target-language="de"', version_12)
+        alone = self.grpc.translate("en-de", ["Open file"]).translations[0].hypotheses[0].text
+        self.assertIn(f'<target xml:lang="de" state="needs-review-translation">{alone}</target>',
+                      version_12)
+        self.assertIn("<target>Auf Wiedersehen.</target>", version_12)  # translated before
+        self.assertNotIn("MIT Lizenz", version_12)  # translate="no"
+        self.assertIn('trgLang="de"', reply.translations[1].hypotheses[0].text)
+        self.assertIn('state="initial"', reply.translations[1].hypotheses[0].text)
 
     def test_a_broken_catalogue_is_invalid_argument_with_its_line(self):
         broken = 'msgid "a"\nmsgstr ""\n\nmsgid "unterminated\nmsgstr ""\n'
