@@ -37,17 +37,16 @@ void CallRecord::complete(const RequestStatus& status) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const std::string_view code = code_name(status.code);
-  service_.metrics.record_request({.model = model_, .method = method_, .protocol = protocol_},
-                                  code, seconds);
-  const auto level = status.code == StatusCode::kInternal ? spdlog::level::err
-                                                          : spdlog::level::info;
+  service_.metrics.record_request({.model = model_, .method = method_, .protocol = protocol_}, code,
+                                  seconds);
+  const auto level =
+      status.code == StatusCode::kInternal ? spdlog::level::err : spdlog::level::info;
   spdlog::log(level,
               "request id={} protocol={} method={} model={} sentences={} cached={} "
               "source_tokens={} target_tokens={} latency_ms={:.2f} code={}{}{}",
-              id_, protocol_, method_, model_.empty() ? "-" : model_, sentences_,
-              cached_sentences_, source_tokens_,
-              target_tokens_, seconds * 1e3, code, status.message.empty() ? "" : " message=",
-              status.message);
+              id_, protocol_, method_, model_.empty() ? "-" : model_, sentences_, cached_sentences_,
+              source_tokens_, target_tokens_, seconds * 1e3, code,
+              status.message.empty() ? "" : " message=", status.message);
   service_.in_flight.fetch_sub(1);
 }
 

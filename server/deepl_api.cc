@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "server/http_fields.h"
 #include "server/http_translate_call.h"
 #include "server/json_request.h"
+#include "server/language_detection.h"
 #include "server/model_registry.h"
 
 namespace rpt::server {
@@ -129,22 +131,16 @@ std::string served_language(const ServiceContext& service, const std::string& co
   return served.contains(primary) ? primary : std::string();
 }
 
-// The source language of the one served model into `target` (DeepL detects it; rpt can only
-// tell it apart from the served pairs).
-RequestStatus only_source_into(const ServiceContext& service, const std::string& target,
-                               std::string* source) {
-  std::set<std::string> sources;
-  for (const auto& model : service.registry.models()) {
-    if (model->description.target_language == target) {
-      sources.insert(model->description.source_language);
-    }
-  }
-  if (sources.size() != 1) {
-    return invalid("Value for 'source_lang' required: several served languages translate into " +
-                   upper(target) + " and rpt does not detect languages");
-  }
-  *source = *sources.begin();
-  return RequestStatus::Ok();
+// An omitted source_lang: the source of the one served model into `target`, else the language
+// detected on the call's texts among the sources into `target` (one for the call: rpt translates
+// a call with one model). DeepL detects too; `target` has a model (served_language).
+std::string detect_source(const ServiceContext& service, const std::string& target,
+                          const std::vector<std::string>& texts, const std::string& tags) {
+  const std::vector<std::string> sources = sources_into(service.registry, target);
+  if (sources.size() <= 1) return sources.empty() ? std::string() : sources.front();
+  const std::vector<std::string_view> views(texts.begin(), texts.end());
+  return detect_language(views, sources, tags.empty() ? DetectedText::kPlain : DetectedText::kMarkup)
+      .language;
 }
 
 std::size_t code_points(const std::string& text) {
@@ -169,12 +165,13 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     const std::string target = served_language(service_, target_code, true);
     if (target.empty()) return invalid("Value for 'target_lang' not supported.");
     const std::string source_code = first(fields_, "source_lang");
+    const std::string tags = first(fields_, "tag_handling");
     std::string source;
     if (!source_code.empty()) {
       source = served_language(service_, source_code, false);
       if (source.empty()) return invalid("Value for 'source_lang' not supported.");
-    } else if (RequestStatus status = only_source_into(service_, target, &source); !status.ok()) {
-      return status;
+    } else {
+      source = detect_source(service_, target, texts->second, tags);
     }
     detected_ = upper(source);
 
@@ -182,7 +179,6 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     out.mutable_model()->set_source_language(source);
     out.mutable_model()->set_target_language(target);
     v1::DecodingOptions* options = out.mutable_options();
-    const std::string tags = first(fields_, "tag_handling");
     if (!tags.empty() && tags != "xml" && tags != "html") {
       return invalid("Value for 'tag_handling' not supported.");
     }

@@ -81,7 +81,7 @@ class HealthWatch final : public grpc::ServerWriteReactor<HealthCheckResponse> {
   }
 
   HealthService& service_;
-  std::mutex mutex_;  // guards all below
+  std::mutex mutex_;              // guards all below
   HealthCheckResponse response_;  // the write in flight
   std::optional<HealthService::ServingStatus> pending_;
   HealthService::ServingStatus last_sent_ = HealthCheckResponse::UNKNOWN;

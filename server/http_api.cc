@@ -1,5 +1,6 @@
 #include "server/http_api.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -70,29 +71,77 @@ HttpResponse method_not_allowed(const char* allowed) {
 
 }  // namespace
 
-void HttpApi::handle(HttpRequest request, HttpResponder respond) const {
+bool HttpApi::cors(const HttpRequest& request, const HttpResponder& respond) const {
+  const std::string origin = header(request, "origin");
+  if (origin.empty() || options_.cors_origins.empty()) return false;
+  const bool any = std::find(options_.cors_origins.begin(), options_.cors_origins.end(), "*") !=
+                   options_.cors_origins.end();
+  const bool listed = std::find(options_.cors_origins.begin(), options_.cors_origins.end(),
+                                origin) != options_.cors_origins.end();
+  if (!any && !listed) return false;
+  respond.add_header("Access-Control-Allow-Origin", any ? "*" : origin);
+  if (!any) respond.add_header("Vary", "Origin");
+  if (request.method != "OPTIONS" || header(request, "access-control-request-method").empty()) {
+    return false;
+  }
+  respond({.status = 204,
+           .content_type = "text/plain; charset=utf-8",
+           .body = "",
+           .headers = {{"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
+                       {"Access-Control-Allow-Headers",
+                        "Authorization, Content-Type, Cache-Control, X-Request-Id, "
+                        "X-Request-Timeout"},
+                       {"Access-Control-Max-Age", "600"}}});
+  return true;
+}
+
+bool HttpApi::handle_public(HttpRequest& request, HttpResponder& respond) const {
   const bool get = request.method == "GET" || request.method == "HEAD";
   const std::string& path = request.path;
   if (path == "/v1/translate") {
-    if (request.method != "POST") return respond(method_not_allowed("POST"));
-    return start_http_translation(service_, request, std::make_unique<NativeDialect>(),
-                                  std::move(respond));
+    if (request.method != "POST") return respond(method_not_allowed("POST")), true;
+    start_http_translation(service_, request, std::make_unique<NativeDialect>(),
+                           std::move(respond));
+    return true;
   }
   // LibreTranslate's API (server/libretranslate_api.h).
   if (path == "/translate") {
-    if (request.method != "POST") return respond(method_not_allowed("POST"));
-    return start_http_translation(service_, request, libretranslate_dialect(service_),
-                                  std::move(respond));
+    if (request.method != "POST") return respond(method_not_allowed("POST")), true;
+    start_http_translation(service_, request, libretranslate_dialect(service_), std::move(respond));
+    return true;
   }
-  if (path.starts_with("/v2/")) return deepl_->handle(request, std::move(respond));  // DeepL's
+  if (path == "/detect") {
+    respond(request.method == "POST" ? libretranslate_detect(service_, request)
+                                     : method_not_allowed("POST"));
+    return true;
+  }
+  if (path.starts_with("/v2/")) return deepl_->handle(request, std::move(respond)), true;
   if (path == "/languages") {
-    return respond(get ? libretranslate_languages(service_) : method_not_allowed("GET"));
+    respond(get ? libretranslate_languages(service_) : method_not_allowed("GET"));
+    return true;
   }
   if (path == "/frontend/settings") {
-    return respond(get ? libretranslate_settings(service_) : method_not_allowed("GET"));
+    respond(get ? libretranslate_settings(service_) : method_not_allowed("GET"));
+    return true;
   }
   if (path == "/v1/models") {
-    return respond(get ? list_models_response(service_, request) : method_not_allowed("GET"));
+    respond(get ? list_models_response(service_, request) : method_not_allowed("GET"));
+    return true;
+  }
+  return false;
+}
+
+void HttpApi::handle(HttpRequest request, HttpResponder respond) const {
+  const bool get = request.method == "GET" || request.method == "HEAD";
+  const std::string& path = request.path;
+  if (options_.public_apis) {
+    if (cors(request, respond)) return;
+    if (handle_public(request, respond)) return;
+  }
+  if (!options_.admin) {
+    return respond(text(404,
+                        "not found: try GET /v1/models, POST /v1/translate, LibreTranslate's "
+                        "POST /translate and GET /languages, or DeepL's POST /v2/translate\n"));
   }
   const bool known = path == "/healthz" || path == "/readyz" || path == "/metrics";
   if (known && !get) return respond(text(405, "this path takes GET only\n"));
@@ -106,11 +155,12 @@ void HttpApi::handle(HttpRequest request, HttpResponder respond) const {
                     .content_type = "text/plain; version=0.0.4; charset=utf-8",
                     .body = service_.metrics.render()});
   }
-  respond(
-      text(404,
-           "not found: try /metrics, /healthz, /readyz, GET /v1/models, "
-           "POST /v1/translate, LibreTranslate's POST /translate and GET /languages, or DeepL's "
-           "POST /v2/translate\n"));
+  respond(text(404, options_.public_apis
+                        ? "not found: try /metrics, /healthz, /readyz, GET /v1/models, POST "
+                          "/v1/translate, LibreTranslate's POST /translate and GET /languages, "
+                          "or DeepL's POST /v2/translate\n"
+                        : "not found: try /metrics, /healthz, /readyz (the translation APIs are "
+                          "on the --http-listen port)\n"));
 }
 
 }  // namespace rpt::server

@@ -11,8 +11,10 @@
 //   /v2/translate, /v2/languages, /v2/usage, /v2/glossaries, ...
 //                       DeepL's API (server/deepl_api.h), the same path
 //
-// The JSON API shares the metrics port rather than a port of its own: one HTTP stack, one more
-// port to expose, and probes that already prove this port's event loop answers. Errors are
+// By default the JSON APIs share the metrics port: one HTTP stack, and probes that already prove
+// this port's event loop answers. `--http-listen` moves them to a port of their own (HTTPS with
+// --tls-cert/--tls-key, CORS with --cors-origins), so that exposing the APIs does not expose
+// /metrics; the admin port then answers the probes and /metrics only. Errors are
 // {"error": {"code": "<gRPC code name>", "message": "..."}} with the HTTP status of
 // server/status.h; a body over the limit is 413, a full queue 429 with Retry-After.
 //
@@ -21,6 +23,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "server/call_record.h"
 #include "server/deepl_api.h"
@@ -28,17 +32,36 @@
 
 namespace rpt::server {
 
+// What one port answers: rpt-server's admin port (--metrics-port) has the probes and /metrics,
+// and the translation APIs too unless --http-listen gives them a port of their own.
+struct HttpApiOptions {
+  bool admin = true;        // /healthz, /readyz, /metrics
+  bool public_apis = true;  // /v1/..., LibreTranslate's and DeepL's APIs
+  // Origins whose browser pages may call the public APIs (CORS): exact origins
+  // ("https://app.example"), or "*" for any; empty: no CORS headers, browsers refuse.
+  std::vector<std::string> cors_origins;
+};
+
 class HttpApi {
  public:
   // `ready` answers /readyz.
-  HttpApi(ServiceContext& service, std::function<bool()> ready)
-      : service_(service), ready_(std::move(ready)), deepl_(std::make_unique<DeepLApi>(service)) {}
+  HttpApi(ServiceContext& service, std::function<bool()> ready, HttpApiOptions options = {})
+      : service_(service),
+        ready_(std::move(ready)),
+        options_(std::move(options)),
+        deepl_(std::make_unique<DeepLApi>(service)) {}
 
   void handle(HttpRequest request, HttpResponder respond) const;
 
  private:
+  // The public APIs' routes; false when the path is none of them.
+  bool handle_public(HttpRequest& request, HttpResponder& respond) const;
+  // CORS: the headers an allowed origin's request gets; true when it was a preflight (answered).
+  bool cors(const HttpRequest& request, const HttpResponder& respond) const;
+
   ServiceContext& service_;
   std::function<bool()> ready_;
+  HttpApiOptions options_;
   std::unique_ptr<DeepLApi> deepl_;  // its glossaries and usage change under const calls
 };
 

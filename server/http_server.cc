@@ -33,6 +33,7 @@ struct HttpRequestState {
   bool suspended = false;                // waiting for the responder
   int fd = -1;                           // the connection's socket, watched while suspended
   std::function<void()> client_gone;     // HttpResponder::on_client_gone
+  std::vector<std::pair<std::string, std::string>> extra_headers;  // HttpResponder::add_header
 };
 
 namespace {
@@ -215,6 +216,8 @@ class HttpServer::HangupWatcher {
 
 void HttpResponder::operator()(HttpResponse answer) const {
   std::unique_lock lock(state_->mutex);
+  answer.headers.insert(answer.headers.end(), state_->extra_headers.begin(),
+                        state_->extra_headers.end());
   state_->response = std::move(answer);
   state_->client_gone = nullptr;
   const bool resume = state_->suspended;
@@ -223,6 +226,11 @@ void HttpResponder::operator()(HttpResponse answer) const {
   lock.unlock();
   // Resumed outside our lock: libmicrohttpd takes its own locks in there.
   if (resume) MHD_resume_connection(state_->connection);
+}
+
+void HttpResponder::add_header(std::string name, std::string value) const {
+  std::lock_guard lock(state_->mutex);
+  state_->extra_headers.emplace_back(std::move(name), std::move(value));
 }
 
 void HttpResponder::on_client_gone(std::function<void()> client_gone) const {
@@ -321,18 +329,31 @@ struct HttpServer::Dispatch {
 HttpServer::HttpServer(const HttpServerOptions& options, HttpHandler handler)
     : options_(options), handler_(std::move(handler)), watcher_(std::make_unique<HangupWatcher>()) {
   const int listener = bind_listener(options.address, &port_);
-  const unsigned flags =
+  const bool tls = !options.tls_cert_pem.empty() || !options.tls_key_pem.empty();
+  if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+    ::close(listener);
+    throw std::runtime_error("this libmicrohttpd has no TLS: HTTPS on " + options.address +
+                             " is not possible");
+  }
+  unsigned flags =
       MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  if (tls) flags |= MHD_USE_TLS;
+  // The certificate options come last, and only with TLS (libmicrohttpd refuses them without).
   daemon_ = MHD_start_daemon(
       flags, 0, nullptr, nullptr, &Dispatch::access, this, MHD_OPTION_LISTEN_SOCKET, listener,
       MHD_OPTION_THREAD_POOL_SIZE, static_cast<unsigned>(options.threads),
       MHD_OPTION_THREAD_STACK_SIZE, options.thread_stack_bytes, MHD_OPTION_CONNECTION_LIMIT,
       static_cast<unsigned>(options.max_connections), MHD_OPTION_CONNECTION_TIMEOUT,
       static_cast<unsigned>(options.idle_timeout.count()), MHD_OPTION_NOTIFY_COMPLETED,
-      &Dispatch::completed, this, MHD_OPTION_END);
+      &Dispatch::completed, this, tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END,
+      options_.tls_key_pem.c_str(), MHD_OPTION_HTTPS_MEM_CERT, options_.tls_cert_pem.c_str(),
+      MHD_OPTION_END);
   if (daemon_ == nullptr) {
     ::close(listener);
-    throw std::runtime_error("cannot start the HTTP server on " + options.address);
+    throw std::runtime_error("cannot start the HTTP server on " + options.address +
+                             (tls ? " with TLS: is the certificate a PEM chain and the key its "
+                                    "PEM private key?"
+                                  : ""));
   }
 }
 

@@ -50,6 +50,8 @@ class HttpResponder {
  public:
   // Answers; call exactly once (any thread).
   void operator()(HttpResponse answer) const;
+  // A header every answer to this request carries, whoever gives it (CORS); before answering.
+  void add_header(std::string name, std::string value) const;
   // For an answer that comes after the handler returns: `client_gone` runs at most once, on the
   // server's watcher thread, if the client closes the connection (or its sending side, as nginx
   // counts a client that closed the request) before the answer. It should stop the work; the
@@ -79,6 +81,10 @@ struct HttpServerOptions {
   // the handler parses bodies (at most 32 levels deep), validates and tokenizes texts on it, a
   // few hundred KiB at most.
   std::size_t thread_stack_bytes = 8 << 20;
+  // HTTPS (libmicrohttpd over GnuTLS) with this PEM certificate chain and private key; both
+  // empty: plain HTTP.
+  std::string tls_cert_pem = {};
+  std::string tls_key_pem = {};
 };
 
 class HttpServer {

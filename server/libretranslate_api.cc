@@ -4,9 +4,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "server/http_fields.h"
+#include "server/language_detection.h"
 #include "server/model_registry.h"
 
 namespace rpt::server {
@@ -89,23 +91,25 @@ RequestStatus read_form(const std::string& body, LibreTranslateRequest* out) {
   return RequestStatus::Ok();
 }
 
+// A request's fields from its body: JSON, or a form (as libretranslatepy sends it).
+RequestStatus read_request(const HttpRequest& request, LibreTranslateRequest* out) {
+  const std::string type = header(request, "content-type");
+  if (type.starts_with("application/json")) return read_json(request.body, out);
+  if (type.starts_with("multipart/")) {
+    return invalid(
+        "Invalid request: send the fields as JSON or as a form "
+        "(application/x-www-form-urlencoded), not multipart");
+  }
+  return read_form(request.body, out);
+}
+
 class LibreTranslateDialect final : public HttpTranslateDialect {
  public:
   explicit LibreTranslateDialect(ServiceContext& service) : service_(service) {}
 
   RequestStatus decode(const HttpRequest& request, JsonTranslateRequest* decoded) override {
-    const std::string type = header(request, "content-type");
     LibreTranslateRequest lt;
-    RequestStatus status;
-    if (type.starts_with("application/json")) {
-      status = read_json(request.body, &lt);
-    } else if (type.starts_with("multipart/")) {
-      status = invalid(
-          "Invalid request: send the fields as JSON or as a form "
-          "(application/x-www-form-urlencoded), not multipart");
-    } else {
-      status = read_form(request.body, &lt);
-    }
+    RequestStatus status = read_request(request, &lt);
     if (!status.ok()) return status;
     if (lt.q.empty()) return invalid("Invalid request: missing q parameter");
     if (lt.source.empty()) return invalid("Invalid request: missing source parameter");
@@ -118,9 +122,9 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
       return invalid("Invalid request: alternatives must be between 0 and " + std::to_string(most));
     }
     if (lt.source == "auto") {
-      status = pick_source(lt.target, &lt.source);
+      status = pick_source(lt, &detected_);
       if (!status.ok()) return status;
-      detected_ = lt.source;
+      lt.source = detected_.language;
     }
     q_is_list_ = lt.q_is_list;
     alternatives_ = lt.alternatives;
@@ -151,8 +155,9 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
     }
     json body = {{"translatedText", q_is_list_ ? texts : texts[0]}};
     if (alternatives_ > 0) body["alternatives"] = q_is_list_ ? alternatives : alternatives[0];
-    if (!detected_.empty()) {
-      const json detected = {{"confidence", 100.0}, {"language", detected_}};
+    if (!detected_.language.empty()) {
+      const json detected = {{"confidence", detected_.confidence},
+                             {"language", detected_.language}};
       body["detectedLanguage"] =
           q_is_list_ ? json(std::vector<json>(texts.size(), detected)) : detected;
     }
@@ -172,35 +177,55 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
   }
 
  private:
-  // source "auto": the source language of the one served model that translates into `target`.
-  RequestStatus pick_source(const std::string& target, std::string* source) const {
-    std::set<std::string> sources;
-    for (const auto& model : service_.registry.models()) {
-      if (model->description.target_language == target) {
-        sources.insert(model->description.source_language);
-      }
-    }
+  // source "auto": among the sources of the models into the target, the one served language,
+  // else the language detected on the call's texts (one for all of them, as LibreTranslate).
+  RequestStatus pick_source(const LibreTranslateRequest& lt, LanguageGuess* detected) const {
+    const std::vector<std::string> sources = sources_into(service_.registry, lt.target);
+    if (sources.empty()) return invalid(lt.target + " is not supported as a target language");
     if (sources.size() == 1) {
-      *source = *sources.begin();
+      *detected = {sources.front(), 100.0};
       return RequestStatus::Ok();
     }
-    if (sources.empty()) return invalid(target + " is not supported as a target language");
-    std::string names;
-    for (const std::string& name : sources) names += (names.empty() ? "" : ", ") + name;
-    return invalid("source auto: several served languages translate into " + target + " (" + names +
-                   "); name the source (language detection is not available)");
+    const std::vector<std::string_view> texts(lt.q.begin(), lt.q.end());
+    *detected = detect_language(
+        texts, sources, lt.format == "html" ? DetectedText::kMarkup : DetectedText::kPlain);
+    return RequestStatus::Ok();
   }
 
   ServiceContext& service_;
   bool q_is_list_ = false;
   int alternatives_ = 0;
-  std::string detected_;  // with source auto: the language picked
+  LanguageGuess detected_;  // with source auto: the language picked
 };
 
 }  // namespace
 
 std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& service) {
   return std::make_unique<LibreTranslateDialect>(service);
+}
+
+HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& request) {
+  CallRecord record(service, "Detect", kProtocolHttp, header(request, "x-request-id"));
+  const auto fail = [&record](const RequestStatus& status, int http_status) {
+    record.complete(status);
+    return json_response(http_status, json{{"error", status.message}}.dump(
+                                          -1, ' ', false, json::error_handler_t::replace));
+  };
+  if (request.body_too_large) {
+    return fail({StatusCode::kInvalidArgument, "Request Entity Too Large"}, 413);
+  }
+  LibreTranslateRequest lt;
+  if (RequestStatus status = read_request(request, &lt); !status.ok()) return fail(status, 400);
+  const bool blank = lt.q.empty() || (!lt.q_is_list && lt.q.front().empty());
+  if (blank) return fail(invalid("Invalid request: missing q parameter"), 400);
+  // As LibreTranslate: a list of candidates, best first, for the text or for all the texts.
+  const std::vector<std::string_view> texts(lt.q.begin(), lt.q.end());
+  json answer = json::array();
+  for (const LanguageGuess& guess : rank_languages(texts, served_sources(service.registry))) {
+    answer.push_back({{"confidence", guess.confidence}, {"language", guess.language}});
+  }
+  record.complete(RequestStatus::Ok());
+  return json_response(200, answer.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 HttpResponse libretranslate_languages(ServiceContext& service) {

@@ -3,13 +3,16 @@
 //
 //   POST /translate           q (a text or an array), source (a code or "auto"), target,
 //                             format (text|html), alternatives, api_key; JSON or a form
+//   POST /detect              q (a text or an array), api_key: [{"confidence", "language"}],
+//                             best first, among the served source languages
 //   GET  /languages           [{"code", "name", "targets"}] from the served models' pairs
 //   GET  /frontend/settings   what LibreTranslate's clients read at start
 //
 // Answers and errors in LibreTranslate's shapes: {"translatedText": ..., "alternatives": [...],
 // "detectedLanguage": {...}}, {"error": "..."} with 400, 429 (Retry-After), 500, 503.
-// source "auto" picks the one served model translating into `target`; with several, the source
-// must be named (language identification is not built yet).
+// source "auto" picks the one served model translating into `target`; with several, the language
+// detected on the call's texts (server/language_detection.h) among their sources: one for the
+// whole call, with its confidence in detectedLanguage.
 #pragma once
 
 #include <memory>
@@ -20,6 +23,7 @@
 namespace rpt::server {
 
 std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& service);
+HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& request);
 HttpResponse libretranslate_languages(ServiceContext& service);
 HttpResponse libretranslate_settings(ServiceContext& service);
 

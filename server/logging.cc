@@ -36,8 +36,8 @@ class JsonEscapedMessage final : public spdlog::custom_flag_formatter {
 }  // namespace
 
 void configure_logging(const std::string& level, bool json) {
-  auto logger = std::make_shared<spdlog::logger>(
-      "rpt", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger =
+      std::make_shared<spdlog::logger>("rpt", std::make_shared<spdlog::sinks::stderr_sink_mt>());
   if (json) {
     auto formatter = std::make_unique<spdlog::pattern_formatter>(spdlog::pattern_time_type::utc);
     formatter->add_flag<JsonEscapedMessage>('j').set_pattern(

@@ -17,7 +17,6 @@
 #include "kernels/cpu_kernels.h"
 #include "server/translation_cache.h"
 
-
 namespace rpt::server {
 
 // The metrics one model's scheduler updates, resolved once for its label set.

@@ -22,9 +22,10 @@ std::size_t memory_limit_bytes(const ServerOptions& options, Device device) {
   if (device != Device::kCpu) return 0;
   const std::size_t limit =
       available_memory_bytes() / 2 / std::max<std::size_t>(1, options.models.size());
-  spdlog::info("CPU decoding state limited to {} MiB per model (half the memory available, "
-               "split among {} models; --device-memory-limit sets it)",
-               limit >> 20, options.models.size());
+  spdlog::info(
+      "CPU decoding state limited to {} MiB per model (half the memory available, "
+      "split among {} models; --device-memory-limit sets it)",
+      limit >> 20, options.models.size());
   return limit;
 }
 
@@ -47,8 +48,8 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
                                  .gpu_graphs = options.gpu_graphs == "on"};
     auto served = std::make_unique<ServedModel>();
     served->name = spec.name;
-    served->model = Model::load(
-        spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8});
+    served->model =
+        Model::load(spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8});
     served->engine = Engine::create(served->model, compute);
     const ModelConfig& config = served->model->config();
     const bool on_gpu = compute.device == Device::kCuda;
@@ -66,12 +67,12 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
     served->span_protector = std::make_shared<const SpanProtector>(served->model);
     served->max_input_length =
         std::min(options.limits.max_input_length, served->model->max_sequence_length());
-    served->scheduler = std::make_unique<Scheduler>(
-        spec.name, served->engine, options.scheduler, metrics.add_model(served->description));
+    served->scheduler = std::make_unique<Scheduler>(spec.name, served->engine, options.scheduler,
+                                                    metrics.add_model(served->description));
     if (options.cache_size_mib > 0) {
       served->cache = std::make_unique<TranslationCache>(
-          TranslationCacheOptions{
-              .max_bytes = static_cast<std::size_t>(options.cache_size_mib * (1 << 20))},
+          TranslationCacheOptions{.max_bytes =
+                                      static_cast<std::size_t>(options.cache_size_mib * (1 << 20))},
           metrics.add_cache(spec.name));
     }
     served->glossary_method = parse_glossary_method(options.glossary_method);
@@ -85,8 +86,8 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
                    loaded->size(), glossary.path);
     }
     spdlog::info("loaded model {} ({} -> {}, {}, {}, {} MiB) from {} on {}", spec.name,
-                 config.source_language, config.target_language,
-                 served->description.position_type, served->description.dtype,
+                 config.source_language, config.target_language, served->description.position_type,
+                 served->description.dtype,
                  static_cast<long>(served->description.weights_bytes) >> 20, spec.directory,
                  served->engine->device_description());
     models_.push_back(std::move(served));
@@ -127,9 +128,8 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ServedModel** found) 
   if (matches.empty()) {
     return {StatusCode::kNotFound, "no model translates " + asked + "; loaded: " + loaded};
   }
-  return {StatusCode::kInvalidArgument, "several models match " + asked +
-                                            "; name one with model.model (loaded: " + loaded +
-                                            ")"};
+  return {StatusCode::kInvalidArgument,
+          "several models match " + asked + "; name one with model.model (loaded: " + loaded + ")"};
 }
 
 void ModelRegistry::stop() {

@@ -43,8 +43,8 @@ namespace rpt::server {
 
 class Scheduler {
  public:
-  Scheduler(std::string model_name, std::shared_ptr<const Engine> engine,
-            SchedulerOptions options, ModelMetrics metrics);
+  Scheduler(std::string model_name, std::shared_ptr<const Engine> engine, SchedulerOptions options,
+            ModelMetrics metrics);
   ~Scheduler();  // stop() and join
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
@@ -78,7 +78,7 @@ class Scheduler {
   struct ActiveSentence {
     std::shared_ptr<TranslationJob> job;
     int index = 0;
-    long cost = 0;  // source tokens x beam
+    long cost = 0;       // source tokens x beam
     bool alone = false;  // on its own in a fresh decoder, and nothing joined it since
     Retries retries;
   };
@@ -133,7 +133,7 @@ class Scheduler {
   int admission_limit_;
 
   SerialExecutor handover_;  // observers' calls; closed after thread_ has ended
-  std::thread thread_;  // last: starts after every member above exists
+  std::thread thread_;       // last: starts after every member above exists
 };
 
 }  // namespace rpt::server

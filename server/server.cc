@@ -42,13 +42,29 @@ Server::Server(const ServerOptions& options)
       context_{.registry = registry_, .metrics = metrics_, .options = options_},
       service_(context_),
       health_({kTranslatorService}),
-      http_api_(context_, [this] { return serving_.load(); }) {
+      http_api_(context_, [this] { return serving_.load(); },
+                {.admin = true,
+                 .public_apis = options.http_listen.empty(),
+                 .cors_origins = options.cors_origins}),
+      public_api_(context_, [this] { return serving_.load(); },
+                  {.admin = false, .public_apis = true, .cors_origins = options.cors_origins}) {
+  const auto max_body = static_cast<std::size_t>(options.http_max_body_bytes);
   http_ = std::make_unique<HttpServer>(
-      HttpServerOptions{.address = options.metrics_listen,
-                        .max_body_bytes = static_cast<std::size_t>(options.http_max_body_bytes)},
+      HttpServerOptions{.address = options.metrics_listen, .max_body_bytes = max_body},
       [this](HttpRequest request, HttpResponder respond) {
         http_api_.handle(std::move(request), std::move(respond));
       });
+  if (!options.http_listen.empty()) {
+    HttpServerOptions public_port{.address = options.http_listen, .max_body_bytes = max_body};
+    if (!options.tls_cert.empty()) {
+      public_port.tls_cert_pem = read_file(options.tls_cert);
+      public_port.tls_key_pem = read_file(options.tls_key);
+    }
+    public_http_ = std::make_unique<HttpServer>(
+        public_port, [this](HttpRequest request, HttpResponder respond) {
+          public_api_.handle(std::move(request), std::move(respond));
+        });
+  }
 
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -66,22 +82,31 @@ Server::Server(const ServerOptions& options)
   if (server_ == nullptr || grpc_port_ == 0) {
     // gRPC only logs why (above); with TLS the usual cause is a bad PEM file or a key that does
     // not belong to the certificate, which "cannot listen" alone would hide.
-    throw std::runtime_error(
-        "cannot listen on " + options.listen +
-        (options.tls_cert.empty()
-             ? std::string()
-             : " with TLS: is --tls-cert " + options.tls_cert +
-                   " a PEM certificate chain and --tls-key " + options.tls_key +
-                   " its PEM private key? (gRPC's reason is logged above)"));
+    throw std::runtime_error("cannot listen on " + options.listen +
+                             (options.tls_cert.empty()
+                                  ? std::string()
+                                  : " with TLS: is --tls-cert " + options.tls_cert +
+                                        " a PEM certificate chain and --tls-key " +
+                                        options.tls_key +
+                                        " its PEM private key? (gRPC's reason is logged above)"));
   }
   health_.set_serving(true);
   serving_.store(true);
   const kernels::CpuKernels& cpu_kernels = kernels::cpu_kernels();
   spdlog::info("CPU kernels: {}", cpu_kernels.summary());
   metrics_.set_cpu_kernels(cpu_kernels);
-  spdlog::info("serving {} model(s) on port {} ({}), HTTP (probes, metrics, JSON API) on port {}",
-               registry_.models().size(), grpc_port_,
-               options.tls_cert.empty() ? "plaintext" : "TLS", http_->port());
+  if (public_http_ == nullptr) {
+    spdlog::info(
+        "serving {} model(s) on port {} ({}), HTTP (probes, metrics, JSON APIs) on port {}",
+        registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
+        http_->port());
+  } else {
+    spdlog::info(
+        "serving {} model(s) on port {} ({}), JSON APIs on port {} ({}), probes and metrics on "
+        "port {}",
+        registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
+        public_http_->port(), options.tls_cert.empty() ? "HTTP" : "HTTPS", http_->port());
+  }
   write_ready_file();
 }
 
@@ -99,16 +124,17 @@ void Server::write_ready_file() const {
   const std::string temporary = options_.ready_file + ".tmp";
   {
     std::ofstream out(temporary);
-    out << "{\"grpc_port\": " << grpc_port_ << ", \"metrics_port\": " << http_->port()
-        << ", \"pid\": " << getpid() << "}\n";
+    out << "{\"grpc_port\": " << grpc_port_ << ", \"metrics_port\": " << http_->port();
+    if (public_http_ != nullptr) out << ", \"http_port\": " << public_http_->port();
+    out << ", \"pid\": " << getpid() << "}\n";
   }
   std::rename(temporary.c_str(), options_.ready_file.c_str());
 }
 
 void Server::drain_and_stop() {
   using namespace std::chrono;
-  const auto grace = duration_cast<steady_clock::duration>(
-      duration<double>(options_.grace_period_seconds));
+  const auto grace =
+      duration_cast<steady_clock::duration>(duration<double>(options_.grace_period_seconds));
   const auto give_up = steady_clock::now() + grace;
   // /readyz and new calls see the drain no later than a health watcher does.
   serving_.store(false);
@@ -123,9 +149,10 @@ void Server::drain_and_stop() {
     server_->Shutdown(system_clock::now() + duration_cast<system_clock::duration>(grace) +
                       seconds(2));
   });
-  spdlog::info("draining: GOAWAY sent, health NOT_SERVING, new calls UNAVAILABLE, {} call(s) in "
-               "flight, grace period {:.1f} s",
-               context_.in_flight.load(), options_.grace_period_seconds);
+  spdlog::info(
+      "draining: GOAWAY sent, health NOT_SERVING, new calls UNAVAILABLE, {} call(s) in "
+      "flight, grace period {:.1f} s",
+      context_.in_flight.load(), options_.grace_period_seconds);
   while (context_.in_flight.load() > 0 && steady_clock::now() < give_up) {
     std::this_thread::sleep_for(milliseconds(5));
   }
@@ -140,7 +167,8 @@ void Server::drain_and_stop() {
   goaway.join();
   server_->Wait();
   server_.reset();
-  http_.reset();  // after every HTTP call has its answer; waits for them to be sent
+  public_http_.reset();  // after every HTTP call has its answer; waits for them to be sent
+  http_.reset();
   spdlog::info("stopped");
 }
 

@@ -51,9 +51,11 @@ class Server {
   HealthService health_;  // outlives server_: gRPC finishes its streams first
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;
-  HttpApi http_api_;
+  HttpApi http_api_;    // the metrics port: probes, /metrics (and the APIs without --http-listen)
+  HttpApi public_api_;  // the --http-listen port: the translation APIs
   // Last: destroyed first, after every call has its answer (the destructor stops the models).
   std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<HttpServer> public_http_;  // null without --http-listen
 };
 
 }  // namespace rpt::server

@@ -208,6 +208,15 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
          "segment); the layout around segments is kept")
       ->check(CLI::IsMember({"auto", "newlines", "sentences", "none"}))
       ->default_str("auto");
+  app.add_option("--http-listen", options.http_listen,
+                 "HOST:PORT of a port of their own for the translation APIs (/v1/translate, "
+                 "/v1/models, LibreTranslate's, DeepL's), HTTPS with --tls-cert/--tls-key; the "
+                 "--metrics-port then answers the probes and /metrics only (default: the APIs "
+                 "are on --metrics-port, plain HTTP)");
+  app.add_option("--cors-origins", options.cors_origins,
+                 "Origins whose web pages may call the translation APIs from a browser (CORS), "
+                 "comma-separated: https://app.example, or * for any (default: none)")
+      ->delimiter(',');
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
       ->check(CLI::ExistingFile);
   app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)")

@@ -70,7 +70,11 @@ struct ServerOptions {
   int metrics_port = 9464;     // 0: any free port (see ready_file)
   // The HTTP port (metrics_port: probes, /metrics, the JSON API): larger request bodies get 413.
   long http_max_body_bytes = 16L << 20;
-  std::string device = "cpu";  // cpu | cuda
+  // "HOST:PORT" of the translation APIs' own HTTP port (HTTPS with tls_cert/tls_key); empty:
+  // they stay on the metrics port. Port 0: any free port (ready_file says which).
+  std::string http_listen;
+  std::vector<std::string> cors_origins;  // HttpApiOptions::cors_origins
+  std::string device = "cpu";             // cpu | cuda
   std::string compute_type =
       "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)
   int device_index = 0;
@@ -98,7 +102,8 @@ struct ServerOptions {
   // grace to finish. 0: connections live as long as clients keep them.
   double max_connection_age_seconds = 0.0;
   double max_connection_age_grace_seconds = 30.0;
-  // When set, {"grpc_port": P, "metrics_port": M} is written here once serving (tests, scripts).
+  // When set, {"grpc_port": P, "metrics_port": M, "http_port": H} is written here once serving
+  // (tests, scripts; http_port only with http_listen).
   std::string ready_file;
 };
 

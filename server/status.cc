@@ -6,44 +6,66 @@ namespace rpt::server {
 
 grpc::Status to_grpc(const RequestStatus& status) {
   switch (status.code) {
-    case StatusCode::kOk: return grpc::Status::OK;
-    case StatusCode::kInvalidArgument: return {grpc::StatusCode::INVALID_ARGUMENT, status.message};
-    case StatusCode::kNotFound: return {grpc::StatusCode::NOT_FOUND, status.message};
+    case StatusCode::kOk:
+      return grpc::Status::OK;
+    case StatusCode::kInvalidArgument:
+      return {grpc::StatusCode::INVALID_ARGUMENT, status.message};
+    case StatusCode::kNotFound:
+      return {grpc::StatusCode::NOT_FOUND, status.message};
     case StatusCode::kResourceExhausted:
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, status.message};
     case StatusCode::kDeadlineExceeded:
       return {grpc::StatusCode::DEADLINE_EXCEEDED, status.message};
-    case StatusCode::kCancelled: return {grpc::StatusCode::CANCELLED, status.message};
-    case StatusCode::kUnavailable: return {grpc::StatusCode::UNAVAILABLE, status.message};
-    case StatusCode::kInternal: return {grpc::StatusCode::INTERNAL, status.message};
+    case StatusCode::kCancelled:
+      return {grpc::StatusCode::CANCELLED, status.message};
+    case StatusCode::kUnavailable:
+      return {grpc::StatusCode::UNAVAILABLE, status.message};
+    case StatusCode::kInternal:
+      return {grpc::StatusCode::INTERNAL, status.message};
   }
   return {grpc::StatusCode::INTERNAL, "unmapped status: " + status.message};
 }
 
 int to_http_status(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return 200;
-    case StatusCode::kInvalidArgument: return 400;
-    case StatusCode::kNotFound: return 404;
-    case StatusCode::kResourceExhausted: return 429;
-    case StatusCode::kDeadlineExceeded: return 504;
-    case StatusCode::kCancelled: return 499;  // nginx's "client closed request"
-    case StatusCode::kUnavailable: return 503;
-    case StatusCode::kInternal: return 500;
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kResourceExhausted:
+      return 429;
+    case StatusCode::kDeadlineExceeded:
+      return 504;
+    case StatusCode::kCancelled:
+      return 499;  // nginx's "client closed request"
+    case StatusCode::kUnavailable:
+      return 503;
+    case StatusCode::kInternal:
+      return 500;
   }
   return 500;
 }
 
 std::string_view code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "INVALID_ARGUMENT";
-    case StatusCode::kNotFound: return "NOT_FOUND";
-    case StatusCode::kResourceExhausted: return "RESOURCE_EXHAUSTED";
-    case StatusCode::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
-    case StatusCode::kCancelled: return "CANCELLED";
-    case StatusCode::kUnavailable: return "UNAVAILABLE";
-    case StatusCode::kInternal: return "INTERNAL";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case StatusCode::kNotFound:
+      return "NOT_FOUND";
+    case StatusCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case StatusCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case StatusCode::kCancelled:
+      return "CANCELLED";
+    case StatusCode::kUnavailable:
+      return "UNAVAILABLE";
+    case StatusCode::kInternal:
+      return "INTERNAL";
   }
   return "INTERNAL";
 }

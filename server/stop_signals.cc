@@ -40,9 +40,12 @@ int read_signal(int fd, int timeout_ms) {
 
 const char* signal_name(int signal) {
   switch (signal) {
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    default: return "a stop signal";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    default:
+      return "a stop signal";
   }
 }
 
@@ -84,9 +87,10 @@ void StopSignals::watch_during_drain() {
     while (!stopping_.load()) {
       const int signal = read_signal(read_end_, 100);
       if (signal >= 0) {
-        spdlog::warn("received {} while draining: ignored; calls in flight keep their grace "
-                     "period, then the server exits 0",
-                     signal_name(signal));
+        spdlog::warn(
+            "received {} while draining: ignored; calls in flight keep their grace "
+            "period, then the server exits 0",
+            signal_name(signal));
       }
     }
   });

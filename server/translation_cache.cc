@@ -16,9 +16,9 @@ struct TranslationCache::Shard {
     bool in_protected = false;
   };
   using Entries = std::list<Entry>;  // most recently used first
-  mutable std::mutex mutex;  // guards all below
-  Entries probation;         // every entry under LRU
-  Entries protected_entries;  // hit since they entered (segmented LRU)
+  mutable std::mutex mutex;          // guards all below
+  Entries probation;                 // every entry under LRU
+  Entries protected_entries;         // hit since they entered (segmented LRU)
   std::unordered_map<std::string_view, Entries::iterator> index;  // views of Entry::key
   std::size_t bytes = 0;
   std::size_t protected_bytes = 0;
@@ -32,8 +32,8 @@ namespace {
 // node, the index slot and their bookkeeping.
 std::size_t entry_bytes(const std::string& key, const TranslationResult& result) {
   constexpr std::size_t kOverhead = 160;
-  std::size_t total = kOverhead + key.capacity() +
-                      result.hypotheses.capacity() * sizeof(TranslationHypothesis);
+  std::size_t total =
+      kOverhead + key.capacity() + result.hypotheses.capacity() * sizeof(TranslationHypothesis);
   for (const TranslationHypothesis& h : result.hypotheses) {
     total += h.text.capacity() + h.ids.capacity() * sizeof(int) +
              h.tokens.capacity() * sizeof(std::string);
@@ -134,8 +134,7 @@ void TranslationCache::insert(const std::string& key, const TranslationResult& r
     std::lock_guard lock(shard.mutex);
     if (shard.index.contains(key)) return;  // decoded twice at once: the results are the same
     while (shard.bytes + bytes > shard_bytes_ && shard.size() > 0) {
-      Shard::Entries& from =
-          shard.probation.empty() ? shard.protected_entries : shard.probation;
+      Shard::Entries& from = shard.probation.empty() ? shard.protected_entries : shard.probation;
       const Shard::Entry& oldest = from.back();
       shard.bytes -= oldest.bytes;
       if (oldest.in_protected) shard.protected_bytes -= oldest.bytes;

@@ -37,7 +37,7 @@ class JobObserver {
 };
 
 struct TranslationJob {
-  std::uint64_t id = 0;  // for logs
+  std::uint64_t id = 0;                      // for logs
   std::vector<std::vector<int>> source_ids;  // one non-empty list per text
   // Per text, what span protection did (nullptr: off or no span); empty: none for any text.
   std::vector<std::shared_ptr<const ProtectedSource>> spans;
@@ -52,7 +52,7 @@ struct TranslationJob {
 
   // Scheduler thread only.
   Clock::time_point submitted;
-  int remaining = 0;     // texts not yet delivered
+  int remaining = 0;      // texts not yet delivered
   bool finished = false;  // its verdict is decided: on_finish is queued (or has been called)
 
   // Hand-over thread only: on_finish has been called (the observer is not to be touched).

@@ -24,8 +24,7 @@ Clock::time_point steady_deadline(const grpc::CallbackServerContext& context) {
 template <typename Reactor>
 class TranslationCall : public Reactor, public JobObserver {
  public:
-  TranslationCall(ServiceContext& service, const char* method,
-                  grpc::CallbackServerContext* context)
+  TranslationCall(ServiceContext& service, const char* method, grpc::CallbackServerContext* context)
       : service_(service),
         context_(context),
         record_(service, method, kProtocolGrpc, grpc_request_id(*context)) {}

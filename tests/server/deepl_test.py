@@ -2,7 +2,9 @@
 client (deepl from PyPI, as tools/setup.sh installs it, pointed at rpt with server_url) and by
 hand in the shapes DeepL documents: form and JSON bodies, split_sentences, tag_handling,
 ignore_tags, formality, languages, usage per key, glossaries created, used and deleted at run
-time, and DeepL's errors (403 without a key, 400, 404, 413).
+time, and DeepL's errors (403 without a key, 400, 404, 413); and an omitted source_lang detected
+among several sources into the target, on a server whose second model into German is en-de
+declared as fr-de (tests/server/relabelled_model.py).
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/deepl_test.py
 """
@@ -11,6 +13,7 @@ import os
 import unittest
 import urllib.parse
 
+from relabelled_model import RelabelledModel
 from rpt_server import REPO, ServerProcess
 
 MODELS = {"en-de": os.path.join(REPO, "models", "en-de"),
@@ -171,6 +174,49 @@ class DeepLTest(unittest.TestCase):
         # The server still serves.
         self.assertEqual(self.client().translate_text("Quit", target_lang="DE").text,
                          self.native(["Quit"], "en-de")[0])
+
+
+class DeepLDetectionTest(unittest.TestCase):
+    """en-de and fr-de (en-de's weights: where a call goes is tested, not what it says)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fr_de = RelabelledModel(MODELS["en-de"], "fr", "de")
+        cls.server = ServerProcess(["--model", f"en-de={MODELS['en-de']}",
+                                    "--model", f"fr-de={cls.fr_de.directory}",
+                                    "--beam-size", "2"])
+        cls.url = f"http://127.0.0.1:{cls.server.http_port}"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+        cls.fr_de.close()
+
+    client = DeepLTest.client
+    native = DeepLTest.native
+
+    def test_an_omitted_source_lang_is_detected_among_the_sources_into_the_target(self):
+        translator = self.client()
+        self.assertEqual([l.code for l in translator.get_source_languages()], ["EN", "FR"])
+        for text, code, model in (("Save the file before you close the window.", "EN", "en-de"),
+                                  ("Enregistrer le fichier avant de fermer la fenêtre.", "FR",
+                                   "fr-de")):
+            with self.subTest(code=code):
+                result = translator.translate_text(text, target_lang="DE")
+                self.assertEqual(result.detected_source_lang, code)
+                self.assertEqual(result.text, self.native([text], model)[0])
+        # One source for the call, detected on all its texts.
+        texts = ["Quitter", "Ouvrir le fichier", "Fermer toutes les fenêtres."]
+        results = translator.translate_text(texts, target_lang="DE")
+        self.assertEqual([r.detected_source_lang for r in results], ["FR"] * 3)
+        self.assertEqual([r.text for r in results], self.native(texts, "fr-de"))
+        # A named source_lang is taken as it is.
+        named = translator.translate_text("Quitter", source_lang="EN", target_lang="DE")
+        self.assertEqual((named.detected_source_lang, named.text),
+                         ("EN", self.native(["Quitter"], "en-de")[0]))
+        with self.assertRaises(Exception) as raised:
+            translator.translate_text("Quitter", target_lang="FR")
+        self.assertIn("target_lang", str(raised.exception))
 
 
 if __name__ == "__main__":

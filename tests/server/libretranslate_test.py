@@ -1,7 +1,9 @@
 """LibreTranslate's API on the real rpt-server (server/libretranslate_api.h), spoken to by the real
 client (libretranslatepy from PyPI, as tools/setup.sh installs it) and by hand in the shapes
 LibreTranslate documents: form and JSON bodies, q as a text or an array, source auto,
-alternatives, format html, /languages, /frontend/settings and its errors.
+alternatives, format html, /languages, /frontend/settings and its errors; and language detection
+(source auto among several sources into a target, POST /detect) on a server whose second model
+into German is en-de declared as fr-de (tests/server/relabelled_model.py).
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/libretranslate_test.py
 """
@@ -12,6 +14,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+from relabelled_model import RelabelledModel
 from rpt_server import REPO, ServerProcess
 
 MODELS = {"en-de": os.path.join(REPO, "models", "en-de"),
@@ -120,6 +123,122 @@ class LibreTranslateTest(unittest.TestCase):
         settings = json.loads(data)
         self.assertFalse(settings["keyRequired"])
         self.assertEqual(settings["language"]["source"], {"code": "en", "name": "English"})
+
+
+ENGLISH = "Save the file before you close the window."
+FRENCH = "Enregistrer le fichier avant de fermer la fenêtre."
+
+
+class LanguageDetectionTest(unittest.TestCase):
+    """en-de, fr-de (en-de's weights: what it translates is irrelevant, where it goes is tested)
+    and en-fr: two sources into German, one into French; served sources en, fr."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fr_de = RelabelledModel(MODELS["en-de"], "fr", "de")
+        models = {"en-de": MODELS["en-de"], "fr-de": cls.fr_de.directory,
+                  "en-fr": MODELS["en-fr"]}
+        args = []
+        for name, path in models.items():
+            args += ["--model", f"{name}={path}"]
+        cls.server = ServerProcess(args + ["--beam-size", "2"])
+        cls.url = f"http://127.0.0.1:{cls.server.http_port}/"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.close()
+        cls.fr_de.close()
+
+    native = LibreTranslateTest.native
+
+    def post(self, path, fields, as_json):
+        data = json.dumps(fields) if as_json else urllib.parse.urlencode(fields, doseq=True)
+        headers = {"Content-Type": "application/json" if as_json
+                   else "application/x-www-form-urlencoded"}
+        request = urllib.request.Request(self.url + path, data=data.encode(), headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def assert_detected(self, answer, language, at_least=90.0):
+        self.assertIsInstance(answer, dict)
+        self.assertEqual(set(answer), {"confidence", "language"})
+        self.assertEqual(answer["language"], language, answer)
+        self.assertGreaterEqual(answer["confidence"], at_least, answer)
+        self.assertLessEqual(answer["confidence"], 100.0, answer)
+
+    def test_the_libretranslatepy_client_detects_among_the_served_sources(self):
+        from libretranslatepy import LibreTranslateAPI
+        client = LibreTranslateAPI(self.url)
+        for text, language in ((ENGLISH, "en"), (FRENCH, "fr")):
+            with self.subTest(language=language):
+                answer = client.detect(text)
+                self.assertIsInstance(answer, list)
+                self.assert_detected(answer[0], language)
+                self.assertTrue(all(a["language"] in ("en", "fr") for a in answer), answer)
+        # Nothing to detect: the first served model's source, with no confidence.
+        self.assertEqual(client.detect("12345 !!!"), [{"confidence": 0.0, "language": "en"}])
+
+    def test_source_auto_detects_among_the_sources_into_the_target(self):
+        from libretranslatepy import LibreTranslateAPI
+        client = LibreTranslateAPI(self.url)
+        self.assertEqual(client.translate(FRENCH, "auto", "de"),
+                         self.native([FRENCH], "fr-de")[0][0]["text"])
+        for text, language, model in ((ENGLISH, "en", "en-de"), (FRENCH, "fr", "fr-de")):
+            for as_json in (True, False):
+                with self.subTest(language=language, as_json=as_json):
+                    status, body = self.post("translate", {"q": text, "source": "auto",
+                                                           "target": "de"}, as_json)
+                    self.assertEqual(status, 200, body)
+                    self.assert_detected(body["detectedLanguage"], language)
+                    self.assertEqual(body["translatedText"],
+                                     self.native([text], model)[0][0]["text"])
+        # One source language for the call, detected on all its texts (short ones included).
+        texts = ["Quitter", "Enregistrer le fichier sous un autre nom.", "Fermer la fenêtre"]
+        status, body = self.post("translate", {"q": texts, "source": "auto", "target": "de"},
+                                 True)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(len(body["detectedLanguage"]), 3)
+        for detected in body["detectedLanguage"]:
+            self.assert_detected(detected, "fr")
+        self.assertEqual(body["translatedText"],
+                         [h[0]["text"] for h in self.native(texts, "fr-de")])
+        # Into French only English is served: it, without detecting (even on French text).
+        status, body = self.post("translate", {"q": FRENCH, "source": "auto", "target": "fr"},
+                                 True)
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["detectedLanguage"], {"confidence": 100.0, "language": "en"})
+        status, body = self.post("translate", {"q": FRENCH, "source": "auto", "target": "es"},
+                                 True)
+        self.assertEqual(status, 400, body)
+        self.assertIn("es is not supported as a target language", body["error"])
+
+    def test_detect_answers_in_libretranslates_shapes(self):
+        for as_json in (True, False):
+            with self.subTest(as_json=as_json):
+                status, body = self.post("detect", {"q": FRENCH}, as_json)
+                self.assertEqual(status, 200, body)
+                self.assert_detected(body[0], "fr")
+                # Several texts: one list, for all of them (as LibreTranslate answers a batch).
+                status, body = self.post("detect", {"q": [ENGLISH, "Open the file", "Quit"]},
+                                         as_json)
+                self.assertEqual(status, 200, body)
+                self.assertIsInstance(body, list)
+                self.assert_detected(body[0], "en")
+                for fields in ({}, {"q": ""}, {"q": []}):
+                    status, body = self.post("detect", fields, as_json)
+                    self.assertEqual((status, list(body)), (400, ["error"]), fields)
+                    self.assertIn("missing q", body["error"])
+        status, body = self.post("detect", {"q": 5}, True)
+        self.assertEqual((status, list(body)), (400, ["error"]))
+        status, _, _ = self.server.request("GET", "/detect")
+        self.assertEqual(status, 405)
+        # A long text is detected on its beginning: a megabyte answers at once.
+        status, body = self.post("detect", {"q": (FRENCH + " ") * 20000}, True)
+        self.assertEqual(status, 200)
+        self.assert_detected(body[0], "fr")
 
 
 if __name__ == "__main__":

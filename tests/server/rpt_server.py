@@ -49,6 +49,7 @@ class ServerProcess:
             ports = json.load(f)
         self.grpc_port = ports["grpc_port"]
         self.http_port = ports["metrics_port"]
+        self.public_port = ports.get("http_port")  # with --http-listen
 
     def log(self):
         with open(self.log_path, errors="replace") as f:
