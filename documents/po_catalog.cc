@@ -121,6 +121,11 @@ class MemoryFile {
 using PoFile = std::unique_ptr<std::remove_pointer_t<po_file_t>, decltype(&po_file_free)>;
 
 PoFile read_po(std::string_view bytes, ErrorLog& log) {
+  // rpt writes UTF-8, and gettext's writer aborts the process on a string that is not valid in
+  // the file's charset (found by tests/fuzz/catalog_fuzz.cc): the whole file is checked first.
+  if (!is_valid_utf8(bytes)) {
+    throw CatalogError("PO: the file is not valid UTF-8 (convert it: msgconv -t UTF-8)");
+  }
   MemoryFile file(bytes);
   PoFile po(po_file_read(file.path().c_str(), &error_handler), &po_file_free);
   if (!po || !log.errors.empty()) {
@@ -273,12 +278,7 @@ class PoCatalog : public Catalog {
   }
 
  private:
-  void add_text(const char* text) {
-    if (!is_valid_utf8(text)) {
-      throw CatalogError("PO: a msgid is not valid UTF-8 (convert the file: msgconv -t UTF-8)");
-    }
-    texts_.push_back({text, TextFormat::kText});
-  }
+  void add_text(const char* text) { texts_.push_back({text, TextFormat::kText}); }
 
   void check_header(const char* header) {
     const std::string charset = charset_of(header_field(header, "Content-Type"));
