@@ -139,7 +139,8 @@ std::string detect_source(const ServiceContext& service, const std::string& targ
   const std::vector<std::string> sources = sources_into(service.registry, target);
   if (sources.size() <= 1) return sources.empty() ? std::string() : sources.front();
   const std::vector<std::string_view> views(texts.begin(), texts.end());
-  return detect_language(views, sources, tags.empty() ? DetectedText::kPlain : DetectedText::kMarkup)
+  return detect_language(views, sources,
+                         tags.empty() ? DetectedText::kPlain : DetectedText::kMarkup)
       .language;
 }
 

@@ -187,8 +187,8 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
       return RequestStatus::Ok();
     }
     const std::vector<std::string_view> texts(lt.q.begin(), lt.q.end());
-    *detected = detect_language(
-        texts, sources, lt.format == "html" ? DetectedText::kMarkup : DetectedText::kPlain);
+    *detected = detect_language(texts, sources,
+                                lt.format == "html" ? DetectedText::kMarkup : DetectedText::kPlain);
     return RequestStatus::Ok();
   }
 

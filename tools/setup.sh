@@ -24,6 +24,7 @@ build_packages=(
   libgettextpo-dev        # gettext PO catalogues read and written by gettext itself (po_catalog.cc)
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)
+  libcld2-dev             # language identification: source auto, /detect (server/language_detection.h)
 )
 # What the tests, benchmarks and the image test add.
 test_packages=(
