@@ -7,9 +7,8 @@
 #include <random>
 
 namespace rpt::server {
-namespace {
 
-std::string random_id() {
+std::string deepl_random_id() {
   static std::mutex mutex;
   static std::mt19937_64 generator{std::random_device{}()};
   std::uint64_t high = 0;
@@ -26,6 +25,8 @@ std::string random_id() {
                 static_cast<unsigned long long>(low & 0xffffffffffffULL));
   return id;
 }
+
+namespace {
 
 // "2026-11-27T21:58:48.123Z", DeepL's form (milliseconds: its clients parse them).
 std::string utc_now() {
@@ -65,7 +66,7 @@ long long DeepLAccounts::usage(const std::string& key) const {
 
 std::shared_ptr<const DeepLGlossary> DeepLAccounts::add_glossary(const std::string& key,
                                                                  DeepLGlossary glossary) {
-  glossary.id = random_id();
+  glossary.id = deepl_random_id();
   glossary.creation_time = utc_now();
   auto created = std::make_shared<const DeepLGlossary>(std::move(glossary));
   std::lock_guard lock(mutex_);

@@ -19,6 +19,9 @@
 
 namespace rpt::server {
 
+// A random id in a UUID's form (glossaries, documents and their keys).
+std::string deepl_random_id();
+
 struct DeepLGlossary {
   std::string id;  // 36 characters, a random UUID's form
   std::string name;

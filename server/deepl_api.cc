@@ -36,12 +36,10 @@ HttpResponse deepl_error(int http_status, const std::string& message) {
   return json_response(http_status, dump(json{{"message", message}}));
 }
 
-// DeepL's status for a failed call: an unsupported language is a bad request there.
+// DeepL's status for a failed call (an unserved language pair never gets here: deepl_request
+// answers it with 400, as DeepL does; NOT_FOUND is a glossary or a document).
 HttpResponse deepl_error(const RequestStatus& status, int http_status = 0) {
-  int code = http_status != 0 ? http_status : to_http_status(status.code);
-  if (status.code == StatusCode::kNotFound && status.message.find("lossary") == std::string::npos) {
-    code = 400;
-  }
+  const int code = http_status != 0 ? http_status : to_http_status(status.code);
   HttpResponse answer = deepl_error(code, status.message);
   if (status.code == StatusCode::kResourceExhausted)
     answer.headers.emplace_back("Retry-After", "1");
@@ -65,7 +63,10 @@ std::string lower(std::string code) {
 // GET fields as a form body).
 RequestStatus read_fields(const HttpRequest& request, FormFields* fields) {
   for (const auto& [name, value] : request.query) (*fields)[name].push_back(value);
-  if (request.body.empty()) return RequestStatus::Ok();
+  for (const HttpFormPart& part : request.parts) {  // a multipart body: its fields, not its files
+    if (part.filename.empty() && part.name != "file") (*fields)[part.name].push_back(part.data);
+  }
+  if (request.body.empty() || !request.parts.empty()) return RequestStatus::Ok();
   const auto type = request.headers.find("content-type");
   if (type == request.headers.end() || !type->second.starts_with("application/json")) {
     for (auto& [name, values] : form_fields(request.body)) {
@@ -144,10 +145,99 @@ std::string detect_source(const ServiceContext& service, const std::string& targ
       .language;
 }
 
-std::size_t code_points(const std::string& text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+// What DeepL bills: characters (code points; bytes for text that is not UTF-8).
+long long billed_characters(const std::string& text) {
+  if (!is_valid_utf8(text)) return static_cast<long long>(text.size());
+  return std::count_if(text.begin(), text.end(),
+                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+}
+
+// The TranslateRequest DeepL's fields mean for `texts` (translate and document calls alike);
+// *detected: the source language as DeepL names it.
+RequestStatus deepl_request(const ServiceContext& service, const DeepLAccounts& accounts,
+                            const std::string& key, const FormFields& fields,
+                            const std::vector<std::string>& texts, v1::TranslateRequest* out,
+                            std::string* detected) {
+  const std::string target_code = first(fields, "target_lang");
+  if (target_code.empty()) return invalid("Parameter 'target_lang' not specified.");
+  const std::string target = served_language(service, target_code, true);
+  if (target.empty()) return invalid("Value for 'target_lang' not supported.");
+  const std::string source_code = first(fields, "source_lang");
+  const std::string tags = first(fields, "tag_handling");
+  std::string source;
+  if (!source_code.empty()) {
+    source = served_language(service, source_code, false);
+    if (source.empty()) return invalid("Value for 'source_lang' not supported.");
+  } else {
+    source = detect_source(service, target, texts, tags);
+  }
+  *detected = upper(source);
+  const auto& models = service.registry.models();
+  if (std::none_of(models.begin(), models.end(), [&](const auto& model) {
+        return model->description.source_language == source &&
+               model->description.target_language == target;
+      })) {
+    return invalid("Value for 'target_lang' not supported: no served model translates " +
+                   upper(source) + " into " + upper(target) + ".");
+  }
+
+  out->mutable_model()->set_source_language(source);
+  out->mutable_model()->set_target_language(target);
+  v1::DecodingOptions* options = out->mutable_options();
+  if (!tags.empty() && tags != "xml" && tags != "html") {
+    return invalid("Value for 'tag_handling' not supported.");
+  }
+  options->set_format(tags == "html"  ? v1::TEXT_FORMAT_HTML
+                      : tags == "xml" ? v1::TEXT_FORMAT_XML
+                                      : v1::TEXT_FORMAT_TEXT);
+  // DeepL's default: sentences and newlines, but not newlines inside tagged text.
+  const std::string split = first(fields, "split_sentences");
+  if (split == "0") {
+    options->set_split_sentences(v1::SPLIT_SENTENCES_NONE);
+  } else if (split == "nonewlines" || (split.empty() && !tags.empty())) {
+    options->set_split_sentences(v1::SPLIT_SENTENCES_SENTENCES);
+  } else if (split == "1" || split.empty()) {
+    options->set_split_sentences(v1::SPLIT_SENTENCES_AUTO);
+  } else {
+    return invalid("Value for 'split_sentences' not supported.");
+  }
+  if (const auto ignore = fields.find("ignore_tags"); ignore != fields.end()) {
+    for (const std::string& list : ignore->second) {
+      for (std::size_t begin = 0; begin <= list.size();) {
+        const std::size_t end = std::min(list.find(',', begin), list.size());
+        if (end > begin) options->add_ignore_tags(list.substr(begin, end - begin));
+        begin = end + 1;
+      }
+    }
+  }
+  // No served model has formal and informal registers: "prefer_" asks for them only where a
+  // language has them, as DeepL answers.
+  const std::string formality = first(fields, "formality");
+  if (formality == "more" || formality == "less") {
+    return invalid("'formality' is not supported for given 'target_lang'.");
+  }
+  if (!formality.empty() && formality != "default" && formality != "prefer_more" &&
+      formality != "prefer_less") {
+    return invalid("Value for 'formality' not supported.");
+  }
+  const std::string glossary_id = first(fields, "glossary_id");
+  if (!glossary_id.empty()) {
+    if (source_code.empty()) {
+      return invalid("Use of a glossary requires the 'source_lang' parameter to be specified.");
+    }
+    const auto glossary = accounts.glossary(key, glossary_id);
+    if (glossary == nullptr) return {StatusCode::kNotFound, "Glossary not found."};
+    if (glossary->source_language != source || glossary->target_language != target) {
+      return invalid("The glossary's languages do not match source_lang and target_lang.");
+    }
+    for (const GlossaryEntry& entry : glossary->entries) {
+      v1::GlossaryEntry* added = out->add_glossary();
+      added->set_source(entry.source);
+      added->set_target(entry.target);
+    }
+  }
+  for (const std::string& text : texts) out->add_texts(text);
+  return RequestStatus::Ok();
 }
 
 class DeepLTranslateDialect final : public HttpTranslateDialect {
@@ -161,81 +251,10 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     if (texts == fields_.end() || texts->second.empty()) {
       return invalid("Parameter 'text' not specified.");
     }
-    const std::string target_code = first(fields_, "target_lang");
-    if (target_code.empty()) return invalid("Parameter 'target_lang' not specified.");
-    const std::string target = served_language(service_, target_code, true);
-    if (target.empty()) return invalid("Value for 'target_lang' not supported.");
-    const std::string source_code = first(fields_, "source_lang");
-    const std::string tags = first(fields_, "tag_handling");
-    std::string source;
-    if (!source_code.empty()) {
-      source = served_language(service_, source_code, false);
-      if (source.empty()) return invalid("Value for 'source_lang' not supported.");
-    } else {
-      source = detect_source(service_, target, texts->second, tags);
-    }
-    detected_ = upper(source);
-
-    v1::TranslateRequest& out = decoded->request;
-    out.mutable_model()->set_source_language(source);
-    out.mutable_model()->set_target_language(target);
-    v1::DecodingOptions* options = out.mutable_options();
-    if (!tags.empty() && tags != "xml" && tags != "html") {
-      return invalid("Value for 'tag_handling' not supported.");
-    }
-    options->set_format(tags == "html"  ? v1::TEXT_FORMAT_HTML
-                        : tags == "xml" ? v1::TEXT_FORMAT_XML
-                                        : v1::TEXT_FORMAT_TEXT);
-    // DeepL's default: sentences and newlines, but not newlines inside tagged text.
-    const std::string split = first(fields_, "split_sentences");
-    if (split == "0") {
-      options->set_split_sentences(v1::SPLIT_SENTENCES_NONE);
-    } else if (split == "nonewlines" || (split.empty() && !tags.empty())) {
-      options->set_split_sentences(v1::SPLIT_SENTENCES_SENTENCES);
-    } else if (split == "1" || split.empty()) {
-      options->set_split_sentences(v1::SPLIT_SENTENCES_AUTO);
-    } else {
-      return invalid("Value for 'split_sentences' not supported.");
-    }
-    if (const auto ignore = fields_.find("ignore_tags"); ignore != fields_.end()) {
-      for (const std::string& list : ignore->second) {
-        for (std::size_t begin = 0; begin <= list.size();) {
-          const std::size_t end = std::min(list.find(',', begin), list.size());
-          if (end > begin) options->add_ignore_tags(list.substr(begin, end - begin));
-          begin = end + 1;
-        }
-      }
-    }
-    // No served model has formal and informal registers: "prefer_" asks for them only where a
-    // language has them, as DeepL answers.
-    const std::string formality = first(fields_, "formality");
-    if (formality == "more" || formality == "less") {
-      return invalid("'formality' is not supported for given 'target_lang'.");
-    }
-    if (!formality.empty() && formality != "default" && formality != "prefer_more" &&
-        formality != "prefer_less") {
-      return invalid("Value for 'formality' not supported.");
-    }
-    const std::string glossary_id = first(fields_, "glossary_id");
-    if (!glossary_id.empty()) {
-      if (source_code.empty()) {
-        return invalid("Use of a glossary requires the 'source_lang' parameter to be specified.");
-      }
-      const auto glossary = accounts_.glossary(key_, glossary_id);
-      if (glossary == nullptr) return {StatusCode::kNotFound, "Glossary not found."};
-      if (glossary->source_language != source || glossary->target_language != target) {
-        return invalid("The glossary's languages do not match source_lang and target_lang.");
-      }
-      for (const GlossaryEntry& entry : glossary->entries) {
-        v1::GlossaryEntry* added = out.add_glossary();
-        added->set_source(entry.source);
-        added->set_target(entry.target);
-      }
-    }
-    for (const std::string& text : texts->second) {
-      billed_.push_back(is_valid_utf8(text) ? code_points(text) : text.size());
-      out.add_texts(text);
-    }
+    RequestStatus status = deepl_request(service_, accounts_, key_, fields_, texts->second,
+                                         &decoded->request, &detected_);
+    if (!status.ok()) return status;
+    for (const std::string& text : texts->second) billed_.push_back(billed_characters(text));
     return RequestStatus::Ok();
   }
 
@@ -243,7 +262,7 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     json translations = json::array();
     long long billed = 0;
     for (int i = 0; i < response.translations_size(); ++i) {
-      const auto characters = static_cast<long long>(billed_[static_cast<std::size_t>(i)]);
+      const long long characters = billed_[static_cast<std::size_t>(i)];
       billed += characters;
       translations.push_back({{"detected_source_language", detected_},
                               {"text", response.translations(i).hypotheses(0).text()},
@@ -263,7 +282,7 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
   const std::string key_;
   const FormFields fields_;
   std::string detected_;
-  std::vector<std::size_t> billed_;  // per text: its characters (code points)
+  std::vector<long long> billed_;  // per text: its characters (billed_characters)
 };
 
 HttpResponse languages(const ServiceContext& service, const FormFields& fields) {
@@ -329,7 +348,20 @@ RequestStatus read_tsv_entries(const std::string& tsv, std::vector<GlossaryEntry
 
 }  // namespace
 
+// The paths DeepLApi serves, after /v2/.
+bool known_path(const std::string& path) {
+  return path == "translate" || path == "languages" || path == "usage" ||
+         path == "glossary-language-pairs" || path == "glossaries" ||
+         path.starts_with("glossaries/") || path == "document" || path.starts_with("document/");
+}
+
 void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
+  if (!known_path(request.path.substr(4))) {
+    return respond(deepl_error(404,
+                               "Not found: rpt serves DeepL's /v2/translate, /v2/document, "
+                               "/v2/languages, /v2/usage, /v2/glossary-language-pairs and "
+                               "/v2/glossaries"));
+  }
   FormFields fields;
   if (request.body_too_large) return respond(deepl_error(413, "Request Entity Too Large"));
   if (RequestStatus status = read_fields(request, &fields); !status.ok()) {
@@ -403,9 +435,91 @@ void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
     accounts_.remove_glossary(key, id);
     return respond({.status = 204, .content_type = "application/json", .body = ""});
   }
-  respond(deepl_error(404,
-                      "Not found: rpt serves DeepL's /v2/translate, /v2/languages, "
-                      "/v2/usage, /v2/glossary-language-pairs and /v2/glossaries"));
+  if (path == "document") {
+    if (method != "POST") return not_allowed("POST");
+    return respond(upload_document(request, key, fields));
+  }
+  // document/{id} (its status) and document/{id}/result (the file, once).
+  std::string id = path.substr(9);
+  const bool result = id.ends_with("/result");
+  if (result) id.resize(id.size() - 7);
+  if (!get && method != "POST") return not_allowed("GET, POST");
+  const DeepLDocuments::Handle handle{id, first(fields, "document_key")};
+  if (result) {
+    std::string bytes;
+    std::string content_type;
+    RequestStatus status = documents_.take_result(key, handle, &bytes, &content_type);
+    if (!status.ok()) return respond(deepl_error(status));
+    return respond({.status = 200, .content_type = content_type, .body = std::move(bytes)});
+  }
+  DeepLDocuments::Status status;
+  if (RequestStatus found = documents_.status(key, handle, &status); !found.ok()) {
+    return respond(deepl_error(found));
+  }
+  json body = {{"document_id", id}, {"status", status.state}};
+  if (status.state == "done") body["billed_characters"] = status.billed_characters;
+  if (status.state == "error") body["error_message"] = status.error;
+  respond(json_response(200, dump(body)));
+}
+
+namespace {
+
+// What a file's name says it is, and the Content-Type of its translation.
+struct DocumentFormat {
+  const char* extension;
+  v1::TextFormat format;
+  const char* content_type;
+};
+constexpr DocumentFormat kDocumentFormats[] = {
+    {".txt", v1::TEXT_FORMAT_TEXT, "text/plain; charset=utf-8"},
+    {".html", v1::TEXT_FORMAT_HTML, "text/html; charset=utf-8"},
+    {".htm", v1::TEXT_FORMAT_HTML, "text/html; charset=utf-8"},
+    {".xml", v1::TEXT_FORMAT_XML, "application/xml"},
+    {".xlf", v1::TEXT_FORMAT_XLIFF, "application/x-xliff+xml"},
+    {".xliff", v1::TEXT_FORMAT_XLIFF, "application/x-xliff+xml"},
+    {".po", v1::TEXT_FORMAT_PO, "text/x-po; charset=utf-8"},
+    {".pot", v1::TEXT_FORMAT_PO, "text/x-po; charset=utf-8"},
+};
+
+const DocumentFormat* document_format(const std::string& filename) {
+  const std::string name = lower(filename);
+  for (const DocumentFormat& format : kDocumentFormats) {
+    if (name.ends_with(format.extension)) return &format;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+HttpResponse DeepLApi::upload_document(const HttpRequest& request, const std::string& key,
+                                       const FormFields& fields) {
+  const HttpFormPart* file = nullptr;
+  for (const HttpFormPart& part : request.parts) {
+    if (part.name == "file") file = &part;
+  }
+  if (file == nullptr) {
+    return deepl_error(400, "Parameter 'file' not specified: send the file as multipart/form-data");
+  }
+  const std::string filename =
+      first(fields, "filename").empty() ? file->filename : first(fields, "filename");
+  const DocumentFormat* format = document_format(filename);
+  if (format == nullptr) {
+    return deepl_error(400,
+                       "Unsupported file type: rpt translates .txt, .html, .htm, .xml, .xlf, "
+                       ".xliff, .po and .pot files");
+  }
+  v1::TranslateRequest translate;
+  std::string detected;
+  RequestStatus status =
+      deepl_request(service_, accounts_, key, fields, {file->data}, &translate, &detected);
+  if (!status.ok()) return deepl_error(status);
+  translate.mutable_options()->set_format(format->format);
+  const long long characters = billed_characters(file->data);
+  DeepLDocuments::Handle handle;
+  status = documents_.start(key, translate, format->content_type, characters, &handle);
+  if (!status.ok()) return deepl_error(status);
+  accounts_.add_usage(key, characters);
+  return json_response(200, dump(json{{"document_id", handle.id}, {"document_key", handle.key}}));
 }
 
 HttpResponse DeepLApi::create_glossary(const std::string& key, const FormFields& fields) {

@@ -8,6 +8,9 @@
 //   GET  /v2/languages        type=source|target: [{"language": "DE", "name": "German", ...}]
 //   GET  /v2/usage            {"character_count", "character_limit"} of the caller's key
 //   GET  /v2/glossary-language-pairs
+//   POST /v2/document         a file (.txt, .html, .xml, .xlf, .po: multipart) translated in
+//                             the background; POST /v2/document/{id} its status,
+//                             /v2/document/{id}/result the translated file, once
 //   POST /v2/glossaries       create from TSV entries; GET lists them, GET/DELETE
 //                             /v2/glossaries/{id}, GET /v2/glossaries/{id}/entries (TSV)
 //
@@ -26,6 +29,7 @@
 
 #include "server/call_record.h"
 #include "server/deepl_accounts.h"
+#include "server/deepl_documents.h"
 #include "server/http_fields.h"
 #include "server/http_server.h"
 
@@ -33,16 +37,19 @@ namespace rpt::server {
 
 class DeepLApi {
  public:
-  explicit DeepLApi(ServiceContext& service) : service_(service) {}
+  explicit DeepLApi(ServiceContext& service) : service_(service), documents_(service) {}
 
   // Answers a request whose path starts with /v2/.
   void handle(const HttpRequest& request, HttpResponder respond);
 
  private:
   HttpResponse create_glossary(const std::string& key, const FormFields& fields);
+  HttpResponse upload_document(const HttpRequest& request, const std::string& key,
+                               const FormFields& fields);
 
   ServiceContext& service_;
   DeepLAccounts accounts_;
+  DeepLDocuments documents_;
 };
 
 }  // namespace rpt::server

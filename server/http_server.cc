@@ -113,6 +113,37 @@ MHD_Result collect_argument(void* arguments, MHD_ValueKind, const char* key, con
   return MHD_YES;
 }
 
+// libmicrohttpd's post processor hands a part over in pieces; a piece at offset 0 starts a part.
+MHD_Result collect_part(void* parts, MHD_ValueKind, const char* key, const char* filename,
+                        const char* content_type, const char*, const char* data, std::uint64_t off,
+                        std::size_t size) {
+  auto& out = *static_cast<std::vector<HttpFormPart>*>(parts);
+  if (off == 0 || out.empty()) {
+    out.push_back({.name = key != nullptr ? key : "",
+                   .filename = filename != nullptr ? filename : "",
+                   .content_type = content_type != nullptr ? content_type : "",
+                   .data = ""});
+  }
+  if (size > 0) out.back().data.append(data, size);
+  return MHD_YES;
+}
+
+// A multipart/form-data body's parts, parsed with the connection's headers (boundary).
+void parse_multipart(MHD_Connection* connection, HttpRequest& request) {
+  const auto type = request.headers.find("content-type");
+  if (request.body_too_large || type == request.headers.end() ||
+      !type->second.starts_with("multipart/form-data")) {
+    return;
+  }
+  MHD_PostProcessor* processor =
+      MHD_create_post_processor(connection, 64 * 1024, collect_part, &request.parts);
+  if (processor == nullptr) return;  // no boundary: the handler sees no parts
+  if (MHD_post_process(processor, request.body.data(), request.body.size()) != MHD_YES) {
+    request.parts.clear();
+  }
+  MHD_destroy_post_processor(processor);
+}
+
 }  // namespace
 
 // Polls the sockets of suspended connections, which libmicrohttpd leaves alone until resumed,
@@ -292,6 +323,7 @@ struct HttpServer::Dispatch {
     if (state->dispatched) return MHD_YES;  // a spurious call while the answer is pending
     state->dispatched = true;
     lock.unlock();
+    parse_multipart(connection, state->request);
     const HttpResponder responder(&server, state);
     try {
       server.handler_(std::move(state->request), responder);

@@ -25,6 +25,14 @@ struct MHD_Daemon;
 
 namespace rpt::server {
 
+// One part of a multipart/form-data body (a form field, or an uploaded file).
+struct HttpFormPart {
+  std::string name;
+  std::string filename;      // empty for a plain field
+  std::string content_type;  // the part's own, if it says
+  std::string data;
+};
+
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // without the query string
@@ -32,6 +40,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> query;
   std::map<std::string, std::string> headers;  // names in lower case
   std::string body;
+  // A multipart/form-data body, parsed by libmicrohttpd's post processor (`body` keeps the raw
+  // bytes); empty for other bodies.
+  std::vector<HttpFormPart> parts;
   bool body_too_large = false;  // the body passed HttpServerOptions::max_body_bytes (not kept)
 };
 

@@ -119,6 +119,54 @@ class DeepLTest(unittest.TestCase):
         with self.assertRaises(deepl.GlossaryNotFoundException):
             translator.get_glossary(glossary.glossary_id)
 
+    def test_documents_are_uploaded_translated_and_downloaded_once(self):
+        import io
+        translator = self.client("document-key")
+        cases = [("notes.txt", "Save the file.\n\nOpen it again?  Quit.\n", "text"),
+                 ("page.html", "<html><body><p>Click <b>Save</b>.</p></body></html>", "html")]
+        with open(os.path.join(REPO, "tests", "fixtures", "catalogs", "app.po"),
+                  encoding="utf-8") as file:
+            cases.append(("app.po", file.read(), "po"))
+        for name, text, format_name in cases:
+            with self.subTest(name=name):
+                out = io.BytesIO()
+                translator.translate_document(text.encode(), out, target_lang="DE",
+                                              filename=name)
+                self.assertEqual(out.getvalue().decode(),
+                                 self.native([text], "en-de", format=format_name)[0])
+        self.assertEqual(translator.get_usage().character.count,
+                         sum(len(text) for _, text, _ in cases))
+        # By hand: the status, and a result that is gone once downloaded.
+        status, _, body = self.server.request(
+            "POST", "/v2/document",
+            b"--BB\r\nContent-Disposition: form-data; name=\"target_lang\"\r\n\r\nDE\r\n"
+            b"--BB\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\n"
+            b"Content-Type: text/plain\r\n\r\nQuit\r\n--BB--\r\n",
+            {**KEY, "Content-Type": "multipart/form-data; boundary=BB"})
+        self.assertEqual(status, 200, body)
+        handle = json.loads(body)
+        for _ in range(500):
+            status, state = self.call("POST", f"/v2/document/{handle['document_id']}",
+                                      {"document_key": handle["document_key"]}, as_json=True)
+            if state["status"] == "done":
+                break
+        self.assertEqual(state["status"], "done", state)
+        self.assertEqual(state["billed_characters"], 4)
+        path = f"/v2/document/{handle['document_id']}/result"
+        status, _, body = self.server.request(
+            "POST", path, json.dumps({"document_key": handle["document_key"]}),
+            {**KEY, "Content-Type": "application/json"})
+        self.assertEqual((status, body.decode()), (200, self.native(["Quit"], "en-de")[0]))
+        status, _ = self.call("POST", path, {"document_key": handle["document_key"]})
+        self.assertEqual(status, 404)
+        status, answer = self.call("POST", f"/v2/document/{handle['document_id']}",
+                                   {"document_key": "wrong"})
+        self.assertEqual(status, 404, answer)
+        with self.assertRaises(Exception) as raised:
+            translator.translate_document(io.BytesIO(b"x"), io.BytesIO(), target_lang="DE",
+                                          filename="slides.pptx")
+        self.assertIn("Unsupported file type", str(raised.exception))
+
     def test_form_and_json_bodies_and_deepl_errors(self):
         fields = {"text": ["Quit", "Open the file"], "target_lang": "de",
                   "split_sentences": "nonewlines", "ignore_tags": "x,y"}
@@ -160,7 +208,7 @@ class DeepLTest(unittest.TestCase):
         status, _, answer = self.server.request(
             "POST", "/v2/translate", b"not json", {**KEY, "Content-Type": "application/json"})
         self.assertEqual(status, 400, answer)
-        status, answer = self.call("GET", "/v2/document")
+        status, answer = self.call("GET", "/v2/nothing", headers={})
         self.assertEqual(status, 404, answer)
         status, answer = self.call("POST", "/v2/glossaries",
                                    {"name": "bad", "source_lang": "en", "target_lang": "de",

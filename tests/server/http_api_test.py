@@ -211,9 +211,13 @@ class HttpApiTest(unittest.TestCase):
     def test_wrong_method_and_path(self):
         status, headers, _ = self.server.request("GET", "/v1/translate")
         self.assertEqual((status, headers.get("Allow")), (405, "POST"))
-        status, _, data = self.server.request("GET", "/v2/nothing")
+        status, _, data = self.server.request("GET", "/v3/nothing")
         self.assertEqual(status, 404)
         self.assertTrue(data.startswith(b"not found"))
+        # /v2/ is DeepL's API: its 404 in DeepL's shape.
+        status, _, data = self.server.request("GET", "/v2/nothing")
+        self.assertEqual(status, 404)
+        self.assertIn("Not found", json.loads(data)["message"])
 
     def test_http_calls_are_counted_with_their_protocol(self):
         ok = 'rpt_requests_total{code="OK",method="Translate",model="en-de",protocol="http"}'
