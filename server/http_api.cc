@@ -8,6 +8,7 @@
 #include "server/json_request.h"
 #include "server/libretranslate_api.h"
 #include "server/translation_entry.h"
+#include "server/web_ui.h"
 
 namespace rpt::server {
 namespace {
@@ -98,6 +99,10 @@ bool HttpApi::cors(const HttpRequest& request, const HttpResponder& respond) con
 bool HttpApi::handle_public(HttpRequest& request, HttpResponder& respond) const {
   const bool get = request.method == "GET" || request.method == "HEAD";
   const std::string& path = request.path;
+  if (options_.web_ui && is_web_ui_path(path)) {
+    respond(get ? web_ui_response() : method_not_allowed("GET, HEAD"));
+    return true;
+  }
   if (path == "/v1/translate") {
     if (request.method != "POST") return respond(method_not_allowed("POST")), true;
     start_http_translation(service_, request, std::make_unique<NativeDialect>(),

@@ -10,6 +10,7 @@
 //                       LibreTranslate's API (server/libretranslate_api.h), the same path
 //   /v2/translate, /v2/languages, /v2/usage, /v2/glossaries, ...
 //                       DeepL's API (server/deepl_api.h), the same path
+//   GET  /              a translation page for people (server/web_ui.h); not with --no-web-ui
 //
 // By default the JSON APIs share the metrics port: one HTTP stack, and probes that already prove
 // this port's event loop answers. `--http-listen` moves them to a port of their own (HTTPS with
@@ -40,6 +41,8 @@ struct HttpApiOptions {
   // Origins whose browser pages may call the public APIs (CORS): exact origins
   // ("https://app.example"), or "*" for any; empty: no CORS headers, browsers refuse.
   std::vector<std::string> cors_origins;
+  // With public_apis: GET / (and /index.html) answers the page for browsers (server/web_ui.h).
+  bool web_ui = true;
 };
 
 class HttpApi {

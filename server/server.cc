@@ -45,9 +45,13 @@ Server::Server(const ServerOptions& options)
       http_api_(context_, [this] { return serving_.load(); },
                 {.admin = true,
                  .public_apis = options.http_listen.empty(),
-                 .cors_origins = options.cors_origins}),
+                 .cors_origins = options.cors_origins,
+                 .web_ui = options.web_ui}),
       public_api_(context_, [this] { return serving_.load(); },
-                  {.admin = false, .public_apis = true, .cors_origins = options.cors_origins}) {
+                  {.admin = false,
+                   .public_apis = true,
+                   .cors_origins = options.cors_origins,
+                   .web_ui = options.web_ui}) {
   const auto max_body = static_cast<std::size_t>(options.http_max_body_bytes);
   http_ = std::make_unique<HttpServer>(
       HttpServerOptions{.address = options.metrics_listen, .max_body_bytes = max_body},

@@ -217,6 +217,10 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "Origins whose web pages may call the translation APIs from a browser (CORS), "
                  "comma-separated: https://app.example, or * for any (default: none)")
       ->delimiter(',');
+  app.add_flag_callback(
+      "--no-web-ui", [&options] { options.web_ui = false; },
+      "Do not serve the translation page for browsers (GET / on the port of the translation "
+      "APIs; docs/compatible-apis.md); / then answers 404");
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
       ->check(CLI::ExistingFile);
   app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)")

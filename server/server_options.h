@@ -74,6 +74,7 @@ struct ServerOptions {
   // they stay on the metrics port. Port 0: any free port (ready_file says which).
   std::string http_listen;
   std::vector<std::string> cors_origins;  // HttpApiOptions::cors_origins
+  bool web_ui = true;                     // HttpApiOptions::web_ui; false: --no-web-ui
   std::string device = "cpu";             // cpu | cuda
   std::string compute_type =
       "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)

@@ -39,6 +39,10 @@ test_packages=(
   python3-pip python3-sentencepiece  # the CTranslate2 comparison (below) and its test
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
   python3-requests        # the deepl client's
+  # tests/server/web_ui_test.py drives the page for browsers in headless Chromium; selenium's
+  # dependencies (pinned below, --no-deps): urllib3 with SOCKS, trio, trio-websocket, certifi
+  chromium chromium-driver
+  python3-urllib3 python3-socks python3-trio python3-trio-websocket python3-certifi
   prometheus curl
   libxml2-utils           # xmllint: the XLIFF tests check what rpt writes is well-formed
   gettext                 # msgfmt --check, msgcat, msginit: the PO tests check rpt's catalogues with them
@@ -93,11 +97,14 @@ fi
 # above (numpy, yaml; regex, tabulate, portalocker, lxml, colorama). Not a venv: the tests run
 # Debian's python3 with its torch and numpy, and this keeps them on one interpreter.
 # libretranslatepy (no dependencies) and deepl (DeepL's official client; Debian's python3-requests)
-# are the clients tests/server/libretranslate_test.py and deepl_test.py speak to rpt-server with.
-pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4 deepl==1.32.0)
-if /usr/bin/python3 -c "import ctranslate2, sacrebleu, libretranslatepy, deepl, sys, importlib.metadata as m
+# are the clients tests/server/libretranslate_test.py and deepl_test.py speak to rpt-server with;
+# selenium drives Chromium for tests/server/web_ui_test.py: 4.15.2, whose dependencies Debian 12
+# has (above; 4.25 wants newer websocket-client and typing_extensions, 4.52 urllib3 2).
+pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4 deepl==1.32.0 selenium==4.15.2)
+if /usr/bin/python3 -c "import ctranslate2, sacrebleu, libretranslatepy, deepl, selenium, sys, importlib.metadata as m
 sys.exit(ctranslate2.__version__ != '4.8.5' or sacrebleu.__version__ != '2.6.0'
-         or m.version('libretranslatepy') != '2.1.4' or deepl.__version__ != '1.32.0')" 2>/dev/null; then
+         or m.version('libretranslatepy') != '2.1.4' or deepl.__version__ != '1.32.0'
+         or selenium.__version__ != '4.15.2')" 2>/dev/null; then
   echo "setup: ${pins[*]} already installed"
 else
   echo "setup: pip installing ${pins[*]}"
