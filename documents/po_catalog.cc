@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/text_hygiene.h"
+#include "documents/c_format_order.h"
 #include "documents/plural_forms.h"
 #include "spans/protected_spans.h"
 
@@ -337,11 +338,17 @@ class PoCatalog : public Catalog {
 
   void fill(po_message_t message, const PendingEntry& entry,
             const std::vector<std::string>& translations) const {
-    const std::string& singular = translations[entry.text];
+    // A C format string's directives in an order printf reads right (c_format_order.h).
+    const bool c_format = po_message_is_format(message, "c-format") != 0;
+    auto ordered = [c_format](const char* source, const std::string& translation) {
+      return c_format ? c_directives_in_source_order(source, translation) : translation;
+    };
+    const std::string singular = ordered(po_message_msgid(message), translations[entry.text]);
     if (!entry.plural) {
       po_message_set_msgstr(message, singular.c_str());
     } else {
-      const std::string& plural = translations[entry.text + 1];
+      const std::string plural =
+          ordered(po_message_msgid_plural(message), translations[entry.text + 1]);
       for (int form = 0; form < plurals_.nplurals; ++form) {
         const bool singular_form = plurals_.nplurals > 1 && form == plurals_.form_of_one &&
                                    (plurals_.one_only || entry.singular_fits_plural_forms);

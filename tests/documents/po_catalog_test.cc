@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "documents/c_format_order.h"
 #include "documents/catalog.h"
 #include "documents/plural_forms.h"
 
@@ -305,6 +306,42 @@ TEST(PoCatalog, AHundredThousandEntriesParseAndRender) {
   CatalogOptions fewer;
   fewer.max_entries = 99999;
   EXPECT_THROW(parse_po(big, "de", fewer), CatalogError);
+}
+
+TEST(CFormatOrder, OutOfOrderDirectivesGetTheirSourcePositions) {
+  EXPECT_EQ(c_directives_in_source_order("Index of /%s on %s:%d", "Index von /%s:%d%s"),
+            "Index von /%1$s:%3$d%2$s");
+  EXPECT_EQ(c_directives_in_source_order("%s in '%s' line %u", "%s Zeile %u in »%s«"),
+            "%1$s Zeile %3$u in »%2$s«");
+  // In order by type (two %s swapped are the same to printf), or nothing to number: unchanged.
+  EXPECT_EQ(c_directives_in_source_order("%s and %s", "%s und %s"), "%s und %s");
+  EXPECT_EQ(c_directives_in_source_order("%d%% of %s", "%d%% von %s"), "%d%% von %s");
+  EXPECT_EQ(c_directives_in_source_order("%d%% of %s", "%s: %d%%"), "%2$s: %1$d%%");
+  EXPECT_EQ(c_directives_in_source_order("%1$s %2$d", "%2$d %1$s"), "%2$d %1$s");
+  EXPECT_EQ(c_directives_in_source_order("%*d %s", "%s %*d"), "%s %*d");
+  EXPECT_EQ(c_directives_in_source_order("%s %d", "%d"), "%d");  // not the same directives
+  EXPECT_EQ(c_directives_in_source_order("%lu files, %s", "%s: %lu Dateien"),
+            "%2$s: %1$lu Dateien");
+}
+
+TEST(PoCatalog, CFormatEntriesPassMsgfmtCheckWhenTheModelReordersDirectives) {
+  REQUIRE_GETTEXT_TOOLS();
+  const std::string source =
+      "msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=UTF-8\\n\"\n\n"
+      "#, c-format\nmsgid \"Index of /%s on %s:%d\"\nmsgstr \"\"\n\n"
+      "#, c-format\nmsgid \"%s of %d\"\nmsgid_plural \"%s of %d files\"\n"
+      "msgstr[0] \"\"\nmsgstr[1] \"\"\n\n"
+      "msgid \"Not flagged %s %d\"\nmsgstr \"\"\n";
+  auto catalog = parse_po(source, "de");
+  const std::string po = catalog->render(
+      {"Index von /%s:%d%s", "%d von %s", "%d von %s Dateien", "Nicht markiert %d %s"});
+  const ToolRun check = run_tool("msgfmt --check -o /dev/null {} 2>&1", po);
+  EXPECT_EQ(check.status, 0) << check.output << po;
+  EXPECT_NE(po.find("msgstr \"Index von /%1$s:%3$d%2$s\""), std::string::npos) << po;
+  EXPECT_NE(po.find("msgstr[0] \"%2$d von %1$s\"\nmsgstr[1] \"%2$d von %1$s Dateien\""),
+            std::string::npos)
+      << po;
+  EXPECT_NE(po.find("msgstr \"Nicht markiert %d %s\""), std::string::npos);  // no flag: as is
 }
 
 TEST(PoCatalog, FormatNames) {
