@@ -267,14 +267,19 @@ class PoCatalog : public Catalog {
     if (pending_.empty()) return write(file.get(), session.log());
     std::size_t index = 0;
     auto next = pending_.begin();
+    bool has_header = false;
     for_each_message(file.get(), [&](po_message_t message) {
       const std::size_t position = index++;
       if (is_header(message)) {
         update_header(message);
+        has_header = true;
       } else if (next != pending_.end() && next->message == position) {
         fill(message, *next++, translations);
       }
     });
+    // A file without a header would be written in no charset (gettext then refuses UTF-8
+    // translations): it gets one, first, as msginit would write it.
+    if (!has_header) add_header(file.get());
     return write(file.get(), session.log());
   }
 
@@ -317,6 +322,18 @@ class PoCatalog : public Catalog {
                          "': give the header a Plural-Forms line (msginit writes one)");
     }
     plurals_ = {rule->nplurals, rule->form_of_one, rule->one_only, plural_forms_header(*rule)};
+  }
+
+  void add_header(po_file_t file) const {
+    po_message_t header = po_message_create();
+    po_message_set_msgid(header, "");
+    po_message_set_msgstr(header,
+                          "MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+                          "Content-Transfer-Encoding: 8bit\n");
+    update_header(header);
+    po_message_iterator_t iterator = po_message_iterator(file, nullptr);
+    po_message_insert(iterator, header);  // before the first message
+    po_message_iterator_free(iterator);
   }
 
   void update_header(po_message_t header) const {

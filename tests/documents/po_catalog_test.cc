@@ -344,6 +344,22 @@ TEST(PoCatalog, CFormatEntriesPassMsgfmtCheckWhenTheModelReordersDirectives) {
   EXPECT_NE(po.find("msgstr \"Nicht markiert %d %s\""), std::string::npos);  // no flag: as is
 }
 
+TEST(PoCatalog, AFileWithoutHeaderGetsOne) {
+  REQUIRE_GETTEXT_TOOLS();
+  auto catalog = parse_po(
+      "msgid \"Open file\"\nmsgstr \"\"\n\n"
+      "msgid \"%d file\"\nmsgid_plural \"%d files\"\nmsgstr[0] \"\"\n",
+      "de");
+  const std::string po = catalog->render({"Datei öffnen", "%d Datei", "%d Dateien"});
+  const ToolRun check = run_tool("msgfmt --check -o /dev/null {} 2>&1", po);
+  EXPECT_EQ(check.status, 0) << check.output << po;
+  EXPECT_EQ(po.rfind("msgid \"\"\nmsgstr \"\"\n", 0), 0u) << po;  // the header comes first
+  EXPECT_NE(po.find("\"Language: de\\n\""), std::string::npos) << po;
+  EXPECT_NE(po.find("charset=UTF-8"), std::string::npos);
+  EXPECT_NE(po.find("\"Plural-Forms: nplurals=2; plural=(n != 1);\\n\""), std::string::npos);
+  EXPECT_NE(po.find("msgstr \"Datei öffnen\""), std::string::npos);
+}
+
 TEST(PoCatalog, FormatNames) {
   EXPECT_EQ(parse_text_format("pot"), TextFormat::kPo);
   EXPECT_EQ(parse_text_format("xlf"), TextFormat::kXliff);
