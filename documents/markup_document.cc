@@ -19,25 +19,10 @@
 #include "documents/markup_units.h"
 #include "spans/span_markup.h"
 
+#include "documents/libxml_handles.h"
+
 namespace rpt::documents {
 namespace {
-
-struct FreeDoc {
-  void operator()(xmlDoc* doc) const { xmlFreeDoc(doc); }
-};
-struct FreeHtmlContext {
-  void operator()(htmlParserCtxt* context) const { htmlFreeParserCtxt(context); }
-};
-struct FreeXmlContext {
-  void operator()(xmlParserCtxt* context) const { xmlFreeParserCtxt(context); }
-};
-struct CloseOutput {
-  void operator()(xmlOutputBuffer* output) const { xmlOutputBufferClose(output); }
-};
-struct FreeBuffer {
-  void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
-};
-using DocPtr = std::unique_ptr<xmlDoc, FreeDoc>;
 
 void init_libxml2_once() {
   static std::once_flag once;
@@ -57,13 +42,13 @@ Context* check_allocated(Context* context) {
 // HTML: lenient, repaired as browsers do (a document without them gets the implied <html> and
 // <body>: libxml2 2.9's HTML_PARSE_NOIMPLIED nests sibling elements into each other); no
 // invented doctype. Null for a source with no content at all.
-DocPtr parse_html(std::string_view source) {
-  std::unique_ptr<htmlParserCtxt, FreeHtmlContext> context(check_allocated(htmlNewParserCtxt()));
+libxml::DocPtr parse_html(std::string_view source) {
+  libxml::HtmlContextPtr context(check_allocated(htmlNewParserCtxt()));
   // RECOVER: a script ends at its own end tag, not at the first "</" (libxml2's HTML 4 rule).
   constexpr int kOptions = HTML_PARSE_RECOVER | HTML_PARSE_NONET | HTML_PARSE_NOERROR |
                            HTML_PARSE_NOWARNING | HTML_PARSE_NODEFDTD | HTML_PARSE_IGNORE_ENC;
-  return DocPtr(htmlCtxtReadMemory(context.get(), source.data(), static_cast<int>(source.size()),
-                                   nullptr, "UTF-8", kOptions));
+  return libxml::DocPtr(htmlCtxtReadMemory(
+      context.get(), source.data(), static_cast<int>(source.size()), nullptr, "UTF-8", kOptions));
 }
 
 // The first error of the XML parse running on this thread (libxml2 goes on after it, and its
@@ -95,13 +80,13 @@ void remember_first_error(void*, xmlError* error) {
 // loading, entities not substituted (a reference stays a reference; libxml2 also stops entity
 // amplification), depth at most 256.
 struct XmlParse {
-  DocPtr doc;
+  libxml::DocPtr doc;
   int error_code = 0;
   std::string error;  // "XML is not well-formed: line 3: ..."
 };
 
 XmlParse parse_xml(std::string_view source) {
-  std::unique_ptr<xmlParserCtxt, FreeXmlContext> context(check_allocated(xmlNewParserCtxt()));
+  libxml::XmlContextPtr context(check_allocated(xmlNewParserCtxt()));
   context->sax->serror = remember_first_error;
   constexpr int kOptions =
       XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_IGNORE_ENC;
@@ -129,14 +114,14 @@ XmlParse parse_xml(std::string_view source) {
 
 // A parsed source: a document, or a fragment with its blank edges kept aside.
 struct Tree {
-  DocPtr doc;  // HTML: null for a source with no content at all
+  libxml::DocPtr doc;  // HTML: null for a source with no content at all
   bool fragment = false;
   std::string_view leading;  // fragment: the blank edges, written back as they are
   std::string_view trailing;
 };
 
-Tree document_tree(DocPtr doc) { return {std::move(doc), false, {}, {}}; }
-Tree fragment_tree(DocPtr doc, const markup::FragmentEdges& edges) {
+Tree document_tree(libxml::DocPtr doc) { return {std::move(doc), false, {}, {}}; }
+Tree fragment_tree(libxml::DocPtr doc, const markup::FragmentEdges& edges) {
   return {std::move(doc), true, edges.leading, edges.trailing};
 }
 
@@ -230,7 +215,7 @@ std::string serialize_html(xmlDoc* doc) {
   if (declared != nullptr && !spans::same_name(reinterpret_cast<const char*>(declared), "utf-8")) {
     htmlSetMetaEncoding(doc, reinterpret_cast<const xmlChar*>("UTF-8"));
   }
-  std::unique_ptr<xmlOutputBuffer, CloseOutput> output(xmlAllocOutputBuffer(nullptr));
+  libxml::OutputPtr output(xmlAllocOutputBuffer(nullptr));
   if (output == nullptr) throw std::bad_alloc();
   const UrlAttributesVerbatim verbatim({xmlDocGetRootElement(doc)});
   htmlDocContentDumpFormatOutput(output.get(), doc, "UTF-8", 0);
@@ -240,7 +225,7 @@ std::string serialize_html(xmlDoc* doc) {
 
 // UTF-8, declared as such when the source has an XML declaration; none added otherwise.
 std::string serialize_xml(xmlDoc* doc, bool declaration) {
-  std::unique_ptr<xmlBuffer, FreeBuffer> buffer(xmlBufferCreate());
+  libxml::BufferPtr buffer(xmlBufferCreate());
   if (buffer == nullptr) throw std::bad_alloc();
   xmlSaveCtxt* save = xmlSaveToBuffer(buffer.get(), "UTF-8", declaration ? 0 : XML_SAVE_NO_DECL);
   if (save == nullptr) throw std::bad_alloc();
@@ -258,14 +243,14 @@ std::string serialize_fragment(xmlDoc* doc, MarkupKind kind, std::string_view le
   std::string text(leading);
   const std::vector<xmlNode*> nodes = markup::fragment_nodes(doc);
   if (kind == MarkupKind::kHtml) {
-    std::unique_ptr<xmlOutputBuffer, CloseOutput> output(xmlAllocOutputBuffer(nullptr));
+    libxml::OutputPtr output(xmlAllocOutputBuffer(nullptr));
     if (output == nullptr) throw std::bad_alloc();
     const UrlAttributesVerbatim verbatim(nodes);
     for (xmlNode* node : nodes) htmlNodeDumpFormatOutput(output.get(), doc, node, "UTF-8", 0);
     text.append(reinterpret_cast<const char*>(xmlOutputBufferGetContent(output.get())),
                 xmlOutputBufferGetSize(output.get()));
   } else {
-    std::unique_ptr<xmlBuffer, FreeBuffer> buffer(xmlBufferCreate());
+    libxml::BufferPtr buffer(xmlBufferCreate());
     if (buffer == nullptr) throw std::bad_alloc();
     xmlSaveCtxt* save = xmlSaveToBuffer(buffer.get(), "UTF-8", XML_SAVE_NO_DECL);
     if (save == nullptr) throw std::bad_alloc();

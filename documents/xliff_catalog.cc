@@ -53,6 +53,8 @@
 
 #include "common/text_hygiene.h"
 
+#include "documents/libxml_handles.h"
+
 namespace rpt::documents {
 namespace {
 
@@ -60,24 +62,6 @@ constexpr std::string_view kNamespace12 = "urn:oasis:names:tc:xliff:document:1.2
 constexpr std::string_view kNamespace20 = "urn:oasis:names:tc:xliff:document:2.0";
 
 enum class Version { k12, k20 };
-
-struct FreeDoc {
-  void operator()(xmlDoc* doc) const { xmlFreeDoc(doc); }
-};
-struct FreeContext {
-  void operator()(xmlParserCtxt* context) const { xmlFreeParserCtxt(context); }
-};
-struct FreeBuffer {
-  void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
-};
-struct FreeNodeList {
-  void operator()(xmlNode* nodes) const { xmlFreeNodeList(nodes); }
-};
-struct FreeString {
-  void operator()(xmlChar* text) const { xmlFree(text); }
-};
-using DocPtr = std::unique_ptr<xmlDoc, FreeDoc>;
-using NodeList = std::unique_ptr<xmlNode, FreeNodeList>;
 
 std::string_view view(const xmlChar* text) {
   return text == nullptr ? std::string_view() : reinterpret_cast<const char*>(text);
@@ -88,7 +72,7 @@ bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // An attribute without a namespace; nullopt when absent.
 std::optional<std::string> attribute(const xmlNode* element, const char* name) {
-  std::unique_ptr<xmlChar, FreeString> value(xmlGetNoNsProp(element, xml(name)));
+  libxml::StringPtr value(xmlGetNoNsProp(element, xml(name)));
   if (value == nullptr) return std::nullopt;
   return std::string(view(value.get()));
 }
@@ -143,10 +127,10 @@ void declare_utf8(xmlDoc* doc) {
   if (doc->encoding == nullptr) throw std::bad_alloc();
 }
 
-DocPtr parse_xml(std::string_view bytes) {
+libxml::DocPtr parse_xml(std::string_view bytes) {
   init_libxml2_once();
   if (bytes.size() > INT_MAX) throw CatalogError("XLIFF: file too large");
-  std::unique_ptr<xmlParserCtxt, FreeContext> context(xmlNewParserCtxt());
+  libxml::XmlContextPtr context(xmlNewParserCtxt());
   if (context == nullptr) throw std::bad_alloc();
   context->sax->serror = remember_first_error;
   context->sax->entityDecl = refuse_entity;
@@ -155,8 +139,8 @@ DocPtr parse_xml(std::string_view bytes) {
   ParseLog log;
   log.context = context.get();
   t_parse_log = &log;
-  DocPtr doc(xmlCtxtReadMemory(context.get(), bytes.data(), static_cast<int>(bytes.size()), nullptr,
-                               nullptr, kOptions));
+  libxml::DocPtr doc(xmlCtxtReadMemory(context.get(), bytes.data(), static_cast<int>(bytes.size()),
+                                       nullptr, nullptr, kOptions));
   t_parse_log = nullptr;
   if (log.entity_declared) {
     throw CatalogError("XLIFF: line " + std::to_string(log.entity_line) +
@@ -178,7 +162,7 @@ DocPtr parse_xml(std::string_view bytes) {
 }
 
 struct Tree {
-  DocPtr doc;
+  libxml::DocPtr doc;
   Version version = Version::k12;
   std::string_view ns;  // the XLIFF namespace of that version
 };
@@ -243,7 +227,7 @@ bool has_content(const xmlNode* element) {
 
 // Nodes as libxml2 writes them (UTF-8, & < > escaped in text).
 std::string serialize_nodes(xmlNode* first) {
-  std::unique_ptr<xmlBuffer, FreeBuffer> buffer(xmlBufferCreate());
+  libxml::BufferPtr buffer(xmlBufferCreate());
   if (buffer == nullptr) throw std::bad_alloc();
   xmlSaveCtxt* save = xmlSaveToBuffer(buffer.get(), "UTF-8", XML_SAVE_NO_DECL);
   if (save == nullptr) throw std::bad_alloc();
@@ -414,7 +398,7 @@ bool fill(xmlNode* target, const std::string& content, TextFormat format, Versio
   const xmlParserErrors status =
       xmlParseInNodeContext(target, content.data(), static_cast<int>(content.size()),
                             XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING, &parsed);
-  NodeList nodes(parsed);
+  libxml::NodeListPtr nodes(parsed);
   if (status != XML_ERR_OK || nodes == nullptr) return false;
   if (expected != nullptr) {
     std::multiset<InlineKey> found;
@@ -491,7 +475,7 @@ std::string serialize_document(xmlDoc* doc, std::string_view source) {
   const bool utf16 = source.starts_with("\xFF\xFE") || source.starts_with("\xFE\xFF") ||
                      source.substr(0, 4).find('\0') != std::string_view::npos;
   const bool declaration = has_xml_declaration(source) || utf16;
-  std::unique_ptr<xmlBuffer, FreeBuffer> buffer(xmlBufferCreate());
+  libxml::BufferPtr buffer(xmlBufferCreate());
   if (buffer == nullptr) throw std::bad_alloc();
   xmlSaveCtxt* save = xmlSaveToBuffer(buffer.get(), "UTF-8", declaration ? 0 : XML_SAVE_NO_DECL);
   if (save == nullptr) throw std::bad_alloc();

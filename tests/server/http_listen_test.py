@@ -15,19 +15,9 @@ import tempfile
 import unittest
 
 from rpt_server import FIXTURE_MODEL, ServerProcess
+from rpt_server import http_call as call
 
 ORIGIN = "https://app.example"
-
-
-def call(port, method, path, body=None, headers=None, context=None):
-    connection = (http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=60)
-                  if context else http.client.HTTPConnection("127.0.0.1", port, timeout=60))
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, dict(response.getheaders()), response.read()
-    finally:
-        connection.close()
 
 
 TRANSLATE = json.dumps({"texts": ["Save the file."]})

@@ -26,6 +26,18 @@ def server_binary():
     return binary
 
 
+def http_call(port, method, path, body=None, headers=None, context=None, timeout=60):
+    """One HTTP call to 127.0.0.1:`port` (HTTPS with an ssl `context`); (status, headers, body)."""
+    connection = (http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=timeout)
+                  if context else http.client.HTTPConnection("127.0.0.1", port, timeout=timeout))
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
 class ServerProcess:
     """rpt-server with `arguments` on 127.0.0.1 (any free ports); killed when closed."""
 
@@ -69,15 +81,9 @@ class ServerProcess:
 
     def request(self, method, path, body=None, headers=None, timeout=60):
         """One HTTP call; returns (status, headers dict, body bytes)."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=timeout)
-        try:
-            if isinstance(body, (dict, list)):
-                body = json.dumps(body)
-            connection.request(method, path, body=body, headers=headers or {})
-            response = connection.getresponse()
-            return response.status, dict(response.getheaders()), response.read()
-        finally:
-            connection.close()
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        return http_call(self.http_port, method, path, body, headers, timeout=timeout)
 
     def translate(self, body, headers=None, timeout=60):
         """POST /v1/translate; returns (status, headers, parsed JSON body)."""

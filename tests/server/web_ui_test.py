@@ -20,6 +20,7 @@ import shutil
 import unittest
 
 from rpt_server import FIXTURE_MODEL, REPO, ServerProcess
+from rpt_server import http_call as call
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -30,16 +31,6 @@ MODELS = ["--model", "en-de=" + os.path.join(REPO, "models", "en-de"),
           "--model", "en-fr=" + os.path.join(REPO, "models", "en-fr")]
 PLACEHOLDER_TEXT = "The file %s could not be saved."
 HTML_TEXT = "<b>Save</b> the file"
-
-
-def call(port, method, path, body=None, headers=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, dict(response.getheaders()), response.read()
-    finally:
-        connection.close()
 
 
 def csp_hash(page, tag):
