@@ -13,7 +13,6 @@ RPT_WEB_UI_SCREENSHOT=docs/web-ui.png also saves a screenshot of the page (1000x
 """
 import base64
 import hashlib
-import http.client
 import os
 import re
 import shutil
