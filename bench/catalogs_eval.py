@@ -235,13 +235,22 @@ def training_sources(language):
 # ---------------------------------------------------------------------------------------------
 # Checks
 
+POSITION = re.compile(r"^%(\d+)\$")
+
+
+def unnumbered(directive):
+    """%2$s -> %s: rpt numbers a c-format msgstr's directives when the model moved them."""
+    return POSITION.sub("%", directive)
+
+
 def directives(text):
-    return collections.Counter(DIRECTIVE.findall(text))
+    return collections.Counter(unnumbered(d) for d in DIRECTIVE.findall(text))
 
 
 def in_order(entry):
     """None when the msgid has no unnumbered C directive (or a numbered one), else whether each
-    msgstr form has them in the msgid's order (form 0: the singular's or the plural's)."""
+    msgstr form has them in the msgid's order (form 0: the singular's or the plural's), or
+    numbered (%2$d) with each number the msgid's directive of that type."""
     def sequence(text):
         found = C_DIRECTIVE.findall(text)
         return None if any("$" in d for d in found) else found
@@ -249,10 +258,20 @@ def in_order(entry):
     plural = sequence(entry.msgid_plural) if entry.msgid_plural is not None else singular
     if not singular and not plural:
         return None
+    def numbered_right(found, source):  # %N$x is the source's N-th directive, x its type
+        for d in found:
+            number = POSITION.match(d)
+            if not number or not source or int(number.group(1)) > len(source) or \
+                    source[int(number.group(1)) - 1] != unnumbered(d):
+                return False
+        return True
     for index, form in enumerate(entry.msgstr):
         found = C_DIRECTIVE.findall(form)
-        if any("$" in d for d in found):
-            continue  # numbered: any order is right
+        if any("$" in d for d in found):  # numbered: in any order, each the right argument
+            if not numbered_right(found, plural) and not (
+                    index == 0 and numbered_right(found, singular)):
+                return False
+            continue
         if found != plural and not (index == 0 and found == singular):
             return False
     return True
