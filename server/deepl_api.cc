@@ -58,10 +58,9 @@ std::string lower(std::string code) {
   return code;
 }
 
-// The request's fields, however sent: a JSON object (arrays repeat a name, true/false are 1/0),
-// a form body, and the query string (GET /v2/languages?type=target; DeepL's clients also send
-// GET fields as a form body).
-RequestStatus read_fields(const HttpRequest& request, FormFields* fields) {
+}  // namespace
+
+RequestStatus read_deepl_fields(const HttpRequest& request, FormFields* fields) {
   for (const auto& [name, value] : request.query) (*fields)[name].push_back(value);
   for (const HttpFormPart& part : request.parts) {  // a multipart body: its fields, not its files
     if (part.filename.empty() && part.name != "file") (*fields)[part.name].push_back(part.data);
@@ -101,6 +100,8 @@ RequestStatus read_fields(const HttpRequest& request, FormFields* fields) {
   }
   return RequestStatus::Ok();
 }
+
+namespace {
 
 std::string first(const FormFields& fields, const std::string& name) {
   const auto found = fields.find(name);
@@ -325,8 +326,9 @@ json glossary_info(const DeepLGlossary& glossary) {
           {"entry_count", glossary.entries.size()}};
 }
 
-// "source<TAB>target" lines (blank lines skipped) into entries; checked as a call's glossary is.
-RequestStatus read_tsv_entries(const std::string& tsv, std::vector<GlossaryEntry>* entries) {
+}  // namespace
+
+RequestStatus read_glossary_entries(const std::string& tsv, std::vector<GlossaryEntry>* entries) {
   std::size_t line_number = 0;
   for (std::size_t begin = 0; begin < tsv.size();) {
     std::size_t end = std::min(tsv.find('\n', begin), tsv.size());
@@ -346,7 +348,7 @@ RequestStatus read_tsv_entries(const std::string& tsv, std::vector<GlossaryEntry
   return RequestStatus::Ok();
 }
 
-}  // namespace
+namespace {
 
 // The paths DeepLApi serves, after /v2/.
 bool known_path(const std::string& path) {
@@ -354,6 +356,8 @@ bool known_path(const std::string& path) {
          path == "glossary-language-pairs" || path == "glossaries" ||
          path.starts_with("glossaries/") || path == "document" || path.starts_with("document/");
 }
+
+}  // namespace
 
 void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
   if (!known_path(request.path.substr(4))) {
@@ -364,7 +368,7 @@ void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
   }
   FormFields fields;
   if (request.body_too_large) return respond(deepl_error(413, "Request Entity Too Large"));
-  if (RequestStatus status = read_fields(request, &fields); !status.ok()) {
+  if (RequestStatus status = read_deepl_fields(request, &fields); !status.ok()) {
     return respond(deepl_error(status));
   }
   const std::string key = auth_key(request, fields);
@@ -541,7 +545,8 @@ HttpResponse DeepLApi::create_glossary(const std::string& key, const FormFields&
   }
   if (model == nullptr) return deepl_error(400, "Unsupported glossary source and target pair.");
   std::vector<GlossaryEntry> entries;
-  if (RequestStatus status = read_tsv_entries(first(fields, "entries"), &entries); !status.ok()) {
+  if (RequestStatus status = read_glossary_entries(first(fields, "entries"), &entries);
+      !status.ok()) {
     return deepl_error(status);
   }
   try {  // the rules of a call's own glossary: sizes, UTF-8, no placeholders, one target each

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "server/call_record.h"
 #include "server/deepl_accounts.h"
@@ -34,6 +35,15 @@
 #include "server/http_server.h"
 
 namespace rpt::server {
+
+// The request's fields, however sent: a JSON object (arrays repeat a name, true/false are 1/0),
+// a form or multipart body (its files apart), and the query string (GET /v2/languages?type=
+// target; DeepL's clients also send GET fields as a form body). INVALID_ARGUMENT for bad JSON.
+RequestStatus read_deepl_fields(const HttpRequest& request, FormFields* fields);
+
+// A glossary's "source<TAB>target" lines (blank lines skipped) into entries; INVALID_ARGUMENT
+// naming the first line that is not one. The terms are checked later, as a call's glossary.
+RequestStatus read_glossary_entries(const std::string& tsv, std::vector<GlossaryEntry>* entries);
 
 class DeepLApi {
  public:

@@ -20,16 +20,6 @@ RequestStatus invalid(std::string message) {
   return {StatusCode::kInvalidArgument, std::move(message)};
 }
 
-// A LibreTranslate request, read from a JSON or a form body.
-struct LibreTranslateRequest {
-  std::vector<std::string> q;
-  bool q_is_list = false;
-  std::string source;
-  std::string target;
-  std::string format = "text";
-  int alternatives = 0;
-};
-
 RequestStatus read_json(const std::string& body, LibreTranslateRequest* out) {
   json parsed;
   if (RequestStatus status = parse_json_body(body, &parsed); !status.ok()) return status;
@@ -67,8 +57,7 @@ RequestStatus read_json(const std::string& body, LibreTranslateRequest* out) {
   return RequestStatus::Ok();
 }
 
-RequestStatus read_form(const std::string& body, LibreTranslateRequest* out) {
-  auto fields = form_fields(body);
+RequestStatus read_form(const FormFields& fields, LibreTranslateRequest* out) {
   const auto first = [&fields](const char* name) {
     const auto found = fields.find(name);
     return found == fields.end() ? std::string() : found->second.front();
@@ -92,16 +81,20 @@ RequestStatus read_form(const std::string& body, LibreTranslateRequest* out) {
 }
 
 // A request's fields from its body: JSON, or a form (as libretranslatepy sends it).
-RequestStatus read_request(const HttpRequest& request, LibreTranslateRequest* out) {
+}  // namespace
+
+RequestStatus read_libretranslate_request(const HttpRequest& request, LibreTranslateRequest* out) {
   const std::string type = header(request, "content-type");
   if (type.starts_with("application/json")) return read_json(request.body, out);
-  if (type.starts_with("multipart/")) {
-    return invalid(
-        "Invalid request: send the fields as JSON or as a form "
-        "(application/x-www-form-urlencoded), not multipart");
+  if (type.starts_with("multipart/")) {  // a form as browsers send it (parsed by the server)
+    FormFields fields;
+    for (const HttpFormPart& part : request.parts) fields[part.name].push_back(part.data);
+    return read_form(fields, out);
   }
-  return read_form(request.body, out);
+  return read_form(form_fields(request.body), out);
 }
+
+namespace {
 
 class LibreTranslateDialect final : public HttpTranslateDialect {
  public:
@@ -109,7 +102,7 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
 
   RequestStatus decode(const HttpRequest& request, JsonTranslateRequest* decoded) override {
     LibreTranslateRequest lt;
-    RequestStatus status = read_request(request, &lt);
+    RequestStatus status = read_libretranslate_request(request, &lt);
     if (!status.ok()) return status;
     if (lt.q.empty()) return invalid("Invalid request: missing q parameter");
     if (lt.source.empty()) return invalid("Invalid request: missing source parameter");
@@ -215,7 +208,8 @@ HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& r
     return fail({StatusCode::kInvalidArgument, "Request Entity Too Large"}, 413);
   }
   LibreTranslateRequest lt;
-  if (RequestStatus status = read_request(request, &lt); !status.ok()) return fail(status, 400);
+  if (RequestStatus status = read_libretranslate_request(request, &lt); !status.ok())
+    return fail(status, 400);
   const bool blank = lt.q.empty() || (!lt.q_is_list && lt.q.front().empty());
   if (blank) return fail(invalid("Invalid request: missing q parameter"), 400);
   // As LibreTranslate: a list of candidates, best first, for the text or for all the texts.

@@ -9,18 +9,34 @@
 //   GET  /frontend/settings   what LibreTranslate's clients read at start
 //
 // Answers and errors in LibreTranslate's shapes: {"translatedText": ..., "alternatives": [...],
-// "detectedLanguage": {...}}, {"error": "..."} with 400, 429 (Retry-After), 500, 503.
+// "detectedLanguage": {...}}, {"error": "..."} with 400, 429 (Retry-After), 500, 503. JSON, form
+// and multipart bodies.
 // source "auto" picks the one served model translating into `target`; with several, the language
 // detected on the call's texts (server/language_detection.h) among their sources: one for the
 // whole call, with its confidence in detectedLanguage.
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "server/call_record.h"
 #include "server/http_translate_call.h"
 
 namespace rpt::server {
+
+// A LibreTranslate request, read from a JSON, form or multipart body.
+struct LibreTranslateRequest {
+  std::vector<std::string> q;
+  bool q_is_list = false;
+  std::string source;
+  std::string target;
+  std::string format = "text";
+  int alternatives = 0;
+};
+
+// The request's fields (its decoder; INVALID_ARGUMENT for a body that is not one).
+RequestStatus read_libretranslate_request(const HttpRequest& request, LibreTranslateRequest* out);
 
 std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& service);
 HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& request);

@@ -80,6 +80,15 @@ class LibreTranslateTest(unittest.TestCase):
                 native = self.native([texts[0]], "en-fr", n_best=3, beam_size=3)[0]
                 self.assertEqual(body, {"translatedText": native[0]["text"],
                                         "alternatives": [h["text"] for h in native[1:]]})
+        # multipart/form-data, as a browser's form sends it.
+        parts = b"".join(b'--xyz\r\nContent-Disposition: form-data; name="%s"\r\n\r\n%s\r\n'
+                         % (name, value) for name, value in
+                         [(b"q", texts[0].encode()), (b"source", b"en"), (b"target", b"fr")])
+        request = urllib.request.Request(
+            self.url + "translate", data=parts + b"--xyz--\r\n",
+            headers={"Content-Type": "multipart/form-data; boundary=xyz"})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            self.assertEqual(json.loads(response.read()), {"translatedText": want[0]})
 
     def test_source_auto_picks_the_one_model_into_the_target(self):
         status, body = self.post({"q": "Open the file.", "source": "auto", "target": "de"},
