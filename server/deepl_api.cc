@@ -77,7 +77,9 @@ RequestStatus read_deepl_fields(const HttpRequest& request, FormFields* fields) 
   json parsed;
   if (RequestStatus status = parse_json_body(request.body, &parsed); !status.ok()) return status;
   if (!parsed.is_object()) return invalid("the body must be a JSON object");
-  for (const auto& [name, value] : parsed.items()) {
+  for (const auto& field : parsed.items()) {  // not a structured binding: clang 14 cannot
+    const std::string& name = field.key();    // capture one in the lambda below
+    const json& value = field.value();
     auto add = [&](const json& item) -> RequestStatus {
       if (item.is_string()) {
         (*fields)[name].push_back(item.get<std::string>());
