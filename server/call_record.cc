@@ -16,6 +16,14 @@ bool usable_request_id(std::string_view id) {
 
 }  // namespace
 
+std::string bearer_token(const grpc::ServerContextBase& context) {
+  const auto& metadata = context.client_metadata();
+  const auto found = metadata.find("authorization");
+  if (found == metadata.end()) return {};
+  const std::string value(found->second.data(), found->second.size());
+  return value.rfind("Bearer ", 0) == 0 ? value.substr(7) : std::string();
+}
+
 std::string grpc_request_id(const grpc::ServerContextBase& context) {
   const auto& metadata = context.client_metadata();
   const auto found = metadata.find("x-request-id");

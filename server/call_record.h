@@ -12,6 +12,7 @@
 #include <grpcpp/server_context.h>
 
 #include "server/metrics.h"
+#include "server/api_keys.h"
 #include "server/model_registry.h"
 #include "server/server_options.h"
 #include "server/status.h"
@@ -23,6 +24,7 @@ struct ServiceContext {
   ModelRegistry& registry;
   Metrics& metrics;
   const ServerOptions& options;
+  ApiKeys& api_keys;                  // --api-keys (none: every call admitted)
   std::atomic<bool> draining{false};  // new calls get UNAVAILABLE
   std::atomic<int> in_flight{0};      // calls started and not yet completed
   std::atomic<std::uint64_t> next_call_id{1};
@@ -31,6 +33,9 @@ struct ServiceContext {
 // The `protocol` label of the rpt_ request metrics.
 inline constexpr const char* kProtocolGrpc = "grpc";
 inline constexpr const char* kProtocolHttp = "http";
+
+// The key of the client's `authorization: Bearer <key>` metadata, or empty.
+std::string bearer_token(const grpc::ServerContextBase& context);
 
 // The client's x-request-id metadata, or empty.
 std::string grpc_request_id(const grpc::ServerContextBase& context);

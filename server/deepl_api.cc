@@ -39,7 +39,9 @@ HttpResponse deepl_error(int http_status, const std::string& message) {
 // DeepL's status for a failed call (an unserved language pair never gets here: deepl_request
 // answers it with 400, as DeepL does; NOT_FOUND is a glossary or a document).
 HttpResponse deepl_error(const RequestStatus& status, int http_status = 0) {
-  const int code = http_status != 0 ? http_status : to_http_status(status.code);
+  int code = http_status != 0 ? http_status : to_http_status(status.code);
+  if (status.code == StatusCode::kUnauthenticated) code = 403;  // DeepL's authorization failure
+  if (status.code == StatusCode::kQuotaExceeded) code = 456;    // DeepL's quota exceeded
   HttpResponse answer = deepl_error(code, status.message);
   if (status.code == StatusCode::kResourceExhausted)
     answer.headers.emplace_back("Retry-After", "1");
@@ -148,13 +150,6 @@ std::string detect_source(const ServiceContext& service, const std::string& targ
       .language;
 }
 
-// What DeepL bills: characters (code points; bytes for text that is not UTF-8).
-long long billed_characters(const std::string& text) {
-  if (!is_valid_utf8(text)) return static_cast<long long>(text.size());
-  return std::count_if(text.begin(), text.end(),
-                       [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
-}
-
 // The TranslateRequest DeepL's fields mean for `texts` (translate and document calls alike);
 // *detected: the source language as DeepL names it.
 RequestStatus deepl_request(const ServiceContext& service, const DeepLAccounts& accounts,
@@ -254,6 +249,7 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     if (texts == fields_.end() || texts->second.empty()) {
       return invalid("Parameter 'text' not specified.");
     }
+    decoded->api_key = key_;
     RequestStatus status = deepl_request(service_, accounts_, key_, fields_, texts->second,
                                          &decoded->request, &detected_);
     if (!status.ok()) return status;
@@ -378,6 +374,9 @@ void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
     return respond(deepl_error(
         403, "Authorization failure: send the header Authorization: DeepL-Auth-Key <key>"));
   }
+  if (service_.api_keys.enabled() && service_.api_keys.find(key) == nullptr) {
+    return respond(deepl_error(403, "Authorization failure, check auth_key: the key is not valid"));
+  }
   if (!accounts_.admit(key)) {
     return respond(deepl_error(403, "Authorization failure: this server tracks no more keys"));
   }
@@ -402,10 +401,18 @@ void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
   }
   if (path == "usage") {
     if (!get && method != "POST") return not_allowed("GET, POST");
-    // No quota yet: the limit a counter cannot reach.
-    return respond(json_response(
-        200, dump(json{{"character_count", accounts_.usage(key)},
-                       {"character_limit", std::numeric_limits<std::int64_t>::max()}})));
+    // The key's month against its quota (--api-keys); without one, the limit a counter cannot
+    // reach.
+    std::int64_t count = accounts_.usage(key);
+    std::int64_t limit = 0;
+    if (const ApiKey* listed = service_.api_keys.find(key)) {
+      const ApiKeys::Usage usage = service_.api_keys.usage(*listed);
+      count = usage.characters;
+      limit = usage.limit;
+    }
+    if (limit == 0) limit = std::numeric_limits<std::int64_t>::max();
+    return respond(
+        json_response(200, dump(json{{"character_count", count}, {"character_limit", limit}})));
   }
   if (path == "glossary-language-pairs") {
     return get ? respond(language_pairs(service_)) : not_allowed("GET");

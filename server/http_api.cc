@@ -33,6 +33,7 @@ class NativeDialect final : public HttpTranslateDialect {
  public:
   RequestStatus decode(const HttpRequest& request, JsonTranslateRequest* decoded) override {
     RequestStatus status = parse_translate_json(request.body, decoded);
+    decoded->api_key = bearer_token(request);
     // Cache-Control: no-cache asks for a fresh decode unless the body's options say otherwise.
     if (status.ok() && header(request, "cache-control").find("no-cache") != std::string::npos &&
         !decoded->request.options().has_use_cache()) {

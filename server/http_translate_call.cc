@@ -53,7 +53,8 @@ class HttpTranslateCall final : public JobObserver {
     Clock::time_point deadline;
     status = deadline_of(request, decoded.timeout_seconds, &deadline);
     if (!status.ok()) return status;
-    status = prepare_translation(service_, decoded.request, deadline, this, record_, &pending_);
+    status = prepare_translation(service_, decoded.request, decoded.api_key, deadline, this,
+                                 record_, &pending_);
     if (!status.ok()) return status;
     for (int i = 0; i < pending_.texts(); ++i) response_.add_translations();
     // A client that hangs up cancels its call as a cancelled gRPC call does. Registered before
@@ -110,6 +111,11 @@ HttpResponse json_response(int status, std::string body) {
 std::string header(const HttpRequest& request, const std::string& name) {
   const auto found = request.headers.find(name);
   return found == request.headers.end() ? std::string() : found->second;
+}
+
+std::string bearer_token(const HttpRequest& request) {
+  const std::string authorization = header(request, "authorization");
+  return authorization.rfind("Bearer ", 0) == 0 ? authorization.substr(7) : std::string();
 }
 
 void start_http_translation(ServiceContext& service, const HttpRequest& request,

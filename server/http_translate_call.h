@@ -33,6 +33,8 @@ HttpResponse json_response(int status, std::string body);
 
 // The value of header `name` (lower case), or "".
 std::string header(const HttpRequest& request, const std::string& name);
+// The key of an `Authorization: Bearer <key>` header, or "".
+std::string bearer_token(const HttpRequest& request);
 
 // Starts the call; `respond` is called exactly once, now or from the scheduler's threads.
 void start_http_translation(ServiceContext& service, const HttpRequest& request,

@@ -27,6 +27,7 @@ inline constexpr int kMaxJsonDepth = 32;
 struct JsonTranslateRequest {
   v1::TranslateRequest request;
   std::optional<double> timeout_seconds;  // > 0 when set
+  std::string api_key;                    // as the dialect reads it (--api-keys); empty: none
 };
 
 // `body` as JSON, nesting bounded by kMaxJsonDepth as it is parsed; INVALID_ARGUMENT naming what

@@ -42,6 +42,8 @@ RequestStatus read_json(const std::string& body, LibreTranslateRequest* out) {
   } else if (q != parsed.end() && !q->is_null()) {
     return invalid("Invalid request: q must be a string or an array of strings");
   }
+  out->api_key =
+      parsed.value("api_key", json()).is_string() ? parsed["api_key"].get<std::string>() : "";
   out->source =
       parsed.value("source", json()).is_string() ? parsed["source"].get<std::string>() : "";
   out->target =
@@ -66,6 +68,7 @@ RequestStatus read_form(const FormFields& fields, LibreTranslateRequest* out) {
   if (q != fields.end()) out->q = q->second;
   out->q_is_list = q != fields.end() && q->second.size() > 1;
   out->source = first("source");
+  out->api_key = first("api_key");
   out->target = first("target");
   if (fields.contains("format")) out->format = first("format");
   if (fields.contains("alternatives")) {
@@ -121,6 +124,7 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
     }
     q_is_list_ = lt.q_is_list;
     alternatives_ = lt.alternatives;
+    decoded->api_key = lt.api_key;
     v1::TranslateRequest& out = decoded->request;
     out.mutable_model()->set_source_language(lt.source);
     out.mutable_model()->set_target_language(lt.target);
@@ -161,6 +165,7 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
     // LibreTranslate answers an unsupported language with 400, as any bad request.
     int code = http_status != 0 ? http_status : to_http_status(status.code);
     if (status.code == StatusCode::kNotFound) code = 400;
+    if (status.code == StatusCode::kUnauthenticated) code = 403;  // "Invalid API key"
     HttpResponse answer = json_response(
         code, json{{"error", status.message}}.dump(-1, ' ', false, json::error_handler_t::replace));
     if (status.code == StatusCode::kResourceExhausted) {
@@ -244,8 +249,8 @@ HttpResponse libretranslate_settings(ServiceContext& service) {
     source = service.registry.models().front()->description.source_language;
     target = service.registry.models().front()->description.target_language;
   }
-  const json settings = {{"apiKeys", false},
-                         {"keyRequired", false},
+  const json settings = {{"apiKeys", service.api_keys.enabled()},
+                         {"keyRequired", service.api_keys.enabled()},
                          {"charLimit", service.options.limits.max_text_bytes},
                          {"frontendTimeout", 500},
                          {"suggestions", false},

@@ -33,6 +33,7 @@ struct LibreTranslateRequest {
   std::string target;
   std::string format = "text";
   int alternatives = 0;
+  std::string api_key;
 };
 
 // The request's fields (its decoder; INVALID_ARGUMENT for a body that is not one).

@@ -39,7 +39,9 @@ constexpr const char* kTranslatorService = "rpt.v1.Translator";
 Server::Server(const ServerOptions& options)
     : options_(options),
       registry_((kernels::set_cpu_threads(options.threads), options), metrics_),
-      context_{.registry = registry_, .metrics = metrics_, .options = options_},
+      api_keys_(options.api_keys_file.empty() ? ApiKeys() : ApiKeys::load(options.api_keys_file)),
+      context_{
+          .registry = registry_, .metrics = metrics_, .options = options_, .api_keys = api_keys_},
       service_(context_),
       health_({kTranslatorService}),
       http_api_(context_, [this] { return serving_.load(); },

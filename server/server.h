@@ -46,6 +46,7 @@ class Server {
   std::atomic<bool> serving_{false};
   Metrics metrics_;
   ModelRegistry registry_;
+  ApiKeys api_keys_;  // before context_, which refers to it
   ServiceContext context_;
   TranslatorService service_;
   HealthService health_;  // outlives server_: gRPC finishes its streams first

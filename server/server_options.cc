@@ -221,6 +221,12 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       "--no-web-ui", [&options] { options.web_ui = false; },
       "Do not serve the translation page for browsers (GET / on the port of the translation "
       "APIs; docs/compatible-apis.md); / then answers 404");
+  app.add_option("--api-keys", options.api_keys_file,
+                 "File of API keys (KEY<TAB>NAME[<TAB>CHARACTERS_PER_MONTH] a line): every "
+                 "translation call must present one (Authorization: Bearer KEY; LibreTranslate's "
+                 "api_key; DeepL's DeepL-Auth-Key) and is charged its characters against the "
+                 "key's monthly quota (default: no keys asked)")
+      ->check(CLI::ExistingFile);
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
       ->check(CLI::ExistingFile);
   app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)")

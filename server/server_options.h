@@ -91,7 +91,8 @@ struct ServerOptions {
   std::string default_length_penalty_type = "average";
   // How texts are cut into segments when a request does not say (DecodingOptions.split_sentences).
   documents::SplitSentences default_split_sentences = documents::SplitSentences::kAuto;
-  std::string tls_cert;  // PEM files; both or neither
+  std::string api_keys_file;  // --api-keys (server/api_keys.h); empty: no keys asked
+  std::string tls_cert;       // PEM files; both or neither
   std::string tls_key;
   std::string log_level = "info";
   bool log_json = false;

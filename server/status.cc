@@ -22,6 +22,10 @@ grpc::Status to_grpc(const RequestStatus& status) {
       return {grpc::StatusCode::UNAVAILABLE, status.message};
     case StatusCode::kInternal:
       return {grpc::StatusCode::INTERNAL, status.message};
+    case StatusCode::kUnauthenticated:
+      return {grpc::StatusCode::UNAUTHENTICATED, status.message};
+    case StatusCode::kQuotaExceeded:
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, status.message};
   }
   return {grpc::StatusCode::INTERNAL, "unmapped status: " + status.message};
 }
@@ -44,6 +48,10 @@ int to_http_status(StatusCode code) {
       return 503;
     case StatusCode::kInternal:
       return 500;
+    case StatusCode::kUnauthenticated:
+      return 401;
+    case StatusCode::kQuotaExceeded:
+      return 429;
   }
   return 500;
 }
@@ -66,6 +74,10 @@ std::string_view code_name(StatusCode code) {
       return "UNAVAILABLE";
     case StatusCode::kInternal:
       return "INTERNAL";
+    case StatusCode::kUnauthenticated:
+      return "UNAUTHENTICATED";
+    case StatusCode::kQuotaExceeded:
+      return "RESOURCE_EXHAUSTED";
   }
   return "INTERNAL";
 }

@@ -20,6 +20,8 @@ enum class StatusCode {
   kCancelled,          // the client cancelled
   kUnavailable,        // the server is draining
   kInternal,           // unexpected engine failure
+  kUnauthenticated,    // no API key, or one the server does not list (--api-keys)
+  kQuotaExceeded,      // the key's monthly characters are used up (gRPC RESOURCE_EXHAUSTED)
 };
 
 struct RequestStatus {
@@ -33,7 +35,7 @@ struct RequestStatus {
 // The gRPC status for `status`.
 grpc::Status to_grpc(const RequestStatus& status);
 // The HTTP status for `status` (the JSON API): 200, 400, 404, 429, 504, 499 (the client went
-// away), 503, 500.
+// away), 503, 500, 401 (no valid API key), 429 (quota).
 int to_http_status(StatusCode code);
 // The gRPC code name ("OK", "INVALID_ARGUMENT", ...) for metrics labels and logs.
 std::string_view code_name(StatusCode code);

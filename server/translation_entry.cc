@@ -21,8 +21,11 @@ void PendingTranslation::cancel() const {
 }
 
 RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                                  Clock::time_point deadline, JobObserver* observer,
-                                  CallRecord& record, PendingTranslation* pending) {
+                                  std::string_view api_key, Clock::time_point deadline,
+                                  JobObserver* observer, CallRecord& record,
+                                  PendingTranslation* pending) {
+  // A caller without a listed key learns nothing of the models (nothing charged yet).
+  if (RequestStatus known = service.api_keys.authorize(api_key, 0); !known.ok()) return known;
   // Routed first, so that a call refused while draining is counted under its model.
   const v1::ModelSelector& selector = request.model();
   RequestStatus routed = service.registry.find(
@@ -33,6 +36,11 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   RequestStatus valid =
       prepare_request(request, *pending->model, service.options, &pending->prepared);
   if (!valid.ok()) return valid;
+  std::int64_t characters = 0;
+  for (const std::string& text : request.texts()) characters += billed_characters(text);
+  if (RequestStatus charged = service.api_keys.authorize(api_key, characters); !charged.ok()) {
+    return charged;
+  }
 
   const PreparedRequest& prepared = pending->prepared;
   auto job = std::make_shared<TranslationJob>();

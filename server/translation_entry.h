@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "proto/translate.pb.h"
 #include "server/call_record.h"
@@ -34,10 +35,13 @@ struct PendingTranslation {
 // draining, validates `request` and cuts its texts into segments, looks each segment up in the
 // model's cache (unless the request says use_cache false) and builds its job of the others (not
 // yet queued) with `deadline`; `observer` gets whole texts. The record learns the model and the
-// sentences (segments).
+// sentences (segments). With --api-keys, `api_key` must be listed (UNAUTHENTICATED before
+// anything else is looked at) and the texts' characters are charged to it once the request is
+// valid (QUOTA_EXCEEDED past its month's quota).
 RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                                  Clock::time_point deadline, JobObserver* observer,
-                                  CallRecord& record, PendingTranslation* pending);
+                                  std::string_view api_key, Clock::time_point deadline,
+                                  JobObserver* observer, CallRecord& record,
+                                  PendingTranslation* pending);
 
 // Queues a prepared job; RESOURCE_EXHAUSTED/INVALID_ARGUMENT from the admission queue (the
 // observer is then never called). From here on the observer may be called before this returns:

@@ -35,8 +35,8 @@ class TranslationCall : public Reactor, public JobObserver {
     v1::TranslateRequest request;
     RequestStatus status = decode_translate_request(raw, &request);
     if (status.ok()) {
-      status = prepare_translation(service_, request, steady_deadline(*context_), this, record_,
-                                   &translation_);
+      status = prepare_translation(service_, request, bearer_token(*context_),
+                                   steady_deadline(*context_), this, record_, &translation_);
     }
     if (status.ok()) {
       prepare_results(translation_.texts());
