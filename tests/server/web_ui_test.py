@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import shutil
+import tempfile
 import unittest
 
 from rpt_server import FIXTURE_MODEL, REPO, ServerProcess
@@ -237,6 +238,29 @@ class BrowserTest(unittest.TestCase):
         self.fill(PLACEHOLDER_TEXT, glossary="file")
         self.element("translate").click()
         self.assertIn("Glossary line 1: write it as source = target", self.element("error").text)
+
+    def test_an_api_key_is_sent_when_given(self):
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        directory = tempfile.mkdtemp(prefix="rpt_web_ui_keys_")
+        keys = os.path.join(directory, "keys.tsv")
+        with open(keys, "w") as f:
+            f.write("page-key-0123456789abcdef\tPage\n")
+        keyed = ServerProcess(MODELS + ["--beam-size", "2", "--api-keys", keys])
+        try:
+            self.driver.get(f"http://127.0.0.1:{keyed.http_port}/")
+            WebDriverWait(self.driver, 30).until(
+                lambda d: len(d.find_elements("css selector", "#model option")) == 2)
+            self.fill(PLACEHOLDER_TEXT)
+            self.run_translation()
+            self.assertIn("HTTP 401, UNAUTHENTICATED", self.element("error").text)
+            self.element("api-key").send_keys("page-key-0123456789abcdef")
+            self.run_translation()
+            self.assertEqual(self.element("result").text,
+                             self.api(PLACEHOLDER_TEXT)["hypotheses"][0]["text"])
+        finally:
+            keyed.close()
+            shutil.rmtree(directory, ignore_errors=True)
 
     def test_the_policy_refuses_other_inline_code(self):
         # What an injection would add does not run; the browser says why (and tearDown, which
