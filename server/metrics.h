@@ -1,4 +1,4 @@
-// Prometheus metrics of the server (README.md "The server"), kept with prometheus-cpp and served on
+// Prometheus metrics of the server (docs/server.md), kept with prometheus-cpp and served on
 // the HTTP port (server/http_api.h). Names have the rpt_ prefix; times are in seconds.
 //
 // Thread safety: every method may be called from any thread (prometheus-cpp metrics are atomic;

@@ -1,6 +1,6 @@
 // rpt-server assembled: models and their schedulers, the gRPC server (Translator, Health,
 // reflection), the HTTP port (probes, /metrics, JSON API), and the drain on SIGTERM/SIGINT
-// (README.md): health turns NOT_SERVING (and HTTP /readyz 503), new calls of either protocol
+// (docs/server.md): health turns NOT_SERVING (and HTTP /readyz 503), new calls of either protocol
 // get UNAVAILABLE, calls in flight get the grace period to finish, then the server stops.
 #pragma once
 

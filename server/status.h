@@ -1,6 +1,6 @@
 // The outcome of a request, and the ONE place where outcomes, engine errors and gRPC status codes
-// (and their HTTP statuses) are mapped onto each other (README.md). Handlers build a RequestStatus
-// (never throw) and convert it with to_grpc() when they finish a call.
+// (and their HTTP statuses) are mapped onto each other (docs/server.md). Handlers build a
+// RequestStatus (never throw) and convert it with to_grpc() when they finish a call.
 #pragma once
 
 #include <exception>
