@@ -24,20 +24,36 @@ inline constexpr int kMaxBeamSize = 64;  // the top-k kernels' candidate buffers
 inline constexpr int kBanSlack = 4;      // scanned candidates added for banned tokens
 
 struct DecodingOptions {
-  int beam_size = 4;         // 1: greedy
-  int n_best = 1;            // hypotheses returned, <= beam_size
-  int max_length = 250;      // generated tokens, EOS not counted
-  int min_length = 0;        // EOS is blocked before this many tokens
+  int beam_size = 4;            // 1: greedy
+  int n_best = 1;               // hypotheses returned, <= beam_size
+  int max_length = 250;         // generated tokens, EOS not counted
+  int min_length = 0;           // EOS is blocked before this many tokens
   float length_penalty = 1.0f;  // alpha
   LengthPenaltyType length_penalty_type = LengthPenaltyType::kAverage;
+
+  // Every field, in order, for whoever must see them all (the server's cache key: a cached
+  // translation must have been made with the same options).
+  template <typename Visitor>
+  void visit(Visitor&& visitor) const {
+    visitor(beam_size);
+    visitor(n_best);
+    visitor(max_length);
+    visitor(min_length);
+    visitor(length_penalty);
+    visitor(length_penalty_type);
+  }
 };
+// A field added to DecodingOptions changes its size: visit() (and so the cache key) must name it
+// before this is updated.
+static_assert(sizeof(DecodingOptions) == 6 * 4,
+              "a new DecodingOptions field must be added to DecodingOptions::visit");
 
 // Throws InvalidArgument naming the bad option and its allowed range.
 void validate(const DecodingOptions& options);
 
 struct Hypothesis {
-  std::vector<int> ids;  // target ids, without the final EOS
-  float score = 0.0f;    // normalised by the length penalty
+  std::vector<int> ids;         // target ids, without the final EOS
+  float score = 0.0f;           // normalised by the length penalty
   bool constraints_met = true;  // every constraint holds (only false at max_length)
 };
 
@@ -75,7 +91,7 @@ class BeamSearch {
  private:
   struct Beam {
     std::vector<int> ids;
-    float cumulative = 0.0f;  // sum of log-probs
+    float cumulative = 0.0f;     // sum of log-probs
     ConstraintState constraint;  // empty without constraints
   };
   struct Candidate {

@@ -71,12 +71,10 @@ std::string TranslationCache::key(std::string_view text, const DecodingOptions& 
   // Fixed-size options first, then the text: no two distinct (options, text) pairs meet.
   std::string key;
   key.reserve(32 + text.size());
-  append_bytes(key, static_cast<std::int32_t>(options.beam_size));
-  append_bytes(key, static_cast<std::int32_t>(options.n_best));
-  append_bytes(key, static_cast<std::int32_t>(options.max_length));
-  append_bytes(key, static_cast<std::int32_t>(options.min_length));
-  append_bytes(key, std::bit_cast<std::uint32_t>(options.length_penalty));
-  append_bytes(key, static_cast<std::int32_t>(options.length_penalty_type));
+  options.visit([&key](auto field) {  // every option (DecodingOptions::visit), 4 bytes each
+    static_assert(sizeof(field) == 4);
+    append_bytes(key, std::bit_cast<std::uint32_t>(field));
+  });
   key.push_back(protect ? '\1' : '\0');
   append_bytes(key, static_cast<std::uint32_t>(glossary.size()));
   key.append(glossary);

@@ -36,15 +36,31 @@ TEST(TranslationCacheTest, KeysDifferForEveryOptionThatChangesTheResult) {
   EXPECT_EQ(key, TranslationCache::key("Save", base, true));
   EXPECT_NE(key, TranslationCache::key("Save", base, false));
   EXPECT_NE(key, TranslationCache::key("Save ", base, true));
-  for (int option = 0; option < 6; ++option) {
+  // As many options as DecodingOptions::visit names: a field visited but not changed here fails.
+  int fields = 0;
+  base.visit([&fields](auto) { ++fields; });
+  ASSERT_EQ(fields, 6);
+  for (int option = 0; option < fields; ++option) {
     DecodingOptions changed = base;
     switch (option) {
-      case 0: changed.beam_size = 2; break;
-      case 1: changed.n_best = 2; break;
-      case 2: changed.max_length = 20; break;
-      case 3: changed.min_length = 1; break;
-      case 4: changed.length_penalty = 0.6f; break;
-      default: changed.length_penalty_type = LengthPenaltyType::kGnmt; break;
+      case 0:
+        changed.beam_size = 2;
+        break;
+      case 1:
+        changed.n_best = 2;
+        break;
+      case 2:
+        changed.max_length = 20;
+        break;
+      case 3:
+        changed.min_length = 1;
+        break;
+      case 4:
+        changed.length_penalty = 0.6f;
+        break;
+      default:
+        changed.length_penalty_type = LengthPenaltyType::kGnmt;
+        break;
     }
     EXPECT_NE(key, TranslationCache::key("Save", changed, true)) << "option " << option;
   }
@@ -170,8 +186,7 @@ TEST(TranslationCacheTest, HeapInUseStaysWithinTheBoundUnderUniqueEntries) {
   {
     TranslationCache cache({.max_bytes = kBound}, {});
     for (int i = 0; i < 10000; ++i) {
-      cache.insert(TranslationCache::key(numbered("Item saved to folder ", i), {}, true),
-                   entry(i));
+      cache.insert(TranslationCache::key(numbered("Item saved to folder ", i), {}, true), entry(i));
       if (i % 500 == 499) {
         most = std::max(most, in_use() - before);
         ASSERT_LE(cache.bytes(), kBound);
