@@ -79,12 +79,6 @@ struct CliOptions {
   rpt::DecodingOptions decoding;
 };
 
-rpt::LengthPenaltyType parse_penalty_type(const std::string& name) {
-  if (name == "average") return rpt::LengthPenaltyType::kAverage;
-  if (name == "gnmt") return rpt::LengthPenaltyType::kGnmt;
-  return rpt::LengthPenaltyType::kNone;
-}
-
 // How the input is cut: --split-sentences, the sentence rules of --language (else the model's
 // source language), the glossary's terms never cut (`glossary` outlives the options).
 rpt::documents::SegmentationOptions segmentation(const CliOptions& cli, const rpt::Model& model,
@@ -427,7 +421,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   rpt::keep_freed_memory_for_reuse();
-  cli.decoding.length_penalty_type = parse_penalty_type(cli.length_penalty_type);
+  cli.decoding.length_penalty_type = rpt::parse_length_penalty_type(cli.length_penalty_type);
   if (const std::string conflict = document_option_conflict(cli); !conflict.empty()) {
     std::cerr << "rpt-translate: " << conflict << "\n";
     return 1;

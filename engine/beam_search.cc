@@ -18,6 +18,14 @@ bool better(const Candidate& a, const Candidate& b) {
 
 }  // namespace
 
+LengthPenaltyType parse_length_penalty_type(std::string_view name) {
+  if (name == "average") return LengthPenaltyType::kAverage;
+  if (name == "gnmt") return LengthPenaltyType::kGnmt;
+  RPT_CHECK(name == "none", InvalidArgument, "length penalty type '", name,
+            "': it must be average, gnmt or none");
+  return LengthPenaltyType::kNone;
+}
+
 void validate(const DecodingOptions& options) {
   RPT_CHECK(options.beam_size >= 1 && options.beam_size <= kMaxBeamSize, InvalidArgument,
             "beam_size must be in [1, ", kMaxBeamSize, "], got ", options.beam_size);
@@ -25,9 +33,9 @@ void validate(const DecodingOptions& options) {
             "n_best must be in [1, beam_size=", options.beam_size, "], got ", options.n_best);
   RPT_CHECK(options.max_length >= 1, InvalidArgument, "max_length must be >= 1, got ",
             options.max_length);
-  RPT_CHECK(options.min_length >= 0 && options.min_length <= options.max_length,
-            InvalidArgument, "min_length must be in [0, max_length=", options.max_length,
-            "], got ", options.min_length);
+  RPT_CHECK(options.min_length >= 0 && options.min_length <= options.max_length, InvalidArgument,
+            "min_length must be in [0, max_length=", options.max_length, "], got ",
+            options.min_length);
   RPT_CHECK(std::isfinite(options.length_penalty) && options.length_penalty >= 0.0f &&
                 options.length_penalty <= 10.0f,
             InvalidArgument, "length_penalty must be in [0, 10], got ", options.length_penalty);
@@ -119,8 +127,8 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
     next.push_back(std::move(beam));
     parents.push_back(c.beam);
   }
-  const bool best_finished = candidates.empty() || candidates.front().token == eos_id_ ||
-                             at_max_length;
+  const bool best_finished =
+      candidates.empty() || candidates.front().token == eos_id_ || at_max_length;
   if ((best_finished && static_cast<int>(finished_.size()) >= options_.n_best) || next.empty()) {
     std::stable_sort(finished_.begin(), finished_.end(),
                      [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
@@ -135,8 +143,7 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
 }
 
 void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, int stride,
-                                        float length_penalty,
-                                        std::vector<Candidate>& out) const {
+                                        float length_penalty, std::vector<Candidate>& out) const {
   const int width = options_.beam_size;
   const int scanned = std::min(stride, candidates_per_beam_);
   const int steps_left = options_.max_length - generated_;  // this one included

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "engine/decoding_constraints.h"
@@ -19,6 +20,9 @@ enum class LengthPenaltyType {
   kGnmt,     // ((5 + len) / 6)^alpha (Wu et al. 2016)
   kNone,
 };
+
+// "average", "gnmt", "none" (the flags' and the config's names); InvalidArgument otherwise.
+LengthPenaltyType parse_length_penalty_type(std::string_view name);
 
 inline constexpr int kMaxBeamSize = 64;  // the top-k kernels' candidate buffers are sized for it
 inline constexpr int kBanSlack = 4;      // scanned candidates added for banned tokens

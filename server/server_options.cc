@@ -35,12 +35,6 @@ GlossarySpec parse_glossary_spec(const std::string& text) {
   return spec;
 }
 
-LengthPenaltyType parse_penalty_type(const std::string& name) {
-  if (name == "gnmt") return LengthPenaltyType::kGnmt;
-  if (name == "none") return LengthPenaltyType::kNone;
-  return LengthPenaltyType::kAverage;
-}
-
 }  // namespace
 
 void add_server_options(CLI::App& app, ServerOptions& options) {
@@ -330,7 +324,7 @@ std::vector<std::string> finalize_server_options(ServerOptions& options) {
   options.metrics_listen =
       options.listen.substr(0, colon) + ":" + std::to_string(options.metrics_port);
   options.default_decoding.length_penalty_type =
-      parse_penalty_type(options.default_length_penalty_type);
+      parse_length_penalty_type(options.default_length_penalty_type);
   auto& d = options.default_decoding;
   if (d.n_best > d.beam_size) throw std::invalid_argument("--n-best must be <= --beam-size");
   if (d.beam_size > options.limits.max_beam_size) {
