@@ -170,11 +170,8 @@ RequestStatus deepl_request(const ServiceContext& service, const DeepLAccounts& 
     source = detect_source(service, target, texts, tags);
   }
   *detected = upper(source);
-  const auto& models = service.registry.models();
-  if (std::none_of(models.begin(), models.end(), [&](const auto& model) {
-        return model->description.source_language == source &&
-               model->description.target_language == target;
-      })) {
+  ServedModel* model = nullptr;
+  if (!service.registry.find({"", source, target}, &model).ok()) {
     return invalid("Value for 'target_lang' not supported: no served model translates " +
                    upper(source) + " into " + upper(target) + ".");
   }
@@ -545,14 +542,12 @@ HttpResponse DeepLApi::create_glossary(const std::string& key, const FormFields&
   }
   glossary.source_language = served_language(service_, first(fields, "source_lang"), false);
   glossary.target_language = served_language(service_, first(fields, "target_lang"), true);
-  const ServedModel* model = nullptr;
-  for (const auto& served : service_.registry.models()) {
-    if (served->description.source_language == glossary.source_language &&
-        served->description.target_language == glossary.target_language) {
-      model = served.get();
-    }
+  ServedModel* model = nullptr;
+  if (glossary.source_language.empty() || glossary.target_language.empty() ||
+      !service_.registry.find({"", glossary.source_language, glossary.target_language}, &model)
+           .ok()) {
+    return deepl_error(400, "Unsupported glossary source and target pair.");
   }
-  if (model == nullptr) return deepl_error(400, "Unsupported glossary source and target pair.");
   std::vector<GlossaryEntry> entries;
   if (RequestStatus status = read_glossary_entries(first(fields, "entries"), &entries);
       !status.ok()) {

@@ -14,7 +14,7 @@ import unittest
 import urllib.parse
 
 from relabelled_model import RelabelledModel
-from rpt_server import REPO, ServerProcess
+from rpt_server import REPO, model_arguments, ServerProcess
 
 MODELS = {"en-de": os.path.join(REPO, "models", "en-de"),
           "en-fr": os.path.join(REPO, "models", "en-fr")}
@@ -24,10 +24,7 @@ KEY = {"Authorization": "DeepL-Auth-Key test-key:fx"}
 class DeepLTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        args = []
-        for name, path in MODELS.items():
-            args += ["--model", f"{name}={path}"]
-        cls.server = ServerProcess(args + ["--beam-size", "2", "--http-max-body-bytes", "65536"])
+        cls.server = ServerProcess(model_arguments(MODELS) + ["--beam-size", "2", "--http-max-body-bytes", "65536"])
         cls.url = f"http://127.0.0.1:{cls.server.http_port}"
 
     @classmethod

@@ -15,7 +15,7 @@ import urllib.parse
 import urllib.request
 
 from relabelled_model import RelabelledModel
-from rpt_server import REPO, ServerProcess
+from rpt_server import REPO, model_arguments, ServerProcess
 
 MODELS = {"en-de": os.path.join(REPO, "models", "en-de"),
           "en-fr": os.path.join(REPO, "models", "en-fr")}
@@ -24,10 +24,7 @@ MODELS = {"en-de": os.path.join(REPO, "models", "en-de"),
 class LibreTranslateTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        args = []
-        for name, path in MODELS.items():
-            args += ["--model", f"{name}={path}"]
-        cls.server = ServerProcess(args + ["--beam-size", "2"])
+        cls.server = ServerProcess(model_arguments(MODELS) + ["--beam-size", "2"])
         cls.url = f"http://127.0.0.1:{cls.server.http_port}/"
 
     @classmethod
@@ -147,10 +144,7 @@ class LanguageDetectionTest(unittest.TestCase):
         cls.fr_de = RelabelledModel(MODELS["en-de"], "fr", "de")
         models = {"en-de": MODELS["en-de"], "fr-de": cls.fr_de.directory,
                   "en-fr": MODELS["en-fr"]}
-        args = []
-        for name, path in models.items():
-            args += ["--model", f"{name}={path}"]
-        cls.server = ServerProcess(args + ["--beam-size", "2"])
+        cls.server = ServerProcess(model_arguments(models) + ["--beam-size", "2"])
         cls.url = f"http://127.0.0.1:{cls.server.http_port}/"
 
     @classmethod

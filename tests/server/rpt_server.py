@@ -26,6 +26,11 @@ def server_binary():
     return binary
 
 
+def model_arguments(models):
+    """rpt-server's --model flags for {name: directory}."""
+    return [argument for name, path in models.items() for argument in ("--model", f"{name}={path}")]
+
+
 def http_call(port, method, path, body=None, headers=None, context=None, timeout=60):
     """One HTTP call to 127.0.0.1:`port` (HTTPS with an ssl `context`); (status, headers, body)."""
     connection = (http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=timeout)
