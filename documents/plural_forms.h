@@ -14,6 +14,9 @@ struct PluralRule {
   bool one_only = true;  // that form serves n == 1 alone (de's 0), not also 0 or 21 (fr, ru)
 };
 
+// No language has more than six plural forms; a header claiming more is refused.
+inline constexpr int kMaxPluralForms = 16;
+
 // The rule of a language ("de", "pt_BR", "pt-BR", "sr@latin": the full tag first, then the
 // primary language); nullptr for a language the table does not know.
 const PluralRule* plural_rule_for(std::string_view language);

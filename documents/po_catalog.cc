@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -302,12 +304,27 @@ class PoCatalog : public Catalog {
   }
 
   void plan_plurals(po_file_t file) {
-    const std::optional<std::string> forms =
-        header_field(po_file_domain_header(file, nullptr), "Plural-Forms");
+    // po_file_domain_header returns a copy the caller frees.
+    const std::unique_ptr<char, decltype(&std::free)> header(
+        const_cast<char*>(po_file_domain_header(file, nullptr)), &std::free);
+    const std::optional<std::string> forms = header_field(header.get(), "Plural-Forms");
     const std::size_t count_at = forms ? forms->find("nplurals=") : std::string::npos;
     const std::size_t rule_at = forms ? forms->find("plural=", count_at + 9) : std::string::npos;
-    const int nplurals =
-        count_at == std::string::npos ? 0 : std::atoi(forms->c_str() + count_at + 9);
+    int nplurals = 0;
+    if (count_at != std::string::npos) {
+      const char* digits = forms->data() + count_at + 9;
+      while (*digits == ' ' || *digits == '\t') ++digits;  // gettext skips spaces here too
+      const auto [end, error] = std::from_chars(digits, forms->data() + forms->size(), nplurals);
+      // Not a number: a template's "nplurals=INTEGER" placeholder, the language's rule applies.
+      // A header claiming thousands of forms would make every plural entry that many strings.
+      if (error == std::errc::invalid_argument) {
+        nplurals = 0;
+      } else if (error != std::errc() || nplurals < 1 || nplurals > kMaxPluralForms) {
+        throw CatalogError("PO: the header's Plural-Forms gives nplurals='" +
+                           forms->substr(count_at + 9, 12) + "'; expected 1 to " +
+                           std::to_string(kMaxPluralForms));
+      }
+    }
     if (nplurals > 0 && rule_at != std::string::npos) {  // the header's own rule
       std::string expression = forms->substr(rule_at + 7);
       expression = expression.substr(0, expression.find(';'));

@@ -280,6 +280,20 @@ TEST(PoCatalog, BadFilesGetClearErrors) {
             std::string::npos)
       << error_of(std::string("msgid \"\xff\xfe\"\nmsgstr \"\"\n"));
   EXPECT_NE(error_of("\x01\x02garbage").find("PO: "), std::string::npos);
+  // A header claiming 300,000 forms (found by the fuzzer: each plural entry became that many
+  // strings) or an unreadable count is refused; spaces after '=' are read as gettext reads them.
+  const auto with_forms = [](const std::string& forms) {
+    return "msgid \"\"\nmsgstr \"Plural-Forms: " + forms +
+           "\\n\"\n\nmsgid \"%d a\"\nmsgid_plural \"%d b\"\nmsgstr[0] \"\"\n";
+  };
+  EXPECT_NE(error_of(with_forms("nplurals=300000; plural=n%10;")).find("expected 1 to 16"),
+            std::string::npos)
+      << error_of(with_forms("nplurals=300000; plural=n%10;"));
+  EXPECT_NE(error_of(with_forms("nplurals=99999999999999999999; plural=0;")).find("nplurals="),
+            std::string::npos);
+  EXPECT_NE(error_of(with_forms("nplurals=0; plural=0;")).find("expected 1 to 16"),
+            std::string::npos);
+  EXPECT_EQ(error_of(with_forms("nplurals= 2; plural=(n != 1);")), "no error");
   std::string many;
   for (int i = 0; i < 11; ++i) many += "msgid \"e" + std::to_string(i) + "\"\nmsgstr \"\"\n\n";
   CatalogOptions few{.target_language = "de", .max_entries = 10};
