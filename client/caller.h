@@ -26,6 +26,7 @@ inline double seconds_since(Clock::time_point start) {
 struct TranslateSettings {
   std::string model;  // empty: the server's routing decides
   int beam_size = 0;  // 0: the server's default
+  std::string api_key;  // empty: none; else sent as `authorization: Bearer KEY` (--api-keys)
 };
 
 // The calls of either loop (closed_loop.h, open_loop.h).

@@ -38,6 +38,9 @@ void GrpcCaller::start(std::vector<std::string> texts, Clock::time_point deadlin
   for (std::string& text : texts) call->request.add_texts(std::move(text));
   // gRPC deadlines are on the system clock.
   call->context.set_deadline(std::chrono::system_clock::now() + (deadline - Clock::now()));
+  if (!settings_.api_key.empty()) {
+    call->context.AddMetadata("authorization", "Bearer " + settings_.api_key);
+  }
   call->done = std::move(done);
   GrpcCall* pending = call.release();  // the callback owns it
   stub_->async()->Translate(&pending->context, &pending->request, &pending->response,

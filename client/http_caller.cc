@@ -28,8 +28,10 @@ std::size_t append_answer(char* data, std::size_t size, std::size_t count, void*
   return size * count;
 }
 
-// Readies `call` to be sent with `seconds_left` before its deadline.
-void prepare(HttpCall& call, const std::string& url, double seconds_left) {
+// Readies `call` to be sent with `seconds_left` before its deadline (and `api_key`, when set, as
+// a bearer token).
+void prepare(HttpCall& call, const std::string& url, const std::string& api_key,
+             double seconds_left) {
   call.easy.reset(curl_easy_init());
   if (!call.easy) throw std::bad_alloc();
   append(call.headers, "Content-Type: application/json");
@@ -39,6 +41,7 @@ void prepare(HttpCall& call, const std::string& url, double seconds_left) {
   // which the server refuses as not positive (INVALID_ARGUMENT instead of DEADLINE_EXCEEDED).
   std::snprintf(timeout, sizeof timeout, "X-Request-Timeout: %.9g", seconds_left);
   append(call.headers, timeout);
+  if (!api_key.empty()) append(call.headers, "Authorization: Bearer " + api_key);
   CURL* easy = call.easy.get();
   curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, call.headers.get());
@@ -134,7 +137,7 @@ void HttpCaller::drive() {
         finish(std::move(call), {.code = code});
         continue;
       }
-      prepare(*call, url_, seconds_left);
+      prepare(*call, url_, settings_.api_key, seconds_left);
       curl_multi_add_handle(multi_.get(), call->easy.get());
       in_flight.emplace(call->easy.get(), std::move(call));
     }

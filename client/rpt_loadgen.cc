@@ -23,6 +23,7 @@
 //   rpt-loadgen --server localhost:50051 --model en-de --input test.en --rates 5,10,20
 //       --duration 30 --warmup 5 --slo-ms 500 --format csv
 //   rpt-loadgen --protocol http --server localhost:9464 --model en-de --input test.en --rate 20
+//       --api-key "$RPT_API_KEY"
 //   rpt-loadgen --server dns:///rpt-pods.default.svc.cluster.local:50051 --lb round_robin ...
 #include <cstdio>
 #include <iostream>
@@ -95,6 +96,9 @@ int main(int argc, char** argv) {
   app.get_option("--lb")->description(app.get_option("--lb")->get_description() + " (grpc only)");
   app.add_option("--model", o.translate.model, "Model name");
   app.add_option("--input", o.input, "Source sentences, one per line")->required();
+  app.add_option("--api-key", o.translate.api_key,
+                 "A key of the server's --api-keys, sent with every call (gRPC metadata and HTTP "
+                 "Authorization: Bearer KEY)");
   app.add_option("--concurrency", o.closed_loop.concurrency, "Closed loop: calls in flight")
       ->check(CLI::Range(1, 4096));
   app.add_option("--texts-per-call", o.calls.texts_per_call, "Texts per Translate call")

@@ -1,6 +1,10 @@
 #include "server/call_record.h"
 
+#include <optional>
+
 #include <spdlog/spdlog.h>
+
+#include "proto/translate.pb.h"
 
 namespace rpt::server {
 
@@ -31,6 +35,28 @@ std::string grpc_request_id(const grpc::ServerContextBase& context) {
   return std::string(found->second.data(), found->second.size());
 }
 
+RequestStatus check_tenant_access(ServiceContext& service, const v1::ModelSelector& selector,
+                                  std::string_view api_key, CallRecord& record) {
+  if (!service.api_keys.enabled()) return RequestStatus::Ok();
+  const std::optional<std::string> tenant = service.api_keys.tenant_name(api_key);
+  if (!tenant.has_value()) return service.api_keys.authenticate(api_key);
+  record.set_tenant(*tenant);
+  ServedModel* model = nullptr;
+  const RequestStatus routed = service.registry.find(
+      {selector.model(), selector.source_language(), selector.target_language()}, &model);
+  if (!routed.ok()) return RequestStatus::Ok();  // the translation path says why
+  record.set_model(model->name);                 // a refusal is counted under its model
+  return service.api_keys.check_model(api_key, model->name);
+}
+
+void refund_translation(ServiceContext& service, const v1::TranslateRequest& request,
+                        std::string_view api_key) {
+  if (!service.api_keys.enabled()) return;
+  std::int64_t characters = 0;
+  for (const std::string& text : request.texts()) characters += billed_characters(text);
+  service.api_keys.refund(api_key, characters);
+}
+
 CallRecord::CallRecord(ServiceContext& service, const char* method, const char* protocol,
                        std::string_view request_id)
     : service_(service),
@@ -50,9 +76,10 @@ void CallRecord::complete(const RequestStatus& status) {
   const auto level =
       status.code == StatusCode::kInternal ? spdlog::level::err : spdlog::level::info;
   spdlog::log(level,
-              "request id={} protocol={} method={} model={} sentences={} cached={} "
+              "request id={} protocol={} method={} model={}{}{} sentences={} cached={} "
               "source_tokens={} target_tokens={} latency_ms={:.2f} code={}{}{}",
-              id_, protocol_, method_, model_.empty() ? "-" : model_, sentences_, cached_sentences_,
+              id_, protocol_, method_, model_.empty() ? "-" : model_,
+              tenant_.empty() ? "" : " tenant=", tenant_, sentences_, cached_sentences_,
               source_tokens_, target_tokens_, seconds * 1e3, code,
               status.message.empty() ? "" : " message=", status.message);
   service_.in_flight.fetch_sub(1);

@@ -17,6 +17,11 @@
 #include "server/server_options.h"
 #include "server/status.h"
 
+namespace rpt::v1 {
+class ModelSelector;
+class TranslateRequest;
+}  // namespace rpt::v1
+
 namespace rpt::server {
 
 // State the handlers share with the server. Thread-safe.
@@ -24,7 +29,7 @@ struct ServiceContext {
   ModelRegistry& registry;
   Metrics& metrics;
   const ServerOptions& options;
-  ApiKeys& api_keys;                  // --api-keys (none: every call admitted)
+  ApiKeys& api_keys;                  // --api-keys (none: every call admitted); SIGHUP reloads it
   std::atomic<bool> draining{false};  // new calls get UNAVAILABLE
   std::atomic<int> in_flight{0};      // calls started and not yet completed
   std::atomic<std::uint64_t> next_call_id{1};
@@ -40,6 +45,22 @@ std::string bearer_token(const grpc::ServerContextBase& context);
 // The client's x-request-id metadata, or empty.
 std::string grpc_request_id(const grpc::ServerContextBase& context);
 
+class CallRecord;
+
+// With --api-keys, before prepare_translation (server/translation_entry.h): a listed key
+// (UNAUTHENTICATED) whose tenant may use the model `selector` routes to (PERMISSION_DENIED); the
+// record learns the tenant's name for the log line, and the model. A selector that routes nowhere
+// is left to the translation path to refuse. Charges nothing: prepare_translation charges a valid
+// call (ApiKeys::admit).
+RequestStatus check_tenant_access(ServiceContext& service, const v1::ModelSelector& selector,
+                                  std::string_view api_key, CallRecord& record);
+
+// Gives back what prepare_translation charged `api_key` for `request` (ApiKeys::refund), for a
+// call that submit_translation then refused (a full admission queue): a refused call is charged
+// nothing.
+void refund_translation(ServiceContext& service, const v1::TranslateRequest& request,
+                        std::string_view api_key);
+
 class CallRecord {
  public:
   // Counts the call in flight. The id is `request_id` (the client's x-request-id) when it is
@@ -52,6 +73,7 @@ class CallRecord {
   const std::string& id() const { return id_; }
   std::uint64_t number() const { return number_; }
   void set_model(const std::string& model) { model_ = model; }
+  void set_tenant(const std::string& tenant) { tenant_ = tenant; }
   void add_sentences(int sentences, long source_tokens) {
     sentences_ += sentences;
     source_tokens_ += source_tokens;
@@ -68,7 +90,8 @@ class CallRecord {
   const char* protocol_;
   std::uint64_t number_;
   std::string id_;
-  std::string model_;  // empty until routed (ListModels, unroutable or bad requests)
+  std::string model_;   // empty until routed (ListModels, unroutable or bad requests)
+  std::string tenant_;  // with --api-keys, the key's tenant once known (never the key)
   int sentences_ = 0;
   int cached_sentences_ = 0;  // of sentences_, answered from the translation cache
   long source_tokens_ = 0;

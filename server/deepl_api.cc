@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -43,8 +44,9 @@ HttpResponse deepl_error(const RequestStatus& status, int http_status = 0) {
   if (status.code == StatusCode::kUnauthenticated) code = 403;  // DeepL's authorization failure
   if (status.code == StatusCode::kQuotaExceeded) code = 456;    // DeepL's quota exceeded
   HttpResponse answer = deepl_error(code, status.message);
-  if (status.code == StatusCode::kResourceExhausted)
-    answer.headers.emplace_back("Retry-After", "1");
+  if (std::string seconds = retry_after(status); !seconds.empty()) {
+    answer.headers.emplace_back("Retry-After", std::move(seconds));
+  }
   return answer;
 }
 
@@ -371,7 +373,7 @@ void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
     return respond(deepl_error(
         403, "Authorization failure: send the header Authorization: DeepL-Auth-Key <key>"));
   }
-  if (service_.api_keys.enabled() && service_.api_keys.find(key) == nullptr) {
+  if (!service_.api_keys.authenticate(key).ok()) {
     return respond(deepl_error(403, "Authorization failure, check auth_key: the key is not valid"));
   }
   if (!accounts_.admit(key)) {
@@ -402,10 +404,9 @@ void DeepLApi::handle(const HttpRequest& request, HttpResponder respond) {
     // reach.
     std::int64_t count = accounts_.usage(key);
     std::int64_t limit = 0;
-    if (const ApiKey* listed = service_.api_keys.find(key)) {
-      const ApiKeys::Usage usage = service_.api_keys.usage(*listed);
-      count = usage.characters;
-      limit = usage.limit;
+    if (const std::optional<ApiKeys::Usage> usage = service_.api_keys.usage(key)) {
+      count = usage->characters;  // the key's tenant's, shared by its keys
+      limit = usage->limit;
     }
     if (limit == 0) limit = std::numeric_limits<std::int64_t>::max();
     return respond(

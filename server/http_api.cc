@@ -21,9 +21,10 @@ HttpResponse text(int status, std::string body) {
 HttpResponse error_response(const RequestStatus& status, int http_status = 0) {
   HttpResponse answer = json_response(http_status != 0 ? http_status : to_http_status(status.code),
                                       json_error(status));
-  // Overload passes: a client that honours Retry-After backs off without its own policy.
-  if (status.code == StatusCode::kResourceExhausted) {
-    answer.headers.emplace_back("Retry-After", "1");
+  // Overload passes: a client that honours Retry-After backs off without its own policy (a
+  // tenant's token bucket says when it holds the call).
+  if (std::string seconds = retry_after(status); !seconds.empty()) {
+    answer.headers.emplace_back("Retry-After", std::move(seconds));
   }
   return answer;
 }

@@ -53,6 +53,8 @@ class HttpTranslateCall final : public JobObserver {
     Clock::time_point deadline;
     status = deadline_of(request, decoded.timeout_seconds, &deadline);
     if (!status.ok()) return status;
+    status = check_tenant_access(service_, decoded.request.model(), decoded.api_key, record_);
+    if (!status.ok()) return status;
     status = prepare_translation(service_, decoded.request, decoded.api_key, deadline, this,
                                  record_, &pending_);
     if (!status.ok()) return status;
@@ -63,7 +65,9 @@ class HttpTranslateCall final : public JobObserver {
     cancelled.model = pending_.model;
     cancelled.job = pending_.job;
     respond_.on_client_gone([cancelled] { cancelled.cancel(); });
-    return submit_translation(pending_);
+    RequestStatus queued = submit_translation(pending_);
+    if (!queued.ok()) refund_translation(service_, decoded.request, decoded.api_key);  // queue full
+    return queued;
   }
 
   void on_sentence(int index, TranslationResult result) override {

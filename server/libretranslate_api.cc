@@ -168,8 +168,8 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
     if (status.code == StatusCode::kUnauthenticated) code = 403;  // "Invalid API key"
     HttpResponse answer = json_response(
         code, json{{"error", status.message}}.dump(-1, ' ', false, json::error_handler_t::replace));
-    if (status.code == StatusCode::kResourceExhausted) {
-      answer.headers.emplace_back("Retry-After", "1");
+    if (std::string seconds = retry_after(status); !seconds.empty()) {
+      answer.headers.emplace_back("Retry-After", std::move(seconds));
     }
     return answer;
   }

@@ -4,7 +4,7 @@
 //
 // Exits 0 after a drain on SIGTERM/SIGINT (further such signals during the drain are logged and
 // ignored: server/stop_signals.h); 1 when a model, an address or the TLS certificate and key
-// fail at start; 2 on bad flags (a missing --tls-key file included).
+// fail at start; 2 on bad flags (a missing --tls-key file included). SIGHUP reloads --api-keys.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
   try {
     rpt::server::StopSignals stop_signals;  // before the models load: a signal then still drains
     rpt::server::Server server(options);
-    server.serve([&stop_signals] {
-      spdlog::info("received {}", rpt::server::signal_name(stop_signals.wait()));
+    server.serve([&stop_signals, &server] {
+      const int signal = stop_signals.wait([&server] { server.reload_api_keys(); });
+      spdlog::info("received {}", rpt::server::signal_name(signal));
       stop_signals.watch_during_drain();
     });
   } catch (const rpt::Error& error) {

@@ -1,5 +1,6 @@
 #include "server/server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -34,12 +35,24 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const ServerOptions& option
 
 constexpr const char* kTranslatorService = "rpt.v1.Translator";
 
+// The tenants for the log: their names and key labels, never a key.
+std::string describe_tenants(const ApiKeys& keys) {
+  std::string text;
+  for (const TenantSpec& tenant : keys.tenants()) {
+    text += (text.empty() ? "" : "; ") + tenant.name + " (";
+    for (std::size_t i = 0; i < tenant.keys.size(); ++i) {
+      text += (i == 0 ? "" : ", ") + key_label(tenant.keys[i]);
+    }
+    text += ")";
+  }
+  return text;
+}
+
 }  // namespace
 
 Server::Server(const ServerOptions& options)
     : options_(options),
-      registry_((kernels::set_cpu_threads(options.threads), options), metrics_),
-      api_keys_(options.api_keys_file.empty() ? ApiKeys() : ApiKeys::load(options.api_keys_file)),
+      registry_((kernels::set_cpu_threads(options.compute.threads), options), metrics_),
       context_{
           .registry = registry_, .metrics = metrics_, .options = options_, .api_keys = api_keys_},
       service_(context_),
@@ -54,6 +67,11 @@ Server::Server(const ServerOptions& options)
                    .public_apis = true,
                    .cors_origins = options.cors_origins,
                    .web_ui = options.web_ui}) {
+  if (!options.api_keys_file.empty()) {
+    api_keys_.load(options.api_keys_file);  // throws naming the file's line
+    spdlog::info("--api-keys {}: {}", options.api_keys_file, describe_tenants(api_keys_));
+    warn_of_unserved_models();
+  }
   const auto max_body = static_cast<std::size_t>(options.http_max_body_bytes);
   http_ = std::make_unique<HttpServer>(
       HttpServerOptions{.address = options.metrics_listen, .max_body_bytes = max_body},
@@ -121,6 +139,36 @@ Server::~Server() {
     registry_.stop();
     health_.finish_watches();
     server_->Shutdown(std::chrono::system_clock::now());
+  }
+}
+
+void Server::reload_api_keys() {
+  if (options_.api_keys_file.empty()) {
+    spdlog::warn("received SIGHUP: no --api-keys file to reload");
+    return;
+  }
+  const ApiKeys::Reload reload = api_keys_.reload();
+  if (!reload.ok) {
+    spdlog::error("received SIGHUP: --api-keys {} not reloaded: {}", options_.api_keys_file,
+                  reload.message);
+    return;
+  }
+  spdlog::info("received SIGHUP: --api-keys {} reloaded: {}", options_.api_keys_file,
+               reload.message);
+  warn_of_unserved_models();
+}
+
+void Server::warn_of_unserved_models() const {
+  for (const TenantSpec& tenant : api_keys_.tenants()) {
+    if (!tenant.models.has_value()) continue;
+    for (const std::string& model : *tenant.models) {
+      const bool served = std::any_of(registry_.models().begin(), registry_.models().end(),
+                                      [&model](const auto& m) { return m->name == model; });
+      if (!served) {
+        spdlog::warn("--api-keys: tenant {} lists the model '{}', which this server does not serve",
+                     tenant.name, model);
+      }
+    }
   }
 }
 

@@ -1,7 +1,8 @@
 // rpt-server assembled: models and their schedulers, the gRPC server (Translator, Health,
-// reflection), the HTTP port (probes, /metrics, JSON API), and the drain on SIGTERM/SIGINT
-// (docs/server.md): health turns NOT_SERVING (and HTTP /readyz 503), new calls of either protocol
-// get UNAVAILABLE, calls in flight get the grace period to finish, then the server stops.
+// reflection), the HTTP port (probes, /metrics, JSON API), the API keys (reloaded on SIGHUP), and
+// the drain on SIGTERM/SIGINT (docs/server.md): health turns NOT_SERVING (and HTTP /readyz 503),
+// new calls of either protocol get UNAVAILABLE, calls in flight get the grace period to finish,
+// then the server stops.
 #pragma once
 
 #include <atomic>
@@ -34,19 +35,23 @@ class Server {
     drain_and_stop();
   }
 
+  // Reads --api-keys again (SIGHUP) and logs what changed; a bad file keeps the keys served.
+  void reload_api_keys();
+
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return http_->port(); }
 
  private:
   void drain_and_stop();
   void write_ready_file() const;
+  void warn_of_unserved_models() const;
 
   const ServerOptions& options_;
   // True from when gRPC serves until the drain; /readyz reads it from the HTTP threads.
   std::atomic<bool> serving_{false};
   Metrics metrics_;
   ModelRegistry registry_;
-  ApiKeys api_keys_;  // before context_, which refers to it
+  ApiKeys api_keys_;  // before context_, which refers to it; loaded, and reloaded on SIGHUP
   ServiceContext context_;
   TranslatorService service_;
   HealthService health_;  // outlives server_: gRPC finishes its streams first

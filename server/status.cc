@@ -26,6 +26,8 @@ grpc::Status to_grpc(const RequestStatus& status) {
       return {grpc::StatusCode::UNAUTHENTICATED, status.message};
     case StatusCode::kQuotaExceeded:
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, status.message};
+    case StatusCode::kPermissionDenied:
+      return {grpc::StatusCode::PERMISSION_DENIED, status.message};
   }
   return {grpc::StatusCode::INTERNAL, "unmapped status: " + status.message};
 }
@@ -52,8 +54,15 @@ int to_http_status(StatusCode code) {
       return 401;
     case StatusCode::kQuotaExceeded:
       return 429;
+    case StatusCode::kPermissionDenied:
+      return 403;
   }
   return 500;
+}
+
+std::string retry_after(const RequestStatus& status) {
+  if (status.code != StatusCode::kResourceExhausted) return {};
+  return std::to_string(status.retry_after_seconds > 0 ? status.retry_after_seconds : 1);
 }
 
 std::string_view code_name(StatusCode code) {
@@ -78,6 +87,8 @@ std::string_view code_name(StatusCode code) {
       return "UNAUTHENTICATED";
     case StatusCode::kQuotaExceeded:
       return "RESOURCE_EXHAUSTED";
+    case StatusCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
   }
   return "INTERNAL";
 }

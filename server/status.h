@@ -22,11 +22,16 @@ enum class StatusCode {
   kInternal,           // unexpected engine failure
   kUnauthenticated,    // no API key, or one the server does not list (--api-keys)
   kQuotaExceeded,      // the key's monthly characters are used up (gRPC RESOURCE_EXHAUSTED)
+  kPermissionDenied,   // the key's tenant may not use the model (--api-keys)
 };
 
 struct RequestStatus {
   StatusCode code = StatusCode::kOk;
   std::string message;
+  // With RESOURCE_EXHAUSTED from a tenant's token bucket (--api-keys): the whole seconds until the
+  // call would be admitted, sent as HTTP's Retry-After and gRPC's `retry-after` trailing metadata.
+  // 0: none given (a full admission queue: HTTP's Retry-After is 1).
+  int retry_after_seconds = 0;
 
   bool ok() const { return code == StatusCode::kOk; }
   static RequestStatus Ok() { return {}; }
@@ -35,8 +40,11 @@ struct RequestStatus {
 // The gRPC status for `status`.
 grpc::Status to_grpc(const RequestStatus& status);
 // The HTTP status for `status` (the JSON API): 200, 400, 404, 429, 504, 499 (the client went
-// away), 503, 500, 401 (no valid API key), 429 (quota).
+// away), 503, 500, 401 (no valid API key), 429 (quota), 403 (a model the key may not use).
 int to_http_status(StatusCode code);
+// The Retry-After header's value for a refused call: its retry_after_seconds, else "1" for
+// RESOURCE_EXHAUSTED (a full queue); empty for no header (QUOTA_EXCEEDED: retrying does not help).
+std::string retry_after(const RequestStatus& status);
 // The gRPC code name ("OK", "INVALID_ARGUMENT", ...) for metrics labels and logs.
 std::string_view code_name(StatusCode code);
 // Maps an exception caught at the boundary: rpt::InvalidArgument -> INVALID_ARGUMENT,

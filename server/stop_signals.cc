@@ -44,6 +44,8 @@ const char* signal_name(int signal) {
       return "SIGTERM";
     case SIGINT:
       return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
     default:
       return "a stop signal";
   }
@@ -62,6 +64,7 @@ StopSignals::StopSignals() {
   action.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &action, nullptr);
   sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGHUP, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -75,10 +78,14 @@ StopSignals::~StopSignals() {
   ::close(read_end_);
 }
 
-int StopSignals::wait() {
+int StopSignals::wait(const std::function<void()>& on_hangup) {
   for (;;) {
     const int signal = read_signal(read_end_, -1);
-    if (signal >= 0) return signal;
+    if (signal == SIGHUP) {
+      if (on_hangup) on_hangup();
+    } else if (signal >= 0) {
+      return signal;
+    }
   }
 }
 
@@ -86,7 +93,9 @@ void StopSignals::watch_during_drain() {
   watcher_ = std::thread([this] {
     while (!stopping_.load()) {
       const int signal = read_signal(read_end_, 100);
-      if (signal >= 0) {
+      if (signal == SIGHUP) {
+        spdlog::warn("received SIGHUP while draining: ignored (nothing is reloaded)");
+      } else if (signal >= 0) {
         spdlog::warn(
             "received {} while draining: ignored; calls in flight keep their grace "
             "period, then the server exits 0",

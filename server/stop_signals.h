@@ -1,6 +1,8 @@
 // SIGTERM/SIGINT for rpt-server, taken so that the process never dies by a signal's default
 // action: the first signal starts the drain; later ones, while the drain's grace period runs, are
 // logged and ignored (in-flight calls keep their grace period and the exit code stays 0).
+// SIGHUP, taken the same way, asks for a reload (of --api-keys) while serving; during the drain it
+// is logged and ignored too.
 //
 // Why a handler and not only a blocked mask with sigwait: libraries start threads before main
 // (OpenBLAS's pool) with the stop signals unblocked, and the kernel may deliver a process-wide
@@ -13,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <thread>
 
 namespace rpt::server {
@@ -25,8 +28,9 @@ class StopSignals {
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
 
-  // Blocks until SIGTERM or SIGINT arrives (or has arrived since construction); returns it.
-  int wait();
+  // Blocks until SIGTERM or SIGINT arrives (or has arrived since construction); returns it. Each
+  // SIGHUP before it runs `on_hangup` (when given) in this thread, and the wait goes on.
+  int wait(const std::function<void()>& on_hangup = {});
   // From now until destruction, logs each further stop signal as ignored.
   void watch_during_drain();
 
@@ -36,7 +40,7 @@ class StopSignals {
   std::thread watcher_;
 };
 
-// "SIGTERM", "SIGINT" or "signal N".
+// "SIGTERM", "SIGINT", "SIGHUP" or "a stop signal".
 const char* signal_name(int signal);
 
 }  // namespace rpt::server

@@ -25,7 +25,7 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
                                   JobObserver* observer, CallRecord& record,
                                   PendingTranslation* pending) {
   // A caller without a listed key learns nothing of the models (nothing charged yet).
-  if (RequestStatus known = service.api_keys.authorize(api_key, 0); !known.ok()) return known;
+  if (RequestStatus known = service.api_keys.authenticate(api_key); !known.ok()) return known;
   // Routed first, so that a call refused while draining is counted under its model.
   const v1::ModelSelector& selector = request.model();
   RequestStatus routed = service.registry.find(
@@ -38,7 +38,8 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   if (!valid.ok()) return valid;
   std::int64_t characters = 0;
   for (const std::string& text : request.texts()) characters += billed_characters(text);
-  if (RequestStatus charged = service.api_keys.authorize(api_key, characters); !charged.ok()) {
+  if (RequestStatus charged = service.api_keys.admit(api_key, pending->model->name, characters);
+      !charged.ok()) {
     return charged;
   }
 

@@ -37,7 +37,8 @@ struct PendingTranslation {
 // yet queued) with `deadline`; `observer` gets whole texts. The record learns the model and the
 // sentences (segments). With --api-keys, `api_key` must be listed (UNAUTHENTICATED before
 // anything else is looked at) and the texts' characters are charged to it once the request is
-// valid (QUOTA_EXCEEDED past its month's quota).
+// valid (PERMISSION_DENIED, QUOTA_EXCEEDED or RESOURCE_EXHAUSTED with retry_after_seconds by the
+// key's tenant: server/api_keys.h).
 RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRequest& request,
                                   std::string_view api_key, Clock::time_point deadline,
                                   JobObserver* observer, CallRecord& record,

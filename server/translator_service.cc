@@ -34,13 +34,16 @@ class TranslationCall : public Reactor, public JobObserver {
   void start(const grpc::ByteBuffer& raw) {
     v1::TranslateRequest request;
     RequestStatus status = decode_translate_request(raw, &request);
+    const std::string api_key = bearer_token(*context_);
+    if (status.ok()) status = check_tenant_access(service_, request.model(), api_key, record_);
     if (status.ok()) {
-      status = prepare_translation(service_, request, bearer_token(*context_),
-                                   steady_deadline(*context_), this, record_, &translation_);
+      status = prepare_translation(service_, request, api_key, steady_deadline(*context_), this,
+                                   record_, &translation_);
     }
     if (status.ok()) {
       prepare_results(translation_.texts());
       status = submit_translation(translation_);
+      if (!status.ok()) refund_translation(service_, request, api_key);  // queue full
     }
     if (!status.ok()) on_finish(status);
   }
@@ -52,6 +55,10 @@ class TranslationCall : public Reactor, public JobObserver {
   // Sends the final status; `this` may be gone when it returns.
   void complete(const RequestStatus& status) {
     record_.complete(status);
+    // A tenant's empty token bucket (--api-keys): when to come back, as HTTP's Retry-After.
+    if (status.retry_after_seconds > 0) {
+      context_->AddTrailingMetadata("retry-after", std::to_string(status.retry_after_seconds));
+    }
     this->Finish(to_grpc(status));
   }
 

@@ -6,7 +6,7 @@
 # chooses otherwise (float32; on a GPU float32 by default, float16 or bfloat16). Stop with Ctrl-C
 # (graceful drain). It listens on 127.0.0.1 (RPT_LISTEN=0.0.0.0:50051 to serve other machines);
 # arguments are passed on to rpt-server:
-#   bash tools/run_demo.sh --glossary ui=glossary.tsv --api-keys keys.tsv
+#   bash tools/run_demo.sh --glossary ui=glossary.tsv --api-keys keys.yaml
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

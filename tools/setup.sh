@@ -25,6 +25,8 @@ build_packages=(
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)
   libcld2-dev             # language identification: source auto, /detect (server/language_detection.h)
+  libyaml-cpp-dev         # the --api-keys file (server/api_keys.h)
+  libssl-dev              # libcrypto: API keys kept as SHA-256 digests (gRPC's TLS needs it too)
 )
 # What the tests, benchmarks and the image test add.
 test_packages=(

@@ -243,9 +243,9 @@ class BrowserTest(unittest.TestCase):
         from selenium.webdriver.support.ui import WebDriverWait
 
         directory = tempfile.mkdtemp(prefix="rpt_web_ui_keys_")
-        keys = os.path.join(directory, "keys.tsv")
+        keys = os.path.join(directory, "keys.yaml")
         with open(keys, "w") as f:
-            f.write("page-key-0123456789abcdef\tPage\n")
+            f.write("tenants:\n  - name: page\n    keys: [page-key-0123456789abcdef]\n")
         keyed = ServerProcess(MODELS + ["--beam-size", "2", "--api-keys", keys])
         try:
             self.driver.get(f"http://127.0.0.1:{keyed.http_port}/")
