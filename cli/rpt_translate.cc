@@ -42,22 +42,18 @@
 #include "cli/line_reader.h"
 #include "cli/progress_line.h"
 #include "cli/stream_translation.h"
+#include "flags/shared_flags.h"
 
 namespace {
 
 struct CliOptions {
   std::string model;
-  std::string device = "cpu";
-  std::string compute_type = "float32";
-  int device_index = 0;
-  double device_memory_limit_mib = 0;
-  std::string gpu_gemm = "batch-invariant";
-  std::string gpu_graphs = "on";
-  int threads = 0;
+  rpt::flags::ComputeFlags compute;
+  rpt::flags::TextFlags text;
   int inter_threads = 1;
-  int admission_group = rpt::kAdmissionGroupByDevice;
   int batch_size = 32;
   int max_input_length = 1024;
+  int admission_group = rpt::kAdmissionGroupByDevice;
   bool with_scores = false;
   bool verbose = false;
   bool quiet = false;
@@ -65,9 +61,6 @@ struct CliOptions {
   bool accelerators = true;
   bool span_masking = true;
   std::string glossary;
-  std::string glossary_method = "mask";
-  std::string length_penalty_type = "average";
-  std::string split_sentences = "auto";
   std::string language;         // empty: the model's source language
   std::string input;            // --format other than text: empty or "-": stdin
   std::string output;           // likewise: empty or "-": stdout
@@ -84,7 +77,7 @@ struct CliOptions {
 rpt::documents::SegmentationOptions segmentation(const CliOptions& cli, const rpt::Model& model,
                                                  const rpt::GlossaryUse& glossary) {
   rpt::documents::SegmentationOptions options;
-  options.split = rpt::documents::parse_split_sentences(cli.split_sentences);
+  options.split = cli.text.split_sentences;
   const std::string& source = model.config().source_language;
   options.language = !cli.language.empty() ? cli.language : source.empty() ? "en" : source;
   if (!glossary.empty()) options.keep_together = rpt::glossary_terms_of(glossary);
@@ -204,25 +197,19 @@ int translate_whole_document(const CliOptions& cli, const rpt::Translator& trans
 }
 
 int run(const CliOptions& cli) {
-  rpt::kernels::set_cpu_threads(cli.threads);
-  const rpt::kernels::Precision precision = rpt::parse_precision(cli.compute_type);
+  rpt::kernels::set_cpu_threads(cli.compute.threads);
+  const rpt::kernels::Precision precision = cli.compute.precision;
   const auto model =
       rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8});
   const auto engine = rpt::Engine::create(
-      model,
-      {.device = rpt::parse_device(cli.device),
-       .precision = precision,
-       .device_index = cli.device_index,
-       .memory_limit_bytes = static_cast<std::size_t>(cli.device_memory_limit_mib * 1048576.0),
-       .batch_invariant = cli.gpu_gemm == "batch-invariant",
-       .gpu_graphs = cli.gpu_graphs == "on"});
+      model, cli.compute.compute_options(
+                 precision, static_cast<std::size_t>(cli.compute.memory_limit_mib * 1048576.0)));
   const rpt::Translator translator(engine, {.max_batch_size = cli.batch_size,
                                             .max_input_length = cli.max_input_length,
                                             .admission_group = cli.admission_group});
 
   std::optional<rpt::Glossary> glossary;
-  rpt::GlossaryUse glossary_use{.glossaries = {},
-                                .method = rpt::parse_glossary_method(cli.glossary_method)};
+  rpt::GlossaryUse glossary_use{.glossaries = {}, .method = cli.text.glossary_method};
   if (!cli.glossary.empty()) {
     glossary.emplace(rpt::Glossary::load(cli.glossary));
     translator.span_protector().check_glossary(*glossary, cli.glossary);
@@ -265,7 +252,8 @@ int run(const CliOptions& cli) {
                  totals.lines, totals.sentences, totals.target_tokens, seconds, sentences / seconds,
                  static_cast<double>(totals.target_tokens) / seconds, cli.decoding.beam_size,
                  cli.batch_size, translator.engine().device_description().c_str(),
-                 cli.compute_type.c_str(), rpt::kernels::cpu_threads(), cli.inter_threads);
+                 rpt::kernels::precision_name(cli.compute.precision).data(),
+                 rpt::kernels::cpu_threads(), cli.inter_threads);
     if (translator.engine().device_description() == "cpu") {
       std::fprintf(stderr, "rpt-translate: CPU kernels: %s\n",
                    rpt::kernels::cpu_kernels().summary().c_str());
@@ -312,62 +300,19 @@ int main(int argc, char** argv) {
   CLI::App app{"rpt-translate: translate stdin lines to stdout with an rpt model"};
   CliOptions cli;
   app.add_option("--model", cli.model, "Model directory (docs/model-format.md)")->required();
-  app.add_option("--beam-size", cli.decoding.beam_size, "Beam size (1: greedy)")
-      ->check(CLI::Range(1, 64));
-  app.add_option("--n-best", cli.decoding.n_best, "Hypotheses printed per sentence")
-      ->check(CLI::Range(1, 64));
+  rpt::flags::add_decoding_flags(app, cli.decoding);
   app.add_option("--batch-size", cli.batch_size, "Sentences decoded together")
-      ->check(CLI::Range(1, 4096));
-  app.add_option("--max-length", cli.decoding.max_length, "Maximum generated tokens")
-      ->check(CLI::Range(1, 2047));
-  app.add_option("--min-length", cli.decoding.min_length, "Minimum generated tokens")
-      ->check(CLI::Range(0, 2047));
-  app.add_option("--length-penalty", cli.decoding.length_penalty, "Length penalty alpha")
-      ->check(CLI::Range(0.0, 10.0));
-  app.add_option("--length-penalty-type", cli.length_penalty_type,
-                 "average: len^alpha; gnmt: ((5+len)/6)^alpha; none")
-      ->check(CLI::IsMember({"average", "gnmt", "none"}));
-  app.add_option("--max-input-length", cli.max_input_length, "Longest source in tokens")
-      ->check(CLI::Range(1, 2048));
-  app.add_option("--device", cli.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  app.add_option("--compute-type", cli.compute_type,
-                 "CPU: float32 or int8 (linear layers in int8, quantized at load); GPU: "
-                 "float32, float16 or bfloat16")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "int8"}));
-  app.add_option("--device-index", cli.device_index, "CUDA device")->check(CLI::Range(0, 64));
-  app.add_option("--device-memory-limit", cli.device_memory_limit_mib,
-                 "MiB of memory the engine may hold: GPU weights, caches, workspaces; CPU "
-                 "decoding state (0: no limit but the device's)")
-      ->check(CLI::Range(0.0, 1e9));
-  app.add_option("--gpu-gemm", cli.gpu_gemm,
-                 "batch-invariant: a sentence's translation does not depend on its batch (one "
-                 "frozen cuBLASLt algorithm per weight shape); fastest: cuBLAS's choice per call")
-      ->check(CLI::IsMember({"batch-invariant", "fastest"}));
-  app.add_option("--gpu-graphs", cli.gpu_graphs,
-                 "on: GPU decoder steps replayed as CUDA graphs (one launch a step); off: every "
-                 "kernel launched as it comes (the same translations)")
-      ->check(CLI::IsMember({"on", "off"}));
-  app.add_option("--threads", cli.threads, "CPU threads of each decoder's ops (0: all)")
-      ->check(CLI::Range(0, 1024));
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  rpt::flags::add_compute_flags(app, cli.compute, "Default: 0");
   app.add_option("--inter-threads", cli.inter_threads,
                  "Batch decoders, each on its own thread and taking the next lines as its batch "
                  "has room (throughput on several cores: e.g. --inter-threads 2 --threads 1); "
                  "the output is the same")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  app.add_option("--admission-group", cli.admission_group,
-                 "Waiting lines join a running batch once this many can (or all that wait "
-                 "can): fewer, larger encoder calls, worth it where a call's fixed cost "
-                 "dominates (a GPU); the output is the same. 0: by device (8 on a GPU, 1 on the "
-                 "CPU, as measured)")
-      ->check(CLI::Range(0, 4096))
-      ->capture_default_str();
-  app.add_option("--split-sentences", cli.split_sentences,
-                 "How each line is cut into segments: auto (sentences), newlines (each line one "
-                 "segment), none (likewise); the layout around segments (spaces, list markers, "
-                 "symbols alone) comes back as it was, blank lines as blank lines")
-      ->check(CLI::IsMember({"auto", "newlines", "sentences", "none"}))
-      ->capture_default_str();
+  rpt::flags::add_text_flags(app, cli.text);
+  rpt::flags::add_batching_flags(app, cli.max_input_length, cli.admission_group);
   app.add_option("--language", cli.language,
                  "Source language whose sentence rules cut lines (default: the model's)");
   app.add_option("--format", cli.format,
@@ -414,14 +359,8 @@ int main(int argc, char** argv) {
                  "Glossary TSV (source<TAB>target a line, # comments) enforced in every "
                  "translation (docs/glossaries.md)")
       ->check(CLI::ExistingFile);
-  app.add_option("--glossary-method", cli.glossary_method,
-                 "How terms are enforced: mask (a placeholder the model copies, the target put "
-                 "in after) or phrase (the model reads the term, the target text is required)")
-      ->check(CLI::IsMember({"mask", "phrase"}))
-      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   rpt::keep_freed_memory_for_reuse();
-  cli.decoding.length_penalty_type = rpt::parse_length_penalty_type(cli.length_penalty_type);
   if (const std::string conflict = document_option_conflict(cli); !conflict.empty()) {
     std::cerr << "rpt-translate: " << conflict << "\n";
     return 1;

@@ -7,6 +7,25 @@
 
 namespace rpt {
 
+int admission_group_for(Device device, int requested, int max_rows) {
+  constexpr int kGpuGroup = 8, kCpuGroup = 1;
+  const int group = requested != kAdmissionGroupByDevice
+                        ? requested
+                        : std::min(device == Device::kCuda ? kGpuGroup : kCpuGroup, max_rows);
+  RPT_CHECK(group >= 1 && group <= max_rows, InvalidArgument, "admission_group must be in [1, ",
+            max_rows, "] (the sentences decoded together), got ", group);
+  return group;
+}
+
+std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,
+                               int group) {
+  const std::size_t count = std::min(room, waiting);
+  if (decoder_empty || count == waiting || count >= static_cast<std::size_t>(group)) {
+    return count;
+  }
+  return 0;
+}
+
 BatchDecoder::BatchDecoder(std::shared_ptr<const Engine> engine)
     : engine_(std::move(engine)), backend_(engine_->make_backend()) {}
 

@@ -17,6 +17,21 @@
 
 namespace rpt {
 
+// An admission group (TranslatorOptions::admission_group, SchedulerOptions::admission_group):
+// the device's measured best (admission_group_for).
+inline constexpr int kAdmissionGroupByDevice = 0;
+
+// The admission group to use: `requested`, or for kAdmissionGroupByDevice the device's measured
+// best within `max_rows` sentences: 8 on a GPU (an encoder call's fixed cost dominates there), 1
+// on the CPU (a CPU step costs what its rows do), as measured in docs/PERFORMANCE.md "Admission
+// in groups". Throws InvalidArgument unless the group is in [1, max_rows].
+int admission_group_for(Device device, int requested, int max_rows);
+
+// How many of `waiting` sentences join a decoder with `room` free slots now (admission_group
+// `group`): all that fit when the decoder is empty, else none until `group` fit or all do.
+std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,
+                               int group);
+
 struct SentenceRequest {
   std::uint64_t id = 0;          // chosen by the caller, unique among active sentences
   std::vector<int> source_ids;   // non-empty

@@ -26,6 +26,18 @@ LengthPenaltyType parse_length_penalty_type(std::string_view name) {
   return LengthPenaltyType::kNone;
 }
 
+const char* length_penalty_type_name(LengthPenaltyType type) {
+  switch (type) {
+    case LengthPenaltyType::kAverage:
+      return "average";
+    case LengthPenaltyType::kGnmt:
+      return "gnmt";
+    case LengthPenaltyType::kNone:
+      break;
+  }
+  return "none";
+}
+
 void validate(const DecodingOptions& options) {
   RPT_CHECK(options.beam_size >= 1 && options.beam_size <= kMaxBeamSize, InvalidArgument,
             "beam_size must be in [1, ", kMaxBeamSize, "], got ", options.beam_size);

@@ -23,6 +23,7 @@ enum class LengthPenaltyType {
 
 // "average", "gnmt", "none" (the flags' and the config's names); InvalidArgument otherwise.
 LengthPenaltyType parse_length_penalty_type(std::string_view name);
+const char* length_penalty_type_name(LengthPenaltyType type);
 
 inline constexpr int kMaxBeamSize = 64;  // the top-k kernels' candidate buffers are sized for it
 inline constexpr int kBanSlack = 4;      // scanned candidates added for banned tokens

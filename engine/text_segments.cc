@@ -28,6 +28,23 @@ void merge_terms(const std::vector<GlossaryTermResult>& terms,
 
 }  // namespace
 
+PreparedSource prepare_source(const Model& model, const SpanProtector* protector,
+                              const std::string& segment, const SpanProtectionOptions& spans,
+                              const GlossaryUse& glossary) {
+  PreparedSource prepared;
+  std::optional<ProtectedSource> rewritten;
+  if (protector) rewritten = protector->protect(segment, spans, glossary);
+  const bool constrained = rewritten && rewritten->constraints;
+  const std::vector<std::string> pieces =
+      model.source_tokenizer().encode(constrained ? rewritten->text : segment);
+  prepared.ids.reserve(pieces.size());
+  for (const std::string& piece : pieces) {
+    prepared.ids.push_back(model.source_vocabulary().to_id(piece));
+  }
+  if (constrained) prepared.spans = std::make_shared<const ProtectedSource>(std::move(*rewritten));
+  return prepared;
+}
+
 std::vector<PreparedSource> prepare_segments(
     documents::SegmentedText& text, int max_input_length,
     const std::function<PreparedSource(const std::string& segment)>& prepare,

@@ -16,6 +16,14 @@
 
 namespace rpt {
 
+// One segment as the model reads it: its protected spans and glossary terms rewritten by
+// `protector` (nullptr: read as it is), tokenized, mapped to source ids. The one text-to-ids path
+// of rpt-translate and the server; `spans` of the result set only when there is something to
+// enforce. Throws what the tokenizer throws.
+PreparedSource prepare_source(const Model& model, const SpanProtector* protector,
+                              const std::string& segment, const SpanProtectionOptions& spans,
+                              const GlossaryUse& glossary = {});
+
 // Prepares each segment of `text` with `prepare`; a segment over `max_input_length` ids is cut
 // (documents::cut_segment) and its parts prepared until every part fits, and one the model reads
 // nothing of (no ids) becomes layout; a cut never falls inside what `keep_together` names. One

@@ -49,19 +49,37 @@ void feed_forward(TransformerOps<Storage>& ops, const FeedForwardOf<Storage>& ff
   if (!pre_norm(arch)) ops.norm(ffn.norm, buffers.x, rows, buffers.x);
 }
 
-// One attention sub-layer with its residual, in place on x; `attend(in)` adds the attention of
-// `in` to x.
+// One attention sub-layer with its residual, in place on x: `attend(in)` projects `in` and
+// writes the attention core's output to buffers.context; its output projection is added to x.
 template <class Storage, class Attend>
 void attention_sub_layer(TransformerOps<Storage>& ops, const typename Storage::Norm& norm,
-                         const ArchitectureConfig& arch, int rows, const ForwardBuffers& buffers,
-                         const Attend& attend) {
+                         const typename Storage::Linear& output, const ArchitectureConfig& arch,
+                         int rows, const ForwardBuffers& buffers, const Attend& attend) {
   const void* in = buffers.x;
   if (pre_norm(arch)) {
     ops.norm(norm, buffers.x, rows, buffers.normed);
     in = buffers.normed;
   }
   attend(in);
+  ops.linear(output, {.in = buffers.context,
+                      .in_stride = arch.d_model,
+                      .rows = rows,
+                      .out = buffers.x,
+                      .out_stride = arch.d_model,
+                      .accumulate = true});
   if (!pre_norm(arch)) ops.norm(norm, buffers.x, rows, buffers.x);
+}
+
+// buffers.qkv [rows, 3 d_model] = in W_qkv^T + b.
+template <class Storage>
+void project_qkv(TransformerOps<Storage>& ops, const SelfAttentionOf<Storage>& attention,
+                 const ArchitectureConfig& arch, const void* in, int rows,
+                 const ForwardBuffers& buffers) {
+  ops.linear(attention.qkv, {.in = in,
+                             .in_stride = arch.d_model,
+                             .rows = rows,
+                             .out = buffers.qkv,
+                             .out_stride = 3 * arch.d_model});
 }
 
 template <class Storage>
@@ -81,9 +99,12 @@ void encoder_forward(TransformerOps<Storage>& ops, const TransformerWeightsOf<St
   const int rows = tokens.rows;
   embed(ops, weights.encoder_embeddings, config, tokens, buffers.x);
   for (const EncoderLayerOf<Storage>& layer : weights.encoder_layers) {
-    attention_sub_layer(ops, layer.self_attention.norm, arch, rows, buffers, [&](const void* in) {
-      ops.packed_self_attention(layer.self_attention, in, rows, buffers.x);
-    });
+    const SelfAttentionOf<Storage>& attention = layer.self_attention;
+    attention_sub_layer(ops, attention.norm, attention.output, arch, rows, buffers,
+                        [&](const void* in) {
+                          project_qkv(ops, attention, arch, in, rows, buffers);
+                          ops.packed_self_attention(attention, buffers.qkv, rows, buffers.context);
+                        });
     feed_forward(ops, layer.ffn, arch, rows, buffers);
   }
   if (pre_norm(arch)) ops.norm(weights.encoder_norm, buffers.x, rows, buffers.x);
@@ -111,11 +132,19 @@ void decoder_step_forward(TransformerOps<Storage>& ops,
   for (std::size_t l = 0; l < weights.decoder_layers.size(); ++l) {
     const DecoderLayerOf<Storage>& layer = weights.decoder_layers[l];
     const int index = static_cast<int>(l);
-    attention_sub_layer(ops, layer.self_attention.norm, arch, rows, buffers, [&](const void* in) {
-      ops.cached_self_attention(layer.self_attention, index, in, rows, buffers.x);
+    const SelfAttentionOf<Storage>& self = layer.self_attention;
+    attention_sub_layer(ops, self.norm, self.output, arch, rows, buffers, [&](const void* in) {
+      project_qkv(ops, self, arch, in, rows, buffers);
+      ops.cached_self_attention(self, index, buffers.qkv, rows, buffers.context);
     });
-    attention_sub_layer(ops, layer.cross_attention.norm, arch, rows, buffers, [&](const void* in) {
-      ops.cross_attention(layer.cross_attention, index, in, rows, buffers.x);
+    const CrossAttentionOf<Storage>& cross = layer.cross_attention;
+    attention_sub_layer(ops, cross.norm, cross.output, arch, rows, buffers, [&](const void* in) {
+      ops.linear(cross.query, {.in = in,
+                               .in_stride = arch.d_model,
+                               .rows = rows,
+                               .out = buffers.qkv,
+                               .out_stride = arch.d_model});
+      ops.cross_attention(index, buffers.qkv, rows, buffers.context);
     });
     feed_forward(ops, layer.ffn, arch, rows, buffers);
   }

@@ -1,10 +1,10 @@
 // The Transformer forward, composed once for every device: the encoder stack and one decoder
 // step, as sequences of sub-layers (embedding, layer norm, linear with its bias/activation/
-// residual epilogue, self-attention over packed sentences, cached self-attention,
-// cross-attention). A device implements the sub-layers (TransformerOps: the CPU in
-// engine/cpu_transformer_ops.h, CUDA in engine/cuda/cuda_transformer_ops.h) with its own kernels
-// and cache algorithms; a change to the math (a norm, a gated FFN, a position scheme) is made here
-// once.
+// residual epilogue; attention as its projections, written here, around an attention core). A
+// device implements the ops (TransformerOps: the CPU in engine/cpu/transformer_ops.h, CUDA in
+// engine/cuda/cuda_transformer_ops.h) with its own kernels and cache algorithms: the attention
+// core over projected queries, keys and values, not the projections. A change to the math (a
+// norm, a gated FFN, a position scheme) is made here once.
 //
 // Activations are [rows, d_model] in the device's memory and compute precision (float32 on the
 // CPU). Stateless; thread-safe as far as the ops are.
@@ -50,17 +50,20 @@ class TransformerOps {
   // out [rows, d_model] = LayerNorm(in); out may alias in.
   virtual void norm(const typename Storage::Norm& weights, const void* in, int rows, void* out) = 0;
   virtual void linear(const typename Storage::Linear& layer, const LinearCall& call) = 0;
-  // x [rows, d_model] += SelfAttention(in) over the sentences of the encoder batch the ops were
-  // made for (each row attends to its own sentence's rows).
-  virtual void packed_self_attention(const SelfAttentionOf<Storage>& weights, const void* in,
-                                     int rows, void* x) = 0;
-  // x [rows, d_model] += SelfAttention(in) of decoder layer `layer` over each row's cached
-  // positions; the step's own key and value join the cache first.
+  // The attention cores: context [rows, d_model] from projected queries, keys and values, before
+  // the output projection. `weights` gives the position terms (relative tables, T5 bias).
+  //
+  // Encoder self-attention: qkv [rows, 3 d_model] (query, key, value columns) of the encoder
+  // batch the ops were made for; each row attends to its own sentence's rows.
+  virtual void packed_self_attention(const SelfAttentionOf<Storage>& weights, const void* qkv,
+                                     int rows, void* context) = 0;
+  // Decoder self-attention of layer `layer`: the step's keys and values (in qkv [rows,
+  // 3 d_model]) join each row's cache, then each row attends to its cached positions.
   virtual void cached_self_attention(const SelfAttentionOf<Storage>& weights, int layer,
-                                     const void* in, int rows, void* x) = 0;
-  // x [rows, d_model] += CrossAttention(in) of decoder layer `layer` over each row's sentence.
-  virtual void cross_attention(const CrossAttentionOf<Storage>& weights, int layer, const void* in,
-                               int rows, void* x) = 0;
+                                     const void* qkv, int rows, void* context) = 0;
+  // Cross-attention of decoder layer `layer`: query [rows, d_model] over each row's sentence's
+  // encoder memory.
+  virtual void cross_attention(int layer, const void* query, int rows, void* context) = 0;
   // logits [rows, vocab] = x W^T + b, float32 whatever the compute precision: the vocabulary scan
   // needs the range.
   virtual void logits(const typename Storage::Linear& generator, const void* x, int rows,
@@ -76,10 +79,13 @@ struct TokenRows {
 
 // Activations the forward works in, in the device's memory.
 struct ForwardBuffers {
-  void* x = nullptr;       // [rows, d_model]: the residual stream; the final states at the end
-  void* normed = nullptr;  // [rows, d_model]
-  void* hidden = nullptr;  // [rows, hidden_stride]: the FFN's inner activations
-  int hidden_stride = 0;   // >= d_ff
+  void* x = nullptr;        // [rows, d_model]: the residual stream; the final states at the end
+  void* normed = nullptr;   // [rows, d_model]
+  void* hidden = nullptr;   // [rows, hidden_stride]: the FFN's inner activations
+  int hidden_stride = 0;    // >= d_ff
+  void* qkv = nullptr;      // [rows, 3 d_model]: self-attention's projections; cross-attention's
+                            // query [rows, d_model]
+  void* context = nullptr;  // [rows, d_model]: an attention core's output
 };
 
 // Where the encoder writes the keys and values of rows [first_row, first_row + rows):

@@ -40,15 +40,8 @@ void Translator::check_source(const std::vector<int>& ids, std::size_t index) co
 PreparedSource Translator::prepare(const std::string& source, std::size_t index,
                                    const SpanProtectionOptions& spans,
                                    const GlossaryUse& glossary) const {
-  PreparedSource prepared;
-  ProtectedSource protected_source = span_protector_->protect(source, spans, glossary);
-  for (const std::string& piece : model_->source_tokenizer().encode(protected_source.text)) {
-    prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
-  }
+  PreparedSource prepared = prepare_source(*model_, span_protector_.get(), source, spans, glossary);
   check_source(prepared.ids, index);
-  if (protected_source.constraints) {
-    prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
-  }
   return prepared;
 }
 
@@ -60,16 +53,7 @@ std::vector<PreparedSource> Translator::prepare_segments(documents::SegmentedTex
     return rpt::prepare_segments(
         text, options_.max_input_length,
         [&](const std::string& segment) {
-          PreparedSource prepared;
-          ProtectedSource protected_source = span_protector_->protect(segment, spans, glossary);
-          for (const std::string& piece :
-               model_->source_tokenizer().encode(protected_source.text)) {
-            prepared.ids.push_back(model_->source_vocabulary().to_id(piece));
-          }
-          if (protected_source.constraints) {
-            prepared.spans = std::make_shared<const ProtectedSource>(std::move(protected_source));
-          }
-          return prepared;
+          return prepare_source(*model_, span_protector_.get(), segment, spans, glossary);
         },
         glossary.empty() ? documents::KeepTogether() : glossary_terms_of(glossary));
   } catch (const InvalidArgument& e) {
@@ -129,25 +113,6 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
         {.id = i, .source_ids = sources[i], .options = options, .constraints = nullptr});
   }
   return decode(std::move(requests));
-}
-
-int admission_group_for(Device device, int requested, int max_rows) {
-  constexpr int kGpuGroup = 8, kCpuGroup = 1;
-  const int group = requested != kAdmissionGroupByDevice
-                        ? requested
-                        : std::min(device == Device::kCuda ? kGpuGroup : kCpuGroup, max_rows);
-  RPT_CHECK(group >= 1 && group <= max_rows, InvalidArgument, "admission_group must be in [1, ",
-            max_rows, "] (the sentences decoded together), got ", group);
-  return group;
-}
-
-std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,
-                               int group) {
-  const std::size_t count = std::min(room, waiting);
-  if (decoder_empty || count == waiting || count >= static_cast<std::size_t>(group)) {
-    return count;
-  }
-  return 0;
 }
 
 std::vector<std::vector<Hypothesis>> Translator::decode(

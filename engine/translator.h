@@ -20,9 +20,6 @@
 
 namespace rpt {
 
-// TranslatorOptions::admission_group: the device's measured best (admission_group_for).
-inline constexpr int kAdmissionGroupByDevice = 0;
-
 struct TranslatorOptions {
   // Sentences decoded together; as one finishes, the next waiting one joins (in-flight).
   int max_batch_size = 32;
@@ -34,18 +31,6 @@ struct TranslatorOptions {
   // not change (batch invariance); only speed does (docs/engine.md).
   int admission_group = kAdmissionGroupByDevice;
 };
-
-// The admission group to use: `requested`, or for kAdmissionGroupByDevice the device's measured
-// best within `max_rows` sentences: 8 on a GPU (an encoder call's fixed cost dominates there:
-// +11-23% tokens/s at batch 32 on an H200), 1 on the CPU (no gain: a CPU step costs what its rows
-// do). docs/PERFORMANCE.md "Admission in groups". Throws InvalidArgument unless the group is in
-// [1, max_rows].
-int admission_group_for(Device device, int requested, int max_rows);
-
-// How many of `waiting` sentences join a decoder with `room` free slots now (admission_group
-// `group`): all that fit when the decoder is empty, else none until `group` fit or all do.
-std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decoder_empty,
-                               int group);
 
 struct TranslationHypothesis {
   std::string text;                 // detokenized

@@ -55,8 +55,8 @@ struct FusedAttentionArgs {
   int out_stride = 0;
 };
 
-// Reference definition (float32 only, exact two-pass softmax, double accumulation).
-void fused_attention_cpu(const FusedAttentionArgs& args);
+// The CPU engine computes attention its own way (engine/cpu/attention.h); the definition this
+// kernel is tested against is tests/support/reference_kernels.h's reference_fused_attention.
 // One warp per (row, head); keys in tiles of 32 with an online softmax; head_dim <= 256.
 void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream);
 // Throws InvalidArgument when fused_attention_cuda cannot run a head size with relative positions

@@ -33,7 +33,8 @@ struct CacheAppendArgs {
   void* cache = nullptr;           // [rows, layers, capacity, 2, d_model]
 };
 
-void cache_append_cpu(const CacheAppendArgs& args);
+// The CPU engine keeps its cache as a tree of positions (engine/cpu/position_tree.h); these
+// kernels are tested against tests/support/reference_kernels.h.
 void cache_append_cuda(const CacheAppendArgs& args, CudaStream stream);
 
 struct CacheGatherArgs {
@@ -48,7 +49,6 @@ struct CacheGatherArgs {
   void* out = nullptr;  // [rows, layers, capacity, 2, d_model]; must not alias in
 };
 
-void cache_gather_cpu(const CacheGatherArgs& args);
 void cache_gather_cuda(const CacheGatherArgs& args, CudaStream stream);
 
 // Copies a cache into one of another capacity (growth): positions [0, min capacity) of every

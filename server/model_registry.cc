@@ -16,8 +16,8 @@ std::string pair_name(const ServedModel& served) {
 
 // --device-memory-limit in bytes, its default resolved (see ServerOptions).
 std::size_t memory_limit_bytes(const ServerOptions& options, Device device) {
-  if (options.device_memory_limit_mib >= 0) {
-    return static_cast<std::size_t>(options.device_memory_limit_mib * 1048576.0);
+  if (options.compute.memory_limit_mib >= 0) {
+    return static_cast<std::size_t>(options.compute.memory_limit_mib * 1048576.0);
   }
   if (device != Device::kCpu) return 0;
   const std::size_t limit =
@@ -32,7 +32,7 @@ std::size_t memory_limit_bytes(const ServerOptions& options, Device device) {
 }  // namespace
 
 ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
-  const Device device = parse_device(options.device);
+  const Device device = options.compute.device;
   std::map<std::string, std::shared_ptr<const Glossary>> files;  // each file read once
   for (const GlossarySpec& spec : options.glossaries) {
     if (!files.count(spec.path)) {
@@ -40,12 +40,8 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
     }
   }
   for (const ModelSpec& spec : options.models) {
-    const ComputeOptions compute{.device = device,
-                                 .precision = parse_precision(spec.compute_type),
-                                 .device_index = options.device_index,
-                                 .memory_limit_bytes = memory_limit_bytes(options, device),
-                                 .batch_invariant = options.gpu_gemm == "batch-invariant",
-                                 .gpu_graphs = options.gpu_graphs == "on"};
+    const ComputeOptions compute =
+        options.compute.compute_options(spec.precision, memory_limit_bytes(options, device));
     auto served = std::make_unique<ServedModel>();
     served->name = spec.name;
     served->model =
@@ -75,7 +71,7 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
                                       static_cast<std::size_t>(options.cache_size_mib * (1 << 20))},
           metrics.add_cache(spec.name));
     }
-    served->glossary_method = parse_glossary_method(options.glossary_method);
+    served->glossary_method = options.text.glossary_method;
     for (const GlossarySpec& glossary : options.glossaries) {
       if (!glossary.model.empty() && glossary.model != spec.name) continue;
       const auto& loaded = files.at(glossary.path);

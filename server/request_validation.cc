@@ -165,26 +165,6 @@ RequestStatus too_many_segments(const RequestLimits& limits) {
                  " segments (sentences), the limit per request; split the call");
 }
 
-// Protects and tokenizes one segment (throws what the tokenizer throws).
-PreparedSource tokenize_segment(const std::string& segment, const ServedModel& model,
-                                const PreparedRequest& prepared, bool rewrite) {
-  const Model& m = *model.model;
-  PreparedSource out;
-  std::vector<std::string> pieces;
-  if (rewrite) {
-    ProtectedSource spans = model.span_protector->protect(
-        segment, {.enabled = prepared.protect_spans}, prepared.glossary);
-    if (spans.constraints) {
-      pieces = m.source_tokenizer().encode(spans.text);
-      out.spans = std::make_shared<const ProtectedSource>(std::move(spans));
-    }
-  }
-  if (pieces.empty()) pieces = m.source_tokenizer().encode(segment);
-  out.ids.reserve(pieces.size());
-  for (const std::string& piece : pieces) out.ids.push_back(m.source_vocabulary().to_id(piece));
-  return out;
-}
-
 // Segments `text` (request text `index`) into prepared->texts.back() and its segments' ids
 // into prepared: a segment over the input limit is cut until every part fits.
 RequestStatus prepare_text(const std::string& text, int index, const ServedModel& model,
@@ -221,7 +201,9 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
       std::vector<PreparedSource> ready = rpt::prepare_segments(
           part, model.max_input_length,
           [&](const std::string& segment) {
-            return tokenize_segment(segment, model, *prepared, rewrite);
+            return prepare_source(*model.model, rewrite ? model.span_protector.get() : nullptr,
+                                  segment, {.enabled = prepared->protect_spans},
+                                  prepared->glossary);
           },
           prepared->document.segmentation.keep_together);
       std::move(ready.begin(), ready.end(), std::back_inserter(segments));
@@ -287,7 +269,7 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
     catalog.max_bytes = static_cast<std::size_t>(limits.max_text_bytes);
   }
   prepared->document.segmentation.split =
-      to_split(given.split_sentences(), options.default_split_sentences);
+      to_split(given.split_sentences(), options.text.split_sentences);
   prepared->document.segmentation.language =
       model.description.source_language.empty() ? "en" : model.description.source_language;
   prepared->return_scores = request.options().return_scores();

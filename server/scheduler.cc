@@ -5,7 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/errors.h"
-#include "engine/translator.h"  // admission_group_for, sentences_to_admit
+#include "engine/batch_decoder.h"  // admission_group_for, sentences_to_admit
 
 namespace rpt::server {
 namespace {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/errors.h"
+
 namespace rpt::server {
 namespace {
 
@@ -13,9 +15,9 @@ ModelSpec parse_model_spec(const std::string& text) {
     std::string trimmed = text;
     while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
     const auto slash = trimmed.rfind('/');
-    return {slash == std::string::npos ? trimmed : trimmed.substr(slash + 1), text, ""};
+    return {slash == std::string::npos ? trimmed : trimmed.substr(slash + 1), text};
   }
-  return {text.substr(0, equals), text.substr(equals + 1), ""};
+  return {text.substr(0, equals), text.substr(equals + 1)};
 }
 
 GlossarySpec parse_glossary_spec(const std::string& text) {
@@ -56,12 +58,6 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
          "docs/glossaries.md) that requests name with glossary_name; for MODEL only, else for "
          "every model")
       ->take_all();
-  app.add_option("--glossary-method", options.glossary_method,
-                 "How glossary terms are enforced: mask (a placeholder the model copies, the "
-                 "target put in after) or phrase (the model reads the term, the target text is "
-                 "required); docs/glossaries.md compares them")
-      ->check(CLI::IsMember({"mask", "phrase"}))
-      ->capture_default_str();
   app.add_option("--listen", options.listen, "gRPC address HOST:PORT (port 0: any free port)")
       ->capture_default_str();
   app.add_option("--metrics-port", options.metrics_port,
@@ -74,15 +70,10 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "also nests objects and arrays at most 32 levels deep, else 400)")
       ->check(CLI::Range(1024L, 1L << 30))
       ->capture_default_str();
-  app.add_option("--device", options.device, "Where models compute: cpu or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
-  app.add_option("--compute-type", options.compute_type,
-                 "Precision of every model (see --model-compute-type): on the CPU float32 or "
-                 "int8 (linear layers in int8, quantized at load), on the GPU float32, float16 "
-                 "or bfloat16")
-      ->check(CLI::IsMember({"float32", "float16", "bfloat16", "int8"}))
-      ->capture_default_str();
+  flags::add_compute_flags(app, options.compute,
+                           "Default: on the CPU half the memory available to the process (RAM or "
+                           "cgroup limit) split among the models, on a GPU no limit but the "
+                           "device's");
   app.add_option_function<std::vector<std::string>>(
          "--model-compute-type",
          [&options](const std::vector<std::string>& specs) {
@@ -99,29 +90,6 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
          "NAME=TYPE (repeatable): one model's compute type instead of --compute-type, e.g. "
          "en-de=int8")
       ->take_all();
-  app.add_option("--device-index", options.device_index, "CUDA device to use")
-      ->check(CLI::Range(0, 64))
-      ->capture_default_str();
-  app.add_option("--device-memory-limit", options.device_memory_limit_mib,
-                 "MiB of memory each model may hold: on a GPU weights, caches and workspaces, on "
-                 "the CPU the decoding state (encoder memory, caches). Sentences that do not fit "
-                 "together are retried in smaller groups; one that does not fit alone gets "
-                 "RESOURCE_EXHAUSTED. 0: no limit but the device's. Default: on the CPU half the "
-                 "memory available to the process (RAM or cgroup limit) split among the models, "
-                 "on a GPU no limit but the device's")
-      ->check(CLI::Range(0.0, 1e9));
-  app.add_option("--gpu-gemm", options.gpu_gemm,
-                 "GPU GEMMs: batch-invariant (a sentence's translation does not depend on what "
-                 "it is batched with) or fastest (cuBLAS's choice per call)")
-      ->check(CLI::IsMember({"batch-invariant", "fastest"}))
-      ->capture_default_str();
-  app.add_option("--gpu-graphs", options.gpu_graphs,
-                 "GPU decoder steps replayed as CUDA graphs, one launch a step (on) or every "
-                 "kernel launched as it comes (off); the translations are the same")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
-  app.add_option("--threads", options.threads, "CPU threads for the CPU engine (0: all)")
-      ->check(CLI::Range(0, 1024));
   auto& s = options.scheduler;
   app.add_option("--max-queued-sentences", s.max_queued_sentences,
                  "Admission queue bound per model, in sentences")
@@ -146,18 +114,8 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
          "what in-flight batching buys)")
       ->check(CLI::IsMember({"inflight", "static"}))
       ->default_str("inflight");
-  app.add_option("--admission-group", s.admission_group,
-                 "In-flight batching: queued sentences join once this many can (or all queued "
-                 "can): fewer, larger encoder calls; 1 admits at every free row; 0: by device "
-                 "(8 on a GPU, 1 on the CPU, as measured)")
-      ->check(CLI::Range(0, 1 << 16))
-      ->capture_default_str();
   auto& l = options.limits;
-  app.add_option("--max-input-length", l.max_input_length,
-                 "Longest segment the model reads, in source tokens; a longer one is cut at a "
-                 "clause or a space (docs/documents.md)")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
+  flags::add_batching_flags(app, l.max_input_length, s.admission_group);
   app.add_option("--max-texts-per-request", l.max_texts_per_request, "Texts per request")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
@@ -175,33 +133,8 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "Largest max_length a request may ask for")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  auto& d = options.default_decoding;
-  app.add_option("--beam-size", d.beam_size, "Default beam size")
-      ->check(CLI::Range(1, kMaxBeamSize))
-      ->capture_default_str();
-  app.add_option("--n-best", d.n_best, "Default hypotheses per text")
-      ->check(CLI::Range(1, kMaxBeamSize))
-      ->capture_default_str();
-  app.add_option("--max-length", d.max_length, "Default maximum generated tokens")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
-  app.add_option("--length-penalty", d.length_penalty, "Default length penalty alpha")
-      ->check(CLI::Range(0.0, 10.0))
-      ->capture_default_str();
-  app.add_option("--length-penalty-type", options.default_length_penalty_type,
-                 "Default penalty: average (len^alpha), gnmt or none")
-      ->check(CLI::IsMember({"average", "gnmt", "none"}))
-      ->capture_default_str();
-  app.add_option_function<std::string>(
-         "--split-sentences",
-         [&options](const std::string& name) {
-           options.default_split_sentences = documents::parse_split_sentences(name);
-         },
-         "Default segmentation of texts: auto (sentences and line breaks), newlines (each "
-         "line one segment), sentences (sentences and blank lines), none (each text one "
-         "segment); the layout around segments is kept")
-      ->check(CLI::IsMember({"auto", "newlines", "sentences", "none"}))
-      ->default_str("auto");
+  flags::add_decoding_flags(app, options.default_decoding);
+  flags::add_text_flags(app, options.text);
   app.add_option("--http-listen", options.http_listen,
                  "HOST:PORT of a port of their own for the translation APIs (/v1/translate, "
                  "/v1/models, LibreTranslate's, DeepL's), HTTPS with --tls-cert/--tls-key; the "
@@ -216,10 +149,10 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       "Do not serve the translation page for browsers (GET / on the port of the translation "
       "APIs; docs/compatible-apis.md); / then answers 404");
   app.add_option("--api-keys", options.api_keys_file,
-                 "File of API keys (KEY<TAB>NAME[<TAB>CHARACTERS_PER_MONTH] a line): every "
-                 "translation call must present one (Authorization: Bearer KEY; LibreTranslate's "
-                 "api_key; DeepL's DeepL-Auth-Key) and is charged its characters against the "
-                 "key's monthly quota (default: no keys asked)")
+                 "YAML file of tenants: their API keys, models, rate limits and monthly "
+                 "quotas (docs/server.md, \"API keys and tenants\"; SIGHUP reloads it). Every "
+                 "translation call must present a listed key (Authorization: Bearer KEY; "
+                 "LibreTranslate's api_key; DeepL's DeepL-Auth-Key) (default: no keys asked)")
       ->check(CLI::ExistingFile);
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
       ->check(CLI::ExistingFile);
@@ -255,27 +188,33 @@ std::vector<std::string> finalize_server_options(ServerOptions& options) {
   // Not a structured binding: clang 14 (the fuzzing and sanitizer build) cannot capture one.
   for (const auto& entry : options.model_compute_types) {
     const std::string& name = entry.first;
-    const std::string& type = entry.second;
-    auto model = std::find_if(options.models.begin(), options.models.end(),
-                              [&name](const ModelSpec& spec) { return spec.name == name; });
-    if (model == options.models.end()) {
+    if (std::none_of(options.models.begin(), options.models.end(),
+                     [&name](const ModelSpec& spec) { return spec.name == name; })) {
       throw std::invalid_argument("--model-compute-type names no --model: '" + name + "'");
     }
-    model->compute_type = type;
   }
   for (ModelSpec& spec : options.models) {
-    if (spec.compute_type.empty()) spec.compute_type = options.compute_type;
-    const std::string flag = "--compute-type " + spec.compute_type + " (model " + spec.name + ")";
-    const std::string& type = spec.compute_type;
-    if (type != "float32" && type != "float16" && type != "bfloat16" && type != "int8") {
-      throw std::invalid_argument(flag + ": expected float32, float16, bfloat16 or int8");
+    spec.precision = options.compute.precision;
+    for (const auto& entry : options.model_compute_types) {
+      if (entry.first != spec.name) continue;
+      try {
+        spec.precision = parse_precision(entry.second);
+      } catch (const Error& error) {
+        throw std::invalid_argument("--model-compute-type " + entry.first + "=" + entry.second +
+                                    ": " + error.message());
+      }
     }
-    if (options.device == "cpu" && (type == "float16" || type == "bfloat16")) {
+    const kernels::Precision precision = spec.precision;
+    const std::string flag = "--compute-type " + std::string(kernels::precision_name(precision)) +
+                             " (model " + spec.name + ")";
+    const bool on_cpu = options.compute.device == Device::kCpu;
+    if (on_cpu &&
+        (precision == kernels::Precision::kFloat16 || precision == kernels::Precision::kBFloat16)) {
       throw std::invalid_argument(flag +
                                   " needs --device cuda (the CPU computes in float32 "
                                   "or int8)");
     }
-    if (options.device == "cuda" && type == "int8") {
+    if (!on_cpu && precision == kernels::Precision::kInt8) {
       throw std::invalid_argument(flag + " needs --device cpu (there is no CUDA int8 path yet)");
     }
   }
@@ -323,8 +262,6 @@ std::vector<std::string> finalize_server_options(ServerOptions& options) {
   }
   options.metrics_listen =
       options.listen.substr(0, colon) + ":" + std::to_string(options.metrics_port);
-  options.default_decoding.length_penalty_type =
-      parse_length_penalty_type(options.default_length_penalty_type);
   auto& d = options.default_decoding;
   if (d.n_best > d.beam_size) throw std::invalid_argument("--n-best must be <= --beam-size");
   if (d.beam_size > options.limits.max_beam_size) {

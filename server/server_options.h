@@ -7,15 +7,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include "documents/segmenter.h"
 #include "engine/beam_search.h"
+#include "flags/shared_flags.h"
 
 namespace rpt::server {
 
 struct ModelSpec {
-  std::string name;          // routing name
-  std::string directory;     // model directory (docs/model-format.md)
-  std::string compute_type;  // --model-compute-type NAME=TYPE; empty: --compute-type
+  std::string name;       // routing name
+  std::string directory;  // model directory (docs/model-format.md)
+  // --model-compute-type NAME=TYPE, else --compute-type (filled by finalize_server_options).
+  kernels::Precision precision = kernels::Precision::kFloat32;
 };
 
 // Limits of one model's scheduler (docs/engine.md "Step-level (in-flight) batching").
@@ -32,10 +33,8 @@ struct SchedulerOptions {
   // finished sentences freed. Off, a batch is admitted only when the decoder is empty and runs
   // until its last sentence ends (static batching): for measuring what in-flight batching buys.
   bool inflight_batching = true;
-  // Queued sentences join a decoding batch once this many can (or every queued one can): fewer,
-  // larger encoder calls (TranslatorOptions::admission_group). 1: at every free row; 0: the
-  // device's measured best (kAdmissionGroupByDevice, admission_group_for: 8 on a GPU, 1 on the
-  // CPU).
+  // Queued sentences join a decoding batch once this many can (TranslatorOptions::admission_group;
+  // 0: the device's measured best).
   int admission_group = 0;
 };
 
@@ -61,8 +60,7 @@ struct ServerOptions {
   std::vector<std::string> glossary_flags;  // --glossary as given, parsed into glossaries by
                                             // finalize_server_options
   std::vector<GlossarySpec> glossaries;
-  std::string glossary_method = "mask";  // mask | phrase (GlossaryMethod)
-  // --model-compute-type NAME=TYPE pairs, folded into models[].compute_type by
+  // --model-compute-type NAME=TYPE pairs, folded into models[].precision by
   // finalize_server_options.
   std::vector<std::pair<std::string, std::string>> model_compute_types;
   std::string listen = "0.0.0.0:50051";
@@ -75,22 +73,16 @@ struct ServerOptions {
   std::string http_listen;
   std::vector<std::string> cors_origins;  // HttpApiOptions::cors_origins
   bool web_ui = true;                     // HttpApiOptions::web_ui; false: --no-web-ui
-  std::string device = "cpu";             // cpu | cuda
-  std::string compute_type =
-      "float32";  // float32 | int8 (cpu); float32 | float16 | bfloat16 (cuda)
-  int device_index = 0;
-  // Per model (CPU: decoding state); 0: no limit; below 0 (the default): on the CPU half the
-  // memory available to the process split among the models, on a GPU no limit but the device's.
-  double device_memory_limit_mib = -1;
-  std::string gpu_gemm = "batch-invariant";  // batch-invariant | fastest (ComputeOptions)
-  std::string gpu_graphs = "on";             // on | off (ComputeOptions::gpu_graphs)
-  int threads = 0;                           // BLAS threads; 0: the library default
+  // The engine flags (flags/shared_flags.h). memory_limit_mib is per model; below 0 (the
+  // default): on the CPU half the memory available to the process split among the models, on a
+  // GPU no limit but the device's.
+  flags::ComputeFlags compute{.memory_limit_mib = -1};
   SchedulerOptions scheduler;
   RequestLimits limits;
   DecodingOptions default_decoding{.beam_size = 4, .n_best = 1, .max_length = 250};
-  std::string default_length_penalty_type = "average";
-  // How texts are cut into segments when a request does not say (DecodingOptions.split_sentences).
-  documents::SplitSentences default_split_sentences = documents::SplitSentences::kAuto;
+  // Segmentation when a request does not say (DecodingOptions.split_sentences), and how glossary
+  // terms are enforced.
+  flags::TextFlags text;
   std::string api_keys_file;  // --api-keys (server/api_keys.h); empty: no keys asked
   std::string tls_cert;       // PEM files; both or neither
   std::string tls_key;

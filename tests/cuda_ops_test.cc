@@ -29,6 +29,7 @@
 #include "kernels/fused_attention.h"
 #include "kernels/gemm.h"
 #include "kernels/kv_cache.h"
+#include "tests/support/reference_kernels.h"
 #include "kernels/layer_norm.h"
 #include "kernels/top_k_log_softmax.h"
 #include "tests/support/gpu_required.h"
@@ -211,7 +212,7 @@ TEST_P(CudaPrecisionTest, CacheAppendAtEachRowsPosition) {
     CacheAppendArgs args{.precision = precision, .layout = shape.layout, .layer = 1,
                          .rows = rows, .qkv = qkv.data(), .qkv_stride = shape.qkv_stride,
                          .positions = positions.data(), .cache = cache.data()};
-    cache_append_cpu(args);
+    reference_cache_append(args);
     args.qkv = d_qkv.data();
     args.positions = d_positions.as<int>();
     args.cache = d_cache.data();
@@ -236,7 +237,7 @@ TEST_P(CudaPrecisionTest, CacheGatherBeamParentsAndNewRows) {
     CacheGatherArgs args{.precision = precision, .layout = shape.layout, .rows = out_rows,
                          .in = in.data(), .parents = parents.data(), .lengths = lengths.data(),
                          .out = out.data()};
-    cache_gather_cpu(args);
+    reference_cache_gather(args);
     args.in = d_in.data();
     args.parents = d_parents.as<int>();
     args.lengths = d_lengths.as<int>();
@@ -630,7 +631,7 @@ TEST_P(CudaFusedAttentionTest, MatchesCpuDefinition) {
   cpu.offset_bias = shape.t5_bias ? bias.data() : nullptr;
   std::vector<float> expected(static_cast<std::size_t>(rows) * out_stride, untouched);
   cpu.out = expected.data();
-  fused_attention_cpu(cpu);
+  reference_fused_attention(cpu);
 
   auto d_sequences = upload_as(sequences, precision);
   auto d_queries = upload_as(queries, precision);

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "engine/decoder.h"
+#include "engine/cpu/decoder_state.h"
 #include "engine/engine.h"
 #include "engine/model.h"
-#include "engine/position_tree.h"
+#include "engine/cpu/position_tree.h"
 #include "kernels/errors.h"
 #include "kernels/memory_budget.h"
 #include "tests/support/weights_writer.h"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/fused_attention.h"
+#include "tests/support/reference_kernels.h"
 #include "kernels/gemm.h"
 #include "kernels/relative_softmax.h"
 
@@ -110,7 +111,7 @@ TEST_P(FusedAttentionTest, EncoderSelfAttention) {
   std::vector<float> out(static_cast<std::size_t>(args.rows) * d, 99.0f);
   args.out = out.data();
   args.out_stride = d;
-  fused_attention_cpu(args);
+  reference_fused_attention(args);
 
   for (int row = 0; row < args.rows; ++row) {
     const int b = row / length, i = row % length;
@@ -172,7 +173,7 @@ TEST_P(FusedAttentionTest, DecoderCacheRowsAtDifferentSteps) {
   std::vector<float> out(static_cast<std::size_t>(rows) * d);
   args.out = out.data();
   args.out_stride = d;
-  fused_attention_cpu(args);
+  reference_fused_attention(args);
   for (int r = 0; r < rows; ++r) {
     for (int h = 0; h < c.heads; ++h) {
       const float* base = cache.data() + static_cast<long>(r) * capacity * 2 * d + h * c.head_dim;
@@ -222,7 +223,7 @@ TEST(FusedAttentionCross, BeamsShareTheirSentenceMemory) {
   std::vector<float> out(static_cast<std::size_t>(3) * d);
   args.out = out.data();
   args.out_stride = d;
-  fused_attention_cpu(args);
+  reference_fused_attention(args);
   for (int r = 0; r < 3; ++r) {
     const float* memory = static_cast<const float*>(sequences[static_cast<std::size_t>(r)]);
     for (int h = 0; h < heads; ++h) {

@@ -59,7 +59,7 @@ TEST(GemvCpu, MatchesFloat64WithinFloatRounding) {
   }
 }
 
-// The decoder's self-attention reads its positions by address (engine/position_tree.h): the
+// The decoder's self-attention reads its positions by address (engine/cpu/position_tree.h): the
 // same rows, gathered from scattered places, must give bit for bit what they give strided.
 TEST(GemvCpu, GatheredRowsGiveTheStridedRowsBits) {
   std::mt19937 random(11);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/kv_cache.h"
+#include "tests/support/reference_kernels.h"
 
 namespace rpt::kernels {
 namespace {
@@ -63,18 +64,28 @@ TYPED_TEST(KvCacheTest, AppendWritesKeyAndValueAtEachRowsOwnPosition) {
   }
   const std::vector<int> positions = {0, 2};
   std::vector<T> cache(2 * 24, this->kUntouched);
-  cache_append_cpu({.precision = this->kPrecision, .layout = layout, .layer = 1, .rows = 2,
-                    .qkv = qkv.data(), .qkv_stride = qkv_stride, .positions = positions.data(),
-                    .cache = cache.data()});
+  reference_cache_append({.precision = this->kPrecision,
+                          .layout = layout,
+                          .layer = 1,
+                          .rows = 2,
+                          .qkv = qkv.data(),
+                          .qkv_stride = qkv_stride,
+                          .positions = positions.data(),
+                          .cache = cache.data()});
   // Row 0, layer 1, position 0: 0 + 12 + 0. Row 1, layer 1, position 2: 24 + 12 + 8.
   EXPECT_EQ(cache, this->untouched_except(48, {{12, {T(3), T(4), T(5), T(6)}},
                                                {44, {T(103), T(104), T(105), T(106)}}}));
 
   // The next step of row 0 (position 1, layer 0) leaves the earlier writes in place.
   const std::vector<int> next_positions = {1};
-  cache_append_cpu({.precision = this->kPrecision, .layout = layout, .layer = 0, .rows = 1,
-                    .qkv = qkv.data(), .qkv_stride = qkv_stride,
-                    .positions = next_positions.data(), .cache = cache.data()});
+  reference_cache_append({.precision = this->kPrecision,
+                          .layout = layout,
+                          .layer = 0,
+                          .rows = 1,
+                          .qkv = qkv.data(),
+                          .qkv_stride = qkv_stride,
+                          .positions = next_positions.data(),
+                          .cache = cache.data()});
   EXPECT_EQ(cache, this->untouched_except(48, {{4, {T(3), T(4), T(5), T(6)}},
                                                {12, {T(3), T(4), T(5), T(6)}},
                                                {44, {T(103), T(104), T(105), T(106)}}}));
@@ -89,8 +100,13 @@ TYPED_TEST(KvCacheTest, GatherCopiesParentPrefixesAndSkipsNewRows) {
   const std::vector<int> parents = {2, -1, 0, 2};
   const std::vector<int> lengths = {3, 2, 1, 2};
   std::vector<T> out(4 * 24, this->kUntouched);
-  cache_gather_cpu({.precision = this->kPrecision, .layout = layout, .rows = 4, .in = in.data(),
-                    .parents = parents.data(), .lengths = lengths.data(), .out = out.data()});
+  reference_cache_gather({.precision = this->kPrecision,
+                          .layout = layout,
+                          .rows = 4,
+                          .in = in.data(),
+                          .parents = parents.data(),
+                          .lengths = lengths.data(),
+                          .out = out.data()});
   EXPECT_EQ(out, this->untouched_except(
                      96, {// row 0 <- all of row 2 (in 48..71 holds 49..72)
                           {0, this->range(49, 72)},

@@ -189,8 +189,6 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   const int* positions = at<int>(device_inputs, positions_at);
   CudaTransformerOps ops(arch, precision_, stream(), cublas_.get(),
                          {.positions = positions,
-                          .qkv = at<char>(workspace, qkv_at),
-                          .context = at<char>(workspace, context_at),
                           .sentences = at<const void*>(device_inputs, sentences_at),
                           .sentence_lengths = at<int>(device_inputs, lengths_at)});
   encoder_forward(ops, weights_, model_.config(),
@@ -198,7 +196,9 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
                   {.x = at<char>(workspace, x_at),
                    .normed = at<char>(workspace, normed_at),
                    .hidden = at<char>(workspace, hidden_at),
-                   .hidden_stride = arch.d_ff},
+                   .hidden_stride = arch.d_ff,
+                   .qkv = at<char>(workspace, qkv_at),
+                   .context = at<char>(workspace, context_at)},
                   slices);
 
   std::vector<EncodedSentence> sentences;
@@ -288,7 +288,6 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   const std::size_t x_at = layout.add(static_cast<std::size_t>(padded) * d * element);
   const std::size_t normed_at = layout.add(static_cast<std::size_t>(padded) * d * element);
   const std::size_t qkv_at = layout.add(static_cast<std::size_t>(padded) * 3 * d * element);
-  const std::size_t query_at = layout.add(static_cast<std::size_t>(padded) * d * element);
   const std::size_t context_at = layout.add(static_cast<std::size_t>(padded) * d * element);
   const std::size_t hidden_at = layout.add(static_cast<std::size_t>(padded) * arch.d_ff * element);
   const std::size_t logits_at =
@@ -351,9 +350,6 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
     const int* positions = at<int>(device_inputs, positions_at);
     CudaTransformerOps ops(arch, precision_, stream(), cublas_.get(),
                            {.positions = positions,
-                            .qkv = at<char>(workspace, qkv_at),
-                            .query = at<char>(workspace, query_at),
-                            .context = at<char>(workspace, context_at),
                             .layout = layout_,
                             .cache = new_cache,
                             .cache_rows = at<const void*>(device_inputs, self_rows_at),
@@ -368,7 +364,9 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
         {.x = at<char>(workspace, x_at),
          .normed = at<char>(workspace, normed_at),
          .hidden = at<char>(workspace, hidden_at),
-         .hidden_stride = arch.d_ff},
+         .hidden_stride = arch.d_ff,
+         .qkv = at<char>(workspace, qkv_at),
+         .context = at<char>(workspace, context_at)},
         logits);
     auto* log_probs = at<float>(workspace, results_at);
     kernels::top_k_log_softmax_cuda(

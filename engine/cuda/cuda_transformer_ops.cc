@@ -78,7 +78,7 @@ void CudaTransformerOps::linear(const DeviceLinear& layer, const LinearCall& cal
 void CudaTransformerOps::attend(const SelfAttentionOf<DeviceStorage>* relative, int rows,
                                 const void* queries, int query_stride, const void* const* sequences,
                                 long key_shift, long value_shift, int position_stride,
-                                const int* key_counts) const {
+                                const int* key_counts, void* context) const {
   kernels::FusedAttentionArgs args;
   args.precision = precision_;
   args.rows = rows;
@@ -102,66 +102,48 @@ void CudaTransformerOps::attend(const SelfAttentionOf<DeviceStorage>* relative, 
     args.offset_bias = static_cast<const float*>(relative->offset_bias.data);
     args.offset_bias_width = relative->offset_bias.cols;
   }
-  args.out = context_.context;
+  args.out = context;
   args.out_stride = arch_.d_model;
   kernels::fused_attention_cuda(args, stream_);
 }
 
-void CudaTransformerOps::project_output(const DeviceLinear& output, int rows, void* x) {
-  linear(output, {.in = context_.context,
-                  .in_stride = arch_.d_model,
-                  .rows = rows,
-                  .out = x,
-                  .out_stride = arch_.d_model,
-                  .accumulate = true});
-}
-
 void CudaTransformerOps::packed_self_attention(const SelfAttentionOf<DeviceStorage>& weights,
-                                               const void* in, int rows, void* x) {
+                                               const void* qkv, int rows, void* context) {
   RPT_CHECK(context_.sentences != nullptr, InvalidArgument, "no encoder batch for the attention");
   const int d = arch_.d_model;
-  linear(weights.qkv,
-         {.in = in, .in_stride = d, .rows = rows, .out = context_.qkv, .out_stride = 3 * d});
-  // Every row reads its own sentence's keys and values in qkv.
-  attend(&weights, rows, context_.qkv, 3 * d, context_.sentences, d, 2L * d, 3 * d,
-         context_.sentence_lengths);
-  project_output(weights.output, rows, x);
+  // Every row reads its own sentence's keys and values in qkv (context_.sentences point into it).
+  attend(&weights, rows, qkv, 3 * d, context_.sentences, d, 2L * d, 3 * d,
+         context_.sentence_lengths, context);
 }
 
 void CudaTransformerOps::cached_self_attention(const SelfAttentionOf<DeviceStorage>& weights,
-                                               int layer, const void* in, int rows, void* x) {
+                                               int layer, const void* qkv, int rows,
+                                               void* context) {
   RPT_CHECK(context_.cache_rows != nullptr, InvalidArgument, "no decoder step for the attention");
   const int d = arch_.d_model;
-  linear(weights.qkv,
-         {.in = in, .in_stride = d, .rows = rows, .out = context_.qkv, .out_stride = 3 * d});
   // This step's key and value join the row's cache, then the row attends to positions 0..t.
   kernels::cache_append_cuda({.precision = precision_,
                               .layout = context_.layout,
                               .layer = layer,
                               .rows = rows,
-                              .qkv = context_.qkv,
+                              .qkv = qkv,
                               .qkv_stride = 3 * d,
                               .positions = context_.positions,
                               .cache = context_.cache},
                              stream_);
   const long layer_shift = static_cast<long>(layer) * context_.layout.layer_elements();
-  attend(&weights, rows, context_.qkv, 3 * d, context_.cache_rows, layer_shift, layer_shift + d,
-         2 * d, context_.cache_counts);
-  project_output(weights.output, rows, x);
+  attend(&weights, rows, qkv, 3 * d, context_.cache_rows, layer_shift, layer_shift + d, 2 * d,
+         context_.cache_counts, context);
 }
 
-void CudaTransformerOps::cross_attention(const CrossAttentionOf<DeviceStorage>& weights, int layer,
-                                         const void* in, int rows, void* x) {
+void CudaTransformerOps::cross_attention(int layer, const void* query, int rows, void* context) {
   RPT_CHECK(context_.memory_rows != nullptr, InvalidArgument,
             "no encoder memory for the attention");
   const int d = arch_.d_model;
-  linear(weights.query,
-         {.in = in, .in_stride = d, .rows = rows, .out = context_.query, .out_stride = d});
   // Every beam reads its sentence's memory, this layer's slice; no relative term.
   const long layer_shift = static_cast<long>(layer) * 2 * d;
-  attend(nullptr, rows, context_.query, d, context_.memory_rows, layer_shift, layer_shift + d,
-         context_.memory_stride, context_.memory_lengths);
-  project_output(weights.output, rows, x);
+  attend(nullptr, rows, query, d, context_.memory_rows, layer_shift, layer_shift + d,
+         context_.memory_stride, context_.memory_lengths, context);
 }
 
 void CudaTransformerOps::logits(const DeviceLinear& generator, const void* x, int rows,

@@ -20,12 +20,9 @@ class CublasHandle;
 
 struct CudaAttentionContext {
   const int* positions = nullptr;  // [rows]: each row's position in its sequence (device)
-  void* qkv = nullptr;             // [rows, 3 d_model] scratch
-  void* query = nullptr;           // [rows, d_model] scratch (cross-attention)
-  void* context = nullptr;         // [rows, d_model] scratch
 
-  // Encoder: row t's sentence starts at sentences[t] (a row of qkv) and has sentence_lengths[t]
-  // tokens.
+  // Encoder: row t's sentence starts at sentences[t] (a row of the forward's qkv buffer) and has
+  // sentence_lengths[t] tokens.
   const void* const* sentences = nullptr;
   const int* sentence_lengths = nullptr;
 
@@ -57,12 +54,11 @@ class CudaTransformerOps final : public TransformerOps<DeviceStorage> {
              void* out) override;
   void norm(const DeviceLayerNorm& weights, const void* in, int rows, void* out) override;
   void linear(const DeviceLinear& layer, const LinearCall& call) override;
-  void packed_self_attention(const SelfAttentionOf<DeviceStorage>& weights, const void* in,
-                             int rows, void* x) override;
+  void packed_self_attention(const SelfAttentionOf<DeviceStorage>& weights, const void* qkv,
+                             int rows, void* context) override;
   void cached_self_attention(const SelfAttentionOf<DeviceStorage>& weights, int layer,
-                             const void* in, int rows, void* x) override;
-  void cross_attention(const CrossAttentionOf<DeviceStorage>& weights, int layer, const void* in,
-                       int rows, void* x) override;
+                             const void* qkv, int rows, void* context) override;
+  void cross_attention(int layer, const void* query, int rows, void* context) override;
   void logits(const DeviceLinear& generator, const void* x, int rows, float* out) override;
 
  private:
@@ -75,9 +71,7 @@ class CudaTransformerOps final : public TransformerOps<DeviceStorage> {
   // `relative` when not nullptr.
   void attend(const SelfAttentionOf<DeviceStorage>* relative, int rows, const void* queries,
               int query_stride, const void* const* sequences, long key_shift, long value_shift,
-              int position_stride, const int* key_counts) const;
-  // x += context W_o^T (+ b): the attention's output projection with its residual.
-  void project_output(const DeviceLinear& output, int rows, void* x);
+              int position_stride, const int* key_counts, void* context) const;
 
   const ArchitectureConfig& arch_;
   kernels::Precision precision_;

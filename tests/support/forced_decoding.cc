@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/decoder.h"
-#include "engine/encoder.h"
+#include "engine/cpu/decoder_state.h"
+#include "engine/cpu/encoder.h"
 #include "kernels/log_softmax.h"
 
 namespace rpt::testing {

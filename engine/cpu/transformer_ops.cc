@@ -1,8 +1,8 @@
-#include "engine/cpu_transformer_ops.h"
+#include "engine/cpu/transformer_ops.h"
 
 #include <cmath>
 
-#include "engine/layers.h"
+#include "engine/cpu/layers.h"
 #include "engine/scratch.h"
 #include "kernels/embedding.h"
 #include "kernels/errors.h"
@@ -19,14 +19,6 @@ float* CpuTransformerOps::scratch(ScratchFloats& buffer, long count) {
   if (buffer.size() < static_cast<std::size_t>(count))
     buffer.resize(static_cast<std::size_t>(count));
   return buffer.data();
-}
-
-template <class SubLayer>
-void CpuTransformerOps::add_residual(int rows, void* x, const SubLayer& sub_layer) {
-  const long count = static_cast<long>(rows) * arch_.d_model;
-  float* out = scratch(sub_layer_out_, count);
-  sub_layer(out);
-  add_in_place(floats(x), out, count);
 }
 
 int CpuTransformerOps::hidden_stride(const Model& model) {
@@ -73,30 +65,28 @@ void CpuTransformerOps::linear(const LinearWeights& layer, const LinearCall& cal
   add_in_place(floats(call.out), out, count);
 }
 
-void CpuTransformerOps::packed_self_attention(const SelfAttentionWeights& weights, const void* in,
-                                              int rows, void* x) {
-  RPT_CHECK(context_.offsets != nullptr, InvalidArgument, "no encoder batch for the attention");
-  add_residual(rows, x, [&](float* out) {
-    self_attention_forward(weights, arch_, floats(in), *context_.offsets, out);
-  });
+void CpuTransformerOps::packed_self_attention(const SelfAttentionWeights& weights, const void* qkv,
+                                              int rows, void* context) {
+  RPT_CHECK(context_.offsets != nullptr && context_.offsets->back() == rows, InvalidArgument,
+            "no encoder batch of ", rows, " rows for the attention");
+  self_attention_forward(weights, arch_, floats(qkv), *context_.offsets, floats(context));
 }
 
 void CpuTransformerOps::cached_self_attention(const SelfAttentionWeights& weights, int layer,
-                                              const void* in, int rows, void* x) {
-  RPT_CHECK(context_.history != nullptr && context_.plan != nullptr, InvalidArgument,
-            "no decoder step for the attention");
-  add_residual(rows, x, [&](float* out) {
-    self_attention_step(weights, arch_, floats(in), *context_.history, *context_.plan, layer, out);
-  });
+                                              const void* qkv, int rows, void* context) {
+  RPT_CHECK(
+      context_.history != nullptr && context_.plan != nullptr && context_.history->rows() == rows,
+      InvalidArgument, "no decoder step of ", rows, " rows for the attention");
+  self_attention_step(weights, arch_, floats(qkv), *context_.history, *context_.plan, layer,
+                      floats(context));
 }
 
-void CpuTransformerOps::cross_attention(const CrossAttentionWeights& weights, int layer,
-                                        const void* in, int rows, void* x) {
-  RPT_CHECK(context_.memory != nullptr && context_.plan != nullptr, InvalidArgument,
-            "no encoder memory for the attention");
-  add_residual(rows, x, [&](float* out) {
-    cross_attention_step(weights, arch_, floats(in), *context_.memory, *context_.plan, layer, out);
-  });
+void CpuTransformerOps::cross_attention(int layer, const void* query, int rows, void* context) {
+  RPT_CHECK(context_.memory != nullptr && context_.plan != nullptr &&
+                static_cast<int>(context_.plan->memory_group.size()) == rows,
+            InvalidArgument, "no encoder memory of ", rows, " rows for the attention");
+  cross_attention_step(arch_, floats(query), *context_.memory, *context_.plan, layer,
+                       floats(context));
 }
 
 void CpuTransformerOps::logits(const LinearWeights& generator, const void* x, int rows,

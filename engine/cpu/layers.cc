@@ -1,4 +1,4 @@
-#include "engine/layers.h"
+#include "engine/cpu/layers.h"
 
 #include <vector>
 

@@ -8,9 +8,9 @@
 
 #include <vector>
 
-#include "engine/attention.h"
+#include "engine/cpu/attention.h"
 #include "engine/model.h"
-#include "engine/position_tree.h"
+#include "engine/cpu/position_tree.h"
 #include "engine/tensor.h"
 #include "kernels/memory_budget.h"
 
@@ -45,8 +45,8 @@ class DecoderState {
 };
 
 struct DecoderStepInput {
-  std::vector<int> tokens;     // [rows]: the previous token of each row
-  std::vector<int> positions;  // [rows]: the step of each row (0 for the start token)
+  std::vector<int> tokens;          // [rows]: the previous token of each row
+  std::vector<int> positions;       // [rows]: the step of each row (0 for the start token)
   std::vector<MemoryGroup> memory;  // row groups and their sentence's encoder memory
   // memory[g].keys_values points at layer 0; layer l adds l * 2 * d_model.
 };

@@ -2,14 +2,14 @@
 #include <cstddef>
 #include <cstring>
 
-#include "kernels/kv_cache.h"
+#include "tests/support/reference_kernels.h"
 
 namespace rpt::kernels {
 
 // The cache ops only move elements, so one definition serves every precision: offsets are
 // counted in elements and scaled to bytes by the element size.
 
-void cache_append_cpu(const CacheAppendArgs& args) {
+void reference_cache_append(const CacheAppendArgs& args) {
   const std::size_t element_bytes = precision_size(args.precision);
   const long d_model = args.layout.d_model;
   const auto* qkv = static_cast<const std::byte*>(args.qkv);
@@ -17,15 +17,14 @@ void cache_append_cpu(const CacheAppendArgs& args) {
   for (int r = 0; r < args.rows; ++r) {
     // The key and value columns are adjacent in qkv, as keys then values at a cache position.
     const long source = static_cast<long>(r) * args.qkv_stride + d_model;
-    const long target = r * args.layout.row_elements() +
-                        args.layer * args.layout.layer_elements() +
+    const long target = r * args.layout.row_elements() + args.layer * args.layout.layer_elements() +
                         static_cast<long>(args.positions[r]) * 2 * d_model;
     std::memcpy(cache + target * element_bytes, qkv + source * element_bytes,
                 2 * d_model * element_bytes);
   }
 }
 
-void cache_gather_cpu(const CacheGatherArgs& args) {
+void reference_cache_gather(const CacheGatherArgs& args) {
   const std::size_t element_bytes = precision_size(args.precision);
   const CacheLayout& layout = args.layout;
   const auto* in = static_cast<const std::byte*>(args.in);
@@ -34,8 +33,8 @@ void cache_gather_cpu(const CacheGatherArgs& args) {
     const int parent = args.parents[r];
     if (parent < 0) continue;
     // Positions [0, length) of a layer are contiguous: one copy per layer.
-    const std::size_t bytes = static_cast<std::size_t>(args.lengths[r]) * 2 * layout.d_model *
-                              element_bytes;
+    const std::size_t bytes =
+        static_cast<std::size_t>(args.lengths[r]) * 2 * layout.d_model * element_bytes;
     for (int layer = 0; layer < layout.layers; ++layer) {
       const long source = parent * layout.row_elements() + layer * layout.layer_elements();
       const long target = r * layout.row_elements() + layer * layout.layer_elements();

@@ -1,6 +1,6 @@
-#include "engine/decoder.h"
+#include "engine/cpu/decoder_state.h"
 
-#include "engine/cpu_transformer_ops.h"
+#include "engine/cpu/transformer_ops.h"
 #include "engine/scratch.h"
 #include "engine/transformer.h"
 #include "kernels/errors.h"
@@ -37,8 +37,8 @@ void DecoderState::reorder(const std::vector<int>& parents, const std::vector<in
 }
 
 const StepHistory& DecoderState::append_positions(const std::vector<int>& positions) {
-  RPT_CHECK(positions.size() == last_.size(), InvalidArgument, positions.size(),
-            " positions for ", last_.size(), " rows");
+  RPT_CHECK(positions.size() == last_.size(), InvalidArgument, positions.size(), " positions for ",
+            last_.size(), " rows");
   for (std::size_t r = 0; r < last_.size(); ++r) {
     RPT_CHECK(positions[r] == tree_.depth(last_[r]), InvalidArgument, "row ", r,
               " decodes position ", positions[r], " but holds ", tree_.depth(last_[r]));
@@ -81,6 +81,8 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
   ScratchFloats x(static_cast<std::size_t>(rows) * arch.d_model);  // the embedding writes it whole
   ScratchFloats normed(x.size());  // written by each layer norm before it is read
   ScratchFloats hidden(static_cast<std::size_t>(rows) * hidden_stride);
+  ScratchFloats qkv(static_cast<std::size_t>(rows) * 3 * arch.d_model);
+  ScratchFloats context(x.size());
   Tensor logits = Tensor::empty({rows, static_cast<int>(model.generator().out_features())});
   CpuTransformerOps ops(arch, {.history = &history, .plan = &plan, .memory = &input.memory});
   decoder_step_forward(
@@ -89,7 +91,9 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
       {.x = x.data(),
        .normed = normed.data(),
        .hidden = hidden.data(),
-       .hidden_stride = hidden_stride},
+       .hidden_stride = hidden_stride,
+       .qkv = qkv.data(),
+       .context = context.data()},
       logits.data<float>());
   return logits;
 }

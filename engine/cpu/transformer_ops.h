@@ -1,12 +1,12 @@
 // The CPU's Transformer sub-layers (engine/transformer.h) over the host kernels: float32
 // activations, linear layers through the chosen GEMM (or the int8 path when quantized), attention
-// by engine/attention.h. Made for one encoder batch or one decoder step: the attention context
+// by engine/cpu/attention.h. Made for one encoder batch or one decoder step: the attention context
 // names the batch's sentences, or the step's cache history and encoder memory.
 #pragma once
 
 #include <vector>
 
-#include "engine/attention.h"
+#include "engine/cpu/attention.h"
 #include "engine/scratch.h"
 #include "engine/transformer.h"
 
@@ -34,25 +34,20 @@ class CpuTransformerOps final : public TransformerOps<HostStorage> {
              void* out) override;
   void norm(const LayerNormWeights& weights, const void* in, int rows, void* out) override;
   void linear(const LinearWeights& layer, const LinearCall& call) override;
-  void packed_self_attention(const SelfAttentionWeights& weights, const void* in, int rows,
-                             void* x) override;
-  void cached_self_attention(const SelfAttentionWeights& weights, int layer, const void* in,
-                             int rows, void* x) override;
-  void cross_attention(const CrossAttentionWeights& weights, int layer, const void* in, int rows,
-                       void* x) override;
+  void packed_self_attention(const SelfAttentionWeights& weights, const void* qkv, int rows,
+                             void* context) override;
+  void cached_self_attention(const SelfAttentionWeights& weights, int layer, const void* qkv,
+                             int rows, void* context) override;
+  void cross_attention(int layer, const void* query, int rows, void* context) override;
   void logits(const LinearWeights& generator, const void* x, int rows, float* out) override;
 
  private:
   // [count] floats of `buffer`, grown when needed.
   static float* scratch(ScratchFloats& buffer, long count);
-  // x [rows, d_model] += what `sub_layer` writes into the residual scratch.
-  template <class SubLayer>
-  void add_residual(int rows, void* x, const SubLayer& sub_layer);
 
   const ArchitectureConfig& arch_;
   CpuAttentionContext context_;
-  ScratchFloats sub_layer_out_;  // an attention sub-layer's output before the residual add
-  ScratchFloats linear_out_;     // a residual linear layer's output before the add
+  ScratchFloats linear_out_;  // a residual linear layer's output before the add
 };
 
 }  // namespace rpt

@@ -1,6 +1,6 @@
-#include "engine/encoder.h"
+#include "engine/cpu/encoder.h"
 
-#include "engine/cpu_transformer_ops.h"
+#include "engine/cpu/transformer_ops.h"
 #include "engine/scratch.h"
 #include "engine/transformer.h"
 
@@ -28,6 +28,8 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
   const int hidden_stride = CpuTransformerOps::hidden_stride(model);
   ScratchFloats normed(static_cast<std::size_t>(tokens) * arch.d_model);
   ScratchFloats hidden(static_cast<std::size_t>(tokens) * hidden_stride);
+  ScratchFloats qkv(static_cast<std::size_t>(tokens) * 3 * arch.d_model);
+  ScratchFloats context(static_cast<std::size_t>(tokens) * arch.d_model);
   CpuTransformerOps ops(arch, {.offsets = &encoded.offsets});
   encoder_forward(
       ops, model.weights(), model.config(),
@@ -35,7 +37,9 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
       {.x = encoded.output.data<float>(),
        .normed = normed.data(),
        .hidden = hidden.data(),
-       .hidden_stride = hidden_stride},
+       .hidden_stride = hidden_stride,
+       .qkv = qkv.data(),
+       .context = context.data()},
       {{.first_row = 0, .rows = tokens, .out = encoded.memory_keys_values.data<float>()}});
   return encoded;
 }

@@ -13,14 +13,17 @@
 
 namespace rpt {
 
+// The attention cores (engine/transformer.h): queries, keys and values already projected, the
+// context written before the output projection.
+
 // Encoder self-attention over packed sequences: sequence b is rows offsets[b] .. offsets[b + 1].
 void self_attention_forward(const SelfAttentionWeights& weights,
                             const ArchitectureConfig& architecture,
-                            const float* x,  // [tokens, d_model], already normalised
+                            const float* qkv,  // [tokens, 3 d_model]: query, key, value
                             const std::vector<int>& offsets,  // [sequences + 1]
-                            float* out);                      // [tokens, d_model]
+                            float* context);                  // [tokens, d_model]
 
-// The self-attention history of a decoder step's rows (engine/position_tree.h): row r at
+// The self-attention history of a decoder step's rows (engine/cpu/position_tree.h): row r at
 // position t has t + 1 cached positions, positions[first[r]] .. positions[first[r] + t], its own
 // new one last. Each points at that position's keys and values for every layer,
 // [layer][keys | values][d_model]; the new ones are written by the step.
@@ -64,16 +67,15 @@ StepAttentionPlan plan_step_attention(const ArchitectureConfig& architecture,
 // at its last position and attends to all of its positions.
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture,
-                         const float* x,  // [rows, d_model], already normalised
+                         const float* qkv,  // [rows, 3 d_model]: query, key, value
                          const StepHistory& history, const StepAttentionPlan& plan, int layer,
-                         float* out);  // [rows, d_model]
+                         float* context);  // [rows, d_model]
 
 // Decoder layer `layer`'s cross-attention: each row attends to its group's encoder memory.
-void cross_attention_step(const CrossAttentionWeights& weights,
-                          const ArchitectureConfig& architecture,
-                          const float* x,  // [rows, d_model], already normalised
+void cross_attention_step(const ArchitectureConfig& architecture,
+                          const float* query,  // [rows, d_model]
                           const std::vector<MemoryGroup>& groups, const StepAttentionPlan& plan,
                           int layer,
-                          float* out);  // [rows, d_model]
+                          float* context);  // [rows, d_model]
 
 }  // namespace rpt

@@ -1,4 +1,4 @@
-#include "engine/position_tree.h"
+#include "engine/cpu/position_tree.h"
 
 #include "kernels/errors.h"
 
@@ -28,8 +28,8 @@ int PositionTree::add(int parent) {
     node = free_.back();
     free_.pop_back();
   }
-  nodes_[static_cast<std::size_t>(node)] = {.parent = parent, .holds = 1,
-                                            .depth = depth(parent) + 1};
+  nodes_[static_cast<std::size_t>(node)] = {
+      .parent = parent, .holds = 1, .depth = depth(parent) + 1};
   if (parent >= 0) hold(parent);
   return node;
 }

@@ -1,4 +1,4 @@
-// Building blocks of the CPU's Transformer sub-layers (engine/cpu_transformer_ops.h): linear
+// Building blocks of the CPU's Transformer sub-layers (engine/cpu/transformer_ops.h): linear
 // projections and LayerNorm. Stateless; thread-safe.
 #pragma once
 

@@ -3,16 +3,14 @@
 #include <vector>
 
 #include "kernels/errors.h"
-#include "kernels/fused_attention.h"
 #include "kernels/position.h"
+#include "tests/support/reference_kernels.h"
 
 namespace rpt::kernels {
 
-// The definition the CUDA kernel is tested against: exact softmax over the materialised score
-// row, every sum in double.
-void fused_attention_cpu(const FusedAttentionArgs& args) {
+void reference_fused_attention(const FusedAttentionArgs& args) {
   RPT_CHECK(args.precision == Precision::kFloat32, InvalidArgument,
-            "fused_attention_cpu computes in float32 only");
+            "reference_fused_attention computes in float32 only");
   const int k = args.max_relative_position;
   const int width = 2 * k + 1;
   const auto* queries = static_cast<const float*>(args.queries);
@@ -52,8 +50,8 @@ void fused_attention_cpu(const FusedAttentionArgs& args) {
       for (int j = 0; j < count; ++j) {
         double s = dot(key(j));
         if (k > 0 && relative_keys != nullptr) {
-          s += dot(relative_keys + static_cast<long>(relative_index(position, j, k)) *
-                                       args.head_dim);
+          s += dot(relative_keys +
+                   static_cast<long>(relative_index(position, j, k)) * args.head_dim);
         }
         if (args.offset_bias != nullptr) {
           const int centre = (args.offset_bias_width - 1) / 2;

@@ -1,0 +1,18 @@
+// Plain definitions of the GPU-only ops, what their CUDA kernels are tested against
+// (tests/cuda_ops_test.cc). The CPU engine does not run them: it computes attention and keeps its
+// cache its own way (engine/cpu/attention.h, engine/cpu/position_tree.h), tested against the
+// reference Transformer (tests/support/reference_transformer.h).
+#pragma once
+
+#include "kernels/fused_attention.h"
+#include "kernels/kv_cache.h"
+
+namespace rpt::kernels {
+
+// float32 only: exact softmax over the materialised score row, every sum in double.
+void reference_fused_attention(const FusedAttentionArgs& args);
+// Every precision: the cache ops only move elements.
+void reference_cache_append(const CacheAppendArgs& args);
+void reference_cache_gather(const CacheGatherArgs& args);
+
+}  // namespace rpt::kernels
