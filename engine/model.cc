@@ -50,6 +50,7 @@ class ModelLoader {
             &layer.ffn.outer}) {
         finish(*each);
       }
+      if (arch_.gated_ffn) finish(layer.ffn.gate);
       model_.weights_.encoder_layers.push_back(std::move(layer));
     }
     std::vector<Tensor> memory_weights;
@@ -74,6 +75,7 @@ class ModelLoader {
             &layer.cross_attention.output, &layer.ffn.inner, &layer.ffn.outer}) {
         finish(*each);
       }
+      if (arch_.gated_ffn) finish(layer.ffn.gate);
       model_.weights_.decoder_layers.push_back(std::move(layer));
     }
     model_.weights_.memory_key_value = fuse(memory_weights, memory_biases);
@@ -148,6 +150,7 @@ class ModelLoader {
   }
 
   LayerNormWeights layer_norm(const std::string& name) {
+    if (arch_.norm == NormType::kRmsNorm) return {tensor(name + ".gamma", {arch_.d_model}), {}};
     return {tensor(name + ".gamma", {arch_.d_model}), tensor(name + ".beta", {arch_.d_model})};
   }
 
@@ -235,6 +238,8 @@ class ModelLoader {
   FeedForwardWeights feed_forward(const std::string& prefix) {
     FeedForwardWeights ffn;
     ffn.norm = layer_norm(prefix + "norm");
+    if (arch_.gated_ffn)
+      ffn.gate = linear(prefix + "gate", arch_.d_ff, arch_.d_model, arch_.ffn_bias);
     ffn.inner = linear(prefix + "inner", arch_.d_ff, arch_.d_model, arch_.ffn_bias);
     ffn.outer = linear(prefix + "outer", arch_.d_model, arch_.d_ff, arch_.ffn_bias);
     return ffn;

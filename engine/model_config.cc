@@ -20,8 +20,10 @@ T value_or(const json& object, const char* key, T fallback) {
 Activation parse_activation(const std::string& name, const std::string& origin) {
   if (name == "relu") return Activation::kRelu;
   if (name == "gelu") return Activation::kGelu;
+  if (name == "gelu_tanh") return Activation::kGeluTanh;
   if (name == "silu") return Activation::kSilu;
-  RPT_THROW(ModelError, origin, ": unsupported activation '", name, "' (relu, gelu, silu)");
+  RPT_THROW(ModelError, origin, ": unsupported activation '", name,
+            "' (relu, gelu, gelu_tanh, silu)");
 }
 
 PositionType parse_position_type(const std::string& name, const std::string& origin) {
@@ -101,6 +103,8 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
     }
     config.decoder_start_token =
         value_or<std::string>(root, "decoder_start_token", config.special_tokens.bos);
+    config.append_source_eos = value_or<bool>(root, "append_source_eos", false);
+    config.source_prefix = value_or<std::string>(root, "source_prefix", "");
 
     const json& a = root.at("architecture");
     ArchitectureConfig& arch = config.architecture;
@@ -115,6 +119,14 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
               ": norm_placement must be pre or post, not '", placement, "'");
     arch.norm_placement = placement == "pre" ? NormPlacement::kPre : NormPlacement::kPost;
     arch.norm_eps = value_or<float>(a, "norm_eps", arch.norm_eps);
+    const auto norm = value_or<std::string>(a, "norm", "layer_norm");
+    RPT_CHECK(norm == "layer_norm" || norm == "rms_norm", ModelError, origin,
+              ": norm must be layer_norm or rms_norm, not '", norm, "'");
+    arch.norm = norm == "rms_norm" ? NormType::kRmsNorm : NormType::kLayerNorm;
+    const auto feed_forward = value_or<std::string>(a, "feed_forward", "dense");
+    RPT_CHECK(feed_forward == "dense" || feed_forward == "gated", ModelError, origin,
+              ": feed_forward must be dense or gated, not '", feed_forward, "'");
+    arch.gated_ffn = feed_forward == "gated";
     arch.embedding_scale = value_or<bool>(a, "embedding_scale", false);
     arch.qkv_bias = value_or<bool>(a, "qkv_bias", false);
     arch.ffn_bias = value_or<bool>(a, "ffn_bias", true);

@@ -7,7 +7,8 @@ namespace rpt {
 
 inline constexpr int kModelFormatVersion = 1;
 
-enum class Activation { kRelu, kGelu, kSilu };
+enum class Activation { kRelu, kGelu, kGeluTanh, kSilu };
+enum class NormType { kLayerNorm, kRmsNorm };  // RMS: T5's, no mean and no beta
 enum class NormPlacement { kPre, kPost };
 enum class PositionType { kRelative, kT5Bucket, kSinusoidal, kNone };
 
@@ -37,6 +38,10 @@ struct ArchitectureConfig {
   Activation activation = Activation::kRelu;
   NormPlacement norm_placement = NormPlacement::kPre;
   float norm_eps = 1e-6f;
+  NormType norm = NormType::kLayerNorm;
+  // The feed-forward's inner activations: act(gate x) * (inner x) (T5 v1.1) instead of
+  // act(inner x).
+  bool gated_ffn = false;
   bool embedding_scale = false;
   bool qkv_bias = false;
   bool ffn_bias = true;
@@ -57,6 +62,11 @@ struct ModelConfig {
   std::string target_tokenizer;
   SpecialTokens special_tokens;
   std::string decoder_start_token = "<s>";
+  // Every source ends with the eos token, as T5's tokenizer writes it.
+  bool append_source_eos = false;
+  // What a multilingual model reads before the text to pick its task (T5's "translate English
+  // to German: "); recorded by the converter, empty for most models.
+  std::string source_prefix;
   ArchitectureConfig architecture;
   PositionConfig position;
 

@@ -37,9 +37,12 @@ PreparedSource prepare_source(const Model& model, const SpanProtector* protector
   const bool constrained = rewritten && rewritten->constraints;
   const std::vector<std::string> pieces =
       model.source_tokenizer().encode(constrained ? rewritten->text : segment);
-  prepared.ids.reserve(pieces.size());
-  for (const std::string& piece : pieces) {
-    prepared.ids.push_back(model.source_vocabulary().to_id(piece));
+  const Vocabulary& vocabulary = model.source_vocabulary();
+  prepared.ids.reserve(pieces.size() + 1);
+  for (const std::string& piece : pieces) prepared.ids.push_back(vocabulary.to_id(piece));
+  // A source the model reads nothing of stays empty (it becomes layout, not a lone eos).
+  if (model.config().append_source_eos && !prepared.ids.empty()) {
+    prepared.ids.push_back(vocabulary.to_id(model.config().special_tokens.eos));
   }
   if (constrained) prepared.spans = std::make_shared<const ProtectedSource>(std::move(*rewritten));
   return prepared;

@@ -13,6 +13,8 @@ kernels::ActivationKind kernel_activation(Activation activation) {
       return kernels::ActivationKind::kRelu;
     case Activation::kGelu:
       return kernels::ActivationKind::kGelu;
+    case Activation::kGeluTanh:
+      return kernels::ActivationKind::kGeluTanh;
     case Activation::kSilu:
       return kernels::ActivationKind::kSilu;
   }
@@ -26,6 +28,7 @@ bool pre_norm(const ArchitectureConfig& arch) { return arch.norm_placement == No
 // The FFN sub-layer with its residual, in place on x:
 //   pre-norm:  x = x + W2 act(W1 LN(x))
 //   post-norm: x = LN(x + W2 act(W1 x))
+// A gated FFN (T5 v1.1) has act(Wg in) * (W1 in) for act(W1 in).
 template <class Storage>
 void feed_forward(TransformerOps<Storage>& ops, const FeedForwardOf<Storage>& ffn,
                   const ArchitectureConfig& arch, int rows, const ForwardBuffers& buffers) {
@@ -34,12 +37,22 @@ void feed_forward(TransformerOps<Storage>& ops, const FeedForwardOf<Storage>& ff
     ops.norm(ffn.norm, buffers.x, rows, buffers.normed);
     in = buffers.normed;
   }
-  ops.linear(ffn.inner, {.in = in,
+  const LinearCall inner{.in = in,
                          .in_stride = arch.d_model,
                          .rows = rows,
                          .out = buffers.hidden,
                          .out_stride = buffers.hidden_stride,
-                         .activation = kernel_activation(arch.activation)});
+                         .activation = kernel_activation(arch.activation)};
+  if (arch.gated_ffn) {
+    ops.linear(ffn.gate, inner);
+    LinearCall linear_half = inner;
+    linear_half.out = buffers.gate;
+    linear_half.activation = kernels::ActivationKind::kIdentity;
+    ops.linear(ffn.inner, linear_half);
+    ops.multiply(buffers.hidden, buffers.gate, rows, arch.d_ff, buffers.hidden_stride);
+  } else {
+    ops.linear(ffn.inner, inner);
+  }
   ops.linear(ffn.outer, {.in = buffers.hidden,
                          .in_stride = buffers.hidden_stride,
                          .rows = rows,

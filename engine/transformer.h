@@ -47,7 +47,8 @@ class TransformerOps {
   // nullptr). ids and positions in the device's memory.
   virtual void embed(const typename Storage::Table& table, const int* ids, const int* positions,
                      int count, void* out) = 0;
-  // out [rows, d_model] = LayerNorm(in); out may alias in.
+  // out [rows, d_model] = LayerNorm(in), or RMS norm (ArchitectureConfig::norm); out may alias
+  // in.
   virtual void norm(const typename Storage::Norm& weights, const void* in, int rows, void* out) = 0;
   virtual void linear(const typename Storage::Linear& layer, const LinearCall& call) = 0;
   // The attention cores: context [rows, d_model] from projected queries, keys and values, before
@@ -64,6 +65,8 @@ class TransformerOps {
   // Cross-attention of decoder layer `layer`: query [rows, d_model] over each row's sentence's
   // encoder memory.
   virtual void cross_attention(int layer, const void* query, int rows, void* context) = 0;
+  // x [rows, cols] (row stride `stride`) *= y, element by element (a gated feed-forward).
+  virtual void multiply(void* x, const void* y, int rows, int cols, int stride) = 0;
   // logits [rows, vocab] = x W^T + b, float32 whatever the compute precision: the vocabulary scan
   // needs the range.
   virtual void logits(const typename Storage::Linear& generator, const void* x, int rows,
@@ -82,6 +85,7 @@ struct ForwardBuffers {
   void* x = nullptr;        // [rows, d_model]: the residual stream; the final states at the end
   void* normed = nullptr;   // [rows, d_model]
   void* hidden = nullptr;   // [rows, hidden_stride]: the FFN's inner activations
+  void* gate = nullptr;     // [rows, hidden_stride]: a gated FFN's linear half; else unused
   int hidden_stride = 0;    // >= d_ff
   void* qkv = nullptr;      // [rows, 3 d_model]: self-attention's projections; cross-attention's
                             // query [rows, d_model]

@@ -36,7 +36,8 @@ struct CrossAttentionOf {
 template <class Storage>
 struct FeedForwardOf {
   typename Storage::Norm norm;
-  typename Storage::Linear inner;  // [d_ff, d_model]
+  typename Storage::Linear gate;   // gated FFN only: [d_ff, d_model], activated
+  typename Storage::Linear inner;  // [d_ff, d_model]: activated, or the gate's linear partner
   typename Storage::Linear outer;  // [d_model, d_ff]
 };
 

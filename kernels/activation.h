@@ -7,7 +7,8 @@
 
 namespace rpt::kernels {
 
-enum class ActivationKind { kIdentity, kRelu, kGelu, kSilu };
+// kGelu: the exact erf form; kGeluTanh: the tanh approximation (T5 v1.1's gelu_new).
+enum class ActivationKind { kIdentity, kRelu, kGelu, kGeluTanh, kSilu };
 
 void bias_activation_cpu(float* x,           // [rows, cols], row stride ld, in place
                          const float* bias,  // [cols], or nullptr for no bias
@@ -23,5 +24,20 @@ struct BiasActivationCudaArgs {
 };
 
 void bias_activation_cuda(const BiasActivationCudaArgs& args, CudaStream stream);
+
+// x [rows, cols] (row stride ld) *= y [rows, cols] (row stride ld), element by element: a gated
+// feed-forward's activated half times its linear half.
+void multiply_cpu(float* x, const float* y, int rows, int cols, int ld);
+
+struct MultiplyCudaArgs {
+  Precision precision = Precision::kFloat32;  // of x and y
+  void* x = nullptr;                          // [rows, ld], in place
+  const void* y = nullptr;                    // [rows, ld]
+  int rows = 0;
+  int cols = 0;
+  int ld = 0;
+};
+
+void multiply_cuda(const MultiplyCudaArgs& args, CudaStream stream);
 
 }  // namespace rpt::kernels

@@ -132,11 +132,49 @@ TEST_P(CudaPrecisionTest, LayerNorm) {
   expect_close(download_as(dx, x.size(), precision), expected, precision);
 }
 
+TEST_P(CudaPrecisionTest, RmsNorm) {
+  const Precision precision = GetParam();
+  const int rows = 7, dim = 300;
+  const auto x = rounded(random_vector(rows * dim, 3.0f), precision);
+  const auto gamma = rounded(random_vector(dim), precision);
+  std::vector<float> expected(x.size());
+  rms_norm_cpu(x.data(), gamma.data(), rows, dim, 1e-6f, expected.data());
+  auto dx = upload_as(x, precision), dg = upload_as(gamma, precision);
+  // In place, as the forward runs it.
+  layer_norm_cuda({.precision = precision,
+                   .in = dx.data(),
+                   .gamma = dg.data(),
+                   .rms = true,
+                   .rows = rows,
+                   .dim = dim,
+                   .eps = 1e-6f,
+                   .out = dx.data()},
+                  stream_->get());
+  expect_close(download_as(dx, x.size(), precision), expected, precision);
+}
+
+TEST_P(CudaPrecisionTest, Multiply) {
+  const Precision precision = GetParam();
+  const int rows = 5, cols = 333, ld = 340;  // strided rows: the columns past cols stay
+  auto x = rounded(random_vector(rows * ld, 2.0f), precision);
+  const auto y = rounded(random_vector(rows * ld, 2.0f), precision);
+  auto dx = upload_as(x, precision), dy = upload_as(y, precision);
+  multiply_cpu(x.data(), y.data(), rows, cols, ld);
+  multiply_cuda({.precision = precision,
+                 .x = dx.data(),
+                 .y = dy.data(),
+                 .rows = rows,
+                 .cols = cols,
+                 .ld = ld},
+                stream_->get());
+  expect_close(download_as(dx, x.size(), precision), x, precision);
+}
+
 TEST_P(CudaPrecisionTest, BiasActivation) {
   const Precision precision = GetParam();
   const int rows = 5, cols = 333;
   for (auto activation : {ActivationKind::kIdentity, ActivationKind::kRelu, ActivationKind::kGelu,
-                          ActivationKind::kSilu}) {
+                          ActivationKind::kGeluTanh, ActivationKind::kSilu}) {
     for (const bool with_bias : {true, false}) {
       SCOPED_TRACE(::testing::Message() << "activation " << static_cast<int>(activation)
                                       << (with_bias ? " with bias" : " without bias"));

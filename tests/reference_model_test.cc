@@ -1,6 +1,7 @@
 // The engine against the direct double-precision reference (tests/support) on synthetic models
 // covering every configuration the format allows: Shaw with shared or separate tables, k per
-// stack, T5 buckets, sinusoidal, no positions, pre- and post-norm, biases, activations, fp16.
+// stack, T5 buckets, sinusoidal, no positions, pre- and post-norm, biases, activations, fp16,
+// and the T5 family's RMS norm and gated feed-forward (tools/convert_hf_t5.py).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -72,6 +73,21 @@ std::vector<Variant> variants() {
     ModelConfig c = base_config();
     c.position.sinusoidal = true;  // relative and absolute together
     out.push_back({"shaw_plus_sinusoidal", c});
+  }
+  {
+    ModelConfig c = base_config();  // T5 v1.0: RMS norm, no biases, ReLU
+    c.position.type = PositionType::kT5Bucket;
+    c.position.buckets = 8;
+    c.position.max_distance = 6;
+    c.architecture.norm = NormType::kRmsNorm;
+    c.architecture.ffn_bias = false;
+    out.push_back({"t5_rms_norm", c});
+    c.architecture.gated_ffn = true;  // T5 v1.1 / Flan: act(gate x) * (inner x), tanh GELU
+    c.architecture.activation = Activation::kGeluTanh;
+    out.push_back({"t5_gated_gelu_tanh", c});
+    c.architecture.norm_placement = NormPlacement::kPost;  // the variants compose
+    c.architecture.activation = Activation::kRelu;
+    out.push_back({"t5_gated_relu_post", c});
   }
   out.push_back({"shaw_float16", base_config(), "float16"});
   return out;

@@ -201,11 +201,15 @@ def _refusals(opt):
     return [(name, get(name), reason) for name, refused, reason in checks if refused]
 
 
-def check_supported(opt):
-    problems = _refusals(opt)
+def raise_refusals(problems, what):
+    """ConversionError listing every (name, value, reason) refused, if any."""
     if problems:
         lines = [f"  {name} = {value!r}: {reason}" for name, value, reason in problems]
-        raise ConversionError("unsupported model options:\n" + "\n".join(lines))
+        raise ConversionError(f"unsupported {what}:\n" + "\n".join(lines))
+
+
+def check_supported(opt):
+    raise_refusals(_refusals(opt), "model options")
 
 
 # ---------------------------------------------------------------------------------------------

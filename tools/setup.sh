@@ -41,6 +41,8 @@ test_packages=(
   python3-pip python3-sentencepiece  # the CTranslate2 comparison (below) and its test
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
   python3-requests        # the deepl client's
+  python3-tqdm python3-filelock python3-fsspec python3-packaging python3-typing-extensions
+                          # transformers' and huggingface_hub's (tests/test_convert_hf_t5.py)
   # tests/server/web_ui_test.py drives the page for browsers in headless Chromium; selenium's
   # dependencies (pinned below, --no-deps): urllib3 with SOCKS, trio, trio-websocket, certifi
   chromium chromium-driver
@@ -102,11 +104,18 @@ fi
 # are the clients tests/server/libretranslate_test.py and deepl_test.py speak to rpt-server with;
 # selenium drives Chromium for tests/server/web_ui_test.py: 4.15.2, whose dependencies Debian 12
 # has (above; 4.25 wants newer websocket-client and typing_extensions, 4.52 urllib3 2).
-pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4 deepl==1.32.0 selenium==4.15.2)
+# transformers (4.46: the last to run on Debian 12's torch 1.13) builds and runs the T5 models
+# tests/test_convert_hf_t5.py converts and compares against, with its tokenizers, safetensors and
+# huggingface_hub.
+pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4 deepl==1.32.0 selenium==4.15.2
+      transformers==4.46.3 tokenizers==0.20.3 safetensors==0.4.5 huggingface_hub==0.26.5)
 if /usr/bin/python3 -c "import ctranslate2, sacrebleu, libretranslatepy, deepl, selenium, sys, importlib.metadata as m
+import transformers, tokenizers, safetensors, huggingface_hub
 sys.exit(ctranslate2.__version__ != '4.8.5' or sacrebleu.__version__ != '2.6.0'
          or m.version('libretranslatepy') != '2.1.4' or deepl.__version__ != '1.32.0'
-         or selenium.__version__ != '4.15.2')" 2>/dev/null; then
+         or selenium.__version__ != '4.15.2' or m.version('transformers') != '4.46.3'
+         or m.version('tokenizers') != '0.20.3' or m.version('safetensors') != '0.4.5'
+         or m.version('huggingface_hub') != '0.26.5')" 2>/dev/null; then
   echo "setup: ${pins[*]} already installed"
 else
   echo "setup: pip installing ${pins[*]}"

@@ -81,6 +81,7 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
   ScratchFloats x(static_cast<std::size_t>(rows) * arch.d_model);  // the embedding writes it whole
   ScratchFloats normed(x.size());  // written by each layer norm before it is read
   ScratchFloats hidden(static_cast<std::size_t>(rows) * hidden_stride);
+  ScratchFloats gate(arch.gated_ffn ? hidden.size() : 0);
   ScratchFloats qkv(static_cast<std::size_t>(rows) * 3 * arch.d_model);
   ScratchFloats context(x.size());
   Tensor logits = Tensor::empty({rows, static_cast<int>(model.generator().out_features())});
@@ -91,6 +92,7 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
       {.x = x.data(),
        .normed = normed.data(),
        .hidden = hidden.data(),
+       .gate = gate.data(),
        .hidden_stride = hidden_stride,
        .qkv = qkv.data(),
        .context = context.data()},

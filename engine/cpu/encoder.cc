@@ -28,6 +28,7 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
   const int hidden_stride = CpuTransformerOps::hidden_stride(model);
   ScratchFloats normed(static_cast<std::size_t>(tokens) * arch.d_model);
   ScratchFloats hidden(static_cast<std::size_t>(tokens) * hidden_stride);
+  ScratchFloats gate(arch.gated_ffn ? hidden.size() : 0);
   ScratchFloats qkv(static_cast<std::size_t>(tokens) * 3 * arch.d_model);
   ScratchFloats context(static_cast<std::size_t>(tokens) * arch.d_model);
   CpuTransformerOps ops(arch, {.offsets = &encoded.offsets});
@@ -37,6 +38,7 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
       {.x = encoded.output.data<float>(),
        .normed = normed.data(),
        .hidden = hidden.data(),
+       .gate = gate.data(),
        .hidden_stride = hidden_stride,
        .qkv = qkv.data(),
        .context = context.data()},

@@ -4,7 +4,9 @@
 
 #include "engine/cpu/layers.h"
 #include "engine/scratch.h"
+#include "kernels/activation.h"
 #include "kernels/embedding.h"
+#include "kernels/layer_norm.h"
 #include "kernels/errors.h"
 
 namespace rpt {
@@ -45,7 +47,16 @@ void CpuTransformerOps::embed(const Tensor& table, const int* ids, const int* po
 }
 
 void CpuTransformerOps::norm(const LayerNormWeights& weights, const void* in, int rows, void* out) {
+  if (arch_.norm == NormType::kRmsNorm) {
+    kernels::rms_norm_cpu(floats(in), weights.gamma.data<float>(), rows, arch_.d_model,
+                          arch_.norm_eps, floats(out));
+    return;
+  }
   layer_norm_forward(floats(in), rows, weights, arch_.norm_eps, floats(out));
+}
+
+void CpuTransformerOps::multiply(void* x, const void* y, int rows, int cols, int stride) {
+  kernels::multiply_cpu(floats(x), floats(y), rows, cols, stride);
 }
 
 void CpuTransformerOps::linear(const LinearWeights& layer, const LinearCall& call) {

@@ -39,6 +39,7 @@ class CpuTransformerOps final : public TransformerOps<HostStorage> {
   void cached_self_attention(const SelfAttentionWeights& weights, int layer, const void* qkv,
                              int rows, void* context) override;
   void cross_attention(int layer, const void* query, int rows, void* context) override;
+  void multiply(void* x, const void* y, int rows, int cols, int stride) override;
   void logits(const LinearWeights& generator, const void* x, int rows, float* out) override;
 
  private:

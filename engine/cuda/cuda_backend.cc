@@ -146,6 +146,8 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   const std::size_t qkv_at = layout.add(static_cast<std::size_t>(tokens) * 3 * d * element);
   const std::size_t context_at = layout.add(static_cast<std::size_t>(tokens) * d * element);
   const std::size_t hidden_at = layout.add(static_cast<std::size_t>(tokens) * arch.d_ff * element);
+  const std::size_t gate_at =
+      layout.add(arch.gated_ffn ? static_cast<std::size_t>(tokens) * arch.d_ff * element : 0);
   const std::size_t inputs_at = layout.size();
   Layout inputs;
   const std::size_t ids_at = inputs.add(sizeof(int) * tokens);
@@ -196,6 +198,7 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
                   {.x = at<char>(workspace, x_at),
                    .normed = at<char>(workspace, normed_at),
                    .hidden = at<char>(workspace, hidden_at),
+                   .gate = at<char>(workspace, gate_at),
                    .hidden_stride = arch.d_ff,
                    .qkv = at<char>(workspace, qkv_at),
                    .context = at<char>(workspace, context_at)},
@@ -290,6 +293,8 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   const std::size_t qkv_at = layout.add(static_cast<std::size_t>(padded) * 3 * d * element);
   const std::size_t context_at = layout.add(static_cast<std::size_t>(padded) * d * element);
   const std::size_t hidden_at = layout.add(static_cast<std::size_t>(padded) * arch.d_ff * element);
+  const std::size_t gate_at =
+      layout.add(arch.gated_ffn ? static_cast<std::size_t>(padded) * arch.d_ff * element : 0);
   const std::size_t logits_at =
       layout.add(static_cast<std::size_t>(padded) * vocab * sizeof(float));
   // The one buffer that comes back: log-probs then ids, [padded, width] each.
@@ -364,6 +369,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
         {.x = at<char>(workspace, x_at),
          .normed = at<char>(workspace, normed_at),
          .hidden = at<char>(workspace, hidden_at),
+         .gate = at<char>(workspace, gate_at),
          .hidden_stride = arch.d_ff,
          .qkv = at<char>(workspace, qkv_at),
          .context = at<char>(workspace, context_at)},

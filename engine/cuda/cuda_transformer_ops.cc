@@ -33,11 +33,17 @@ void CudaTransformerOps::norm(const DeviceLayerNorm& weights, const void* in, in
                             .in = in,
                             .gamma = weights.gamma,
                             .beta = weights.beta,
+                            .rms = arch_.norm == NormType::kRmsNorm,
                             .rows = rows,
                             .dim = arch_.d_model,
                             .eps = arch_.norm_eps,
                             .out = out},
                            stream_);
+}
+
+void CudaTransformerOps::multiply(void* x, const void* y, int rows, int cols, int stride) {
+  kernels::multiply_cuda(
+      {.precision = precision_, .x = x, .y = y, .rows = rows, .cols = cols, .ld = stride}, stream_);
 }
 
 void CudaTransformerOps::multiply_by_weight(const DeviceLinear& layer, const void* in, int rows,

@@ -59,6 +59,7 @@ class CudaTransformerOps final : public TransformerOps<DeviceStorage> {
   void cached_self_attention(const SelfAttentionOf<DeviceStorage>& weights, int layer,
                              const void* qkv, int rows, void* context) override;
   void cross_attention(int layer, const void* query, int rows, void* context) override;
+  void multiply(void* x, const void* y, int rows, int cols, int stride) override;
   void logits(const DeviceLinear& generator, const void* x, int rows, float* out) override;
 
  private:

@@ -68,6 +68,7 @@ class Staging {
   }
   void add_feed_forward(const FeedForwardWeights& ffn, DeviceFeedForward& out) {
     add_norm(ffn.norm, out.norm);
+    if (ffn.gate.weight.defined()) add_linear(ffn.gate, out.gate);
     add_linear(ffn.inner, out.inner);
     add_linear(ffn.outer, out.outer);
   }

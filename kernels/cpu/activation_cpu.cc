@@ -37,10 +37,26 @@ void bias_activation_cpu(float* x, const float* bias, int rows, int cols, int ld
         return 0.5f * v * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
       });
       return;
+    case ActivationKind::kGeluTanh:  // as torch's gelu(approximate="tanh")
+      apply_rows(x, bias, rows, cols, ld, [](float v) {
+        constexpr float kSqrt2OverPi = 0.7978845608028654f;
+        return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
+      });
+      return;
     case ActivationKind::kSilu:
       apply_rows(x, bias, rows, cols, ld, [](float v) { return v / (1.0f + std::exp(-v)); });
       return;
   }
+}
+
+void multiply_cpu(float* x, const float* y, int rows, int cols, int ld) {
+  parallel_for(rows, 16, [&](long first, long last) {
+    for (long r = first; r < last; ++r) {
+      float* row = x + r * ld;
+      const float* other = y + r * ld;
+      for (int c = 0; c < cols; ++c) row[c] *= other[c];
+    }
+  });
 }
 
 }  // namespace rpt::kernels

@@ -40,6 +40,11 @@ RPT_VECTOR_CLONES double squared_deviations(const float* x, int count, double me
   return total;
 }
 
+RPT_VECTOR_CLONES void scale(const float* x, const float* gamma, int count, float inv_rms,
+                             float* y) {
+  for (int i = 0; i < count; ++i) y[i] = x[i] * inv_rms * gamma[i];
+}
+
 RPT_VECTOR_CLONES void normalize(const float* x, const float* gamma, const float* beta,
                                  int count, float mean, float inv_std, float* y) {
   for (int i = 0; i < count; ++i) y[i] = (x[i] - mean) * inv_std * gamma[i] + beta[i];
@@ -56,6 +61,17 @@ void layer_norm_cpu(const float* in, const float* gamma, const float* beta, int 
       const double variance = squared_deviations(x, dim, mean) / dim;
       const auto inv_std = static_cast<float>(1.0 / std::sqrt(variance + eps));
       normalize(x, gamma, beta, dim, static_cast<float>(mean), inv_std, out + r * dim);
+    }
+  });
+}
+
+void rms_norm_cpu(const float* in, const float* gamma, int rows, int dim, float eps, float* out) {
+  parallel_for(rows, 16, [&](long first, long last) {
+    for (long r = first; r < last; ++r) {
+      const float* x = in + r * dim;
+      const double mean_square = squared_deviations(x, dim, 0.0) / dim;
+      const auto inv_rms = static_cast<float>(1.0 / std::sqrt(mean_square + eps));
+      scale(x, gamma, dim, inv_rms, out + r * dim);
     }
   });
 }

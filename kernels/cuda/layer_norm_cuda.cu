@@ -10,12 +10,13 @@ namespace {
 constexpr int kThreads = 256;
 
 // One block per row: mean, then the variance of the centred values (two passes, as the CPU),
-// both in float32 whatever T is. Each element is read and written by the same thread, the write
-// after its last read, so `out` may alias `in` (no __restrict__ here on purpose).
-template <typename T>
+// both in float32 whatever T is; RMS norm: no mean, no beta. Each element is read and written by
+// the same thread, the write after its last read, so `out` may alias `in` (no __restrict__ here
+// on purpose).
+template <typename T, bool kRms>
 __global__ void layer_norm_kernel(const T* in,     // [rows, dim]
                                   const T* gamma,  // [dim]
-                                  const T* beta,   // [dim]
+                                  const T* beta,   // [dim]; unused with kRms
                                   int dim, float eps,
                                   T* out) {  // [rows, dim]
   using Reduce = cub::BlockReduce<float, kThreads>;
@@ -25,10 +26,14 @@ __global__ void layer_norm_kernel(const T* in,     // [rows, dim]
   const T* x = in + static_cast<long>(blockIdx.x) * dim;
   T* y = out + static_cast<long>(blockIdx.x) * dim;
 
-  float sum = 0.0f;
-  for (int i = threadIdx.x; i < dim; i += kThreads) sum += to_float(x[i]);
-  const float total = Reduce(storage).Sum(sum);
-  if (threadIdx.x == 0) mean_shared = total / dim;
+  if constexpr (kRms) {
+    if (threadIdx.x == 0) mean_shared = 0.0f;
+  } else {
+    float sum = 0.0f;
+    for (int i = threadIdx.x; i < dim; i += kThreads) sum += to_float(x[i]);
+    const float total = Reduce(storage).Sum(sum);
+    if (threadIdx.x == 0) mean_shared = total / dim;
+  }
   __syncthreads();  // also orders the reuse of `storage`
   const float mean = mean_shared;
 
@@ -43,7 +48,11 @@ __global__ void layer_norm_kernel(const T* in,     // [rows, dim]
   const float inv_std = inv_std_shared;
   for (int i = threadIdx.x; i < dim; i += kThreads) {
     const float normalized = (to_float(x[i]) - mean) * inv_std;
-    y[i] = from_float<T>(normalized * to_float(gamma[i]) + to_float(beta[i]));
+    if constexpr (kRms) {
+      y[i] = from_float<T>(normalized * to_float(gamma[i]));
+    } else {
+      y[i] = from_float<T>(normalized * to_float(gamma[i]) + to_float(beta[i]));
+    }
   }
 }
 
@@ -53,9 +62,17 @@ void layer_norm_cuda(const LayerNormCudaArgs& args, CudaStream stream) {
   if (args.rows == 0 || args.dim == 0) return;
   dispatch_precision(args.precision, [&](auto zero) {
     using T = decltype(zero);
-    layer_norm_kernel<T><<<args.rows, kThreads, 0, stream>>>(
-        static_cast<const T*>(args.in), static_cast<const T*>(args.gamma),
-        static_cast<const T*>(args.beta), args.dim, args.eps, static_cast<T*>(args.out));
+    const auto* in = static_cast<const T*>(args.in);
+    const auto* gamma = static_cast<const T*>(args.gamma);
+    const auto* beta = static_cast<const T*>(args.beta);
+    auto* out = static_cast<T*>(args.out);
+    if (args.rms) {
+      layer_norm_kernel<T, true>
+          <<<args.rows, kThreads, 0, stream>>>(in, gamma, beta, args.dim, args.eps, out);
+    } else {
+      layer_norm_kernel<T, false>
+          <<<args.rows, kThreads, 0, stream>>>(in, gamma, beta, args.dim, args.eps, out);
+    }
   });
   RPT_CUDA_CHECK_LAUNCH();
 }

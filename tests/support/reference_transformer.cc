@@ -45,8 +45,18 @@ struct ReferenceTransformer::Impl {
 
   Matrix norm(const Matrix& x, const std::string& name) const {
     const auto gamma = vector(name + ".gamma");
-    const auto beta = vector(name + ".beta");
     Matrix y = x;
+    if (config.architecture.norm == NormType::kRmsNorm) {  // T5: no mean, no beta
+      for (auto& row : y) {
+        double squares = 0.0;
+        for (double v : row) squares += v * v;
+        const double inv_rms = 1.0 / std::sqrt(squares / static_cast<double>(row.size()) +
+                                               config.architecture.norm_eps);
+        for (std::size_t i = 0; i < row.size(); ++i) row[i] = row[i] * inv_rms * gamma[i];
+      }
+      return y;
+    }
+    const auto beta = vector(name + ".beta");
     for (auto& row : y) {
       double mean = 0.0, var = 0.0;
       for (double v : row) mean += v;
@@ -135,14 +145,24 @@ struct ReferenceTransformer::Impl {
   }
 
   Matrix feed_forward(const Matrix& x, const std::string& prefix) const {
-    Matrix h = linear(x, prefix + "inner");
+    const bool gated = config.architecture.gated_ffn;
+    Matrix h = linear(x, prefix + (gated ? "gate" : "inner"));
     for (auto& row : h) {
       for (double& v : row) {
         switch (config.architecture.activation) {
           case Activation::kRelu: v = std::max(0.0, v); break;
           case Activation::kGelu: v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); break;
+          case Activation::kGeluTanh:
+            v = 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+            break;
           case Activation::kSilu: v = v / (1.0 + std::exp(-v)); break;
         }
+      }
+    }
+    if (gated) {  // act(gate x) * (inner x)
+      const Matrix linear_half = linear(x, prefix + "inner");
+      for (std::size_t r = 0; r < h.size(); ++r) {
+        for (std::size_t c = 0; c < h[r].size(); ++c) h[r][c] *= linear_half[r][c];
       }
     }
     return linear(h, prefix + "outer");

@@ -112,7 +112,7 @@ class TensorFactory {
     for (float& v : t.values) v = normal(random_);
     tensors.push_back(std::move(t));
   }
-  void norm(const std::string& name, int d) {
+  void norm(const std::string& name, int d, bool rms = false) {
     std::uniform_real_distribution<float> around_one(0.8f, 1.2f);
     NamedTensor gamma{name + ".gamma",
                       dtype_ == "int8" ? "float32" : dtype_,
@@ -120,7 +120,7 @@ class TensorFactory {
                       std::vector<float>(static_cast<std::size_t>(d))};
     for (float& v : gamma.values) v = around_one(random_);
     tensors.push_back(std::move(gamma));
-    random(name + ".beta", {d}, 0.1f);
+    if (!rms) random(name + ".beta", {d}, 0.1f);
   }
   void linear(const std::string& name, int out, int in, bool bias) {
     random(name + ".weight", {out, in}, 1.0f / std::sqrt(static_cast<float>(in)));
@@ -150,7 +150,7 @@ class TensorFactory {
 void attention_tensors(TensorFactory& f, const std::string& prefix, const ModelConfig& config,
                        int k, bool self) {
   const ArchitectureConfig& a = config.architecture;
-  f.norm(prefix + "norm", a.d_model);
+  f.norm(prefix + "norm", a.d_model, a.norm == NormType::kRmsNorm);
   for (const char* part : {"query", "key", "value", "output"}) {
     f.linear(prefix + part, a.d_model, a.d_model, a.qkv_bias);
   }
@@ -167,13 +167,24 @@ void attention_tensors(TensorFactory& f, const std::string& prefix, const ModelC
 }
 
 void ffn_tensors(TensorFactory& f, const std::string& prefix, const ArchitectureConfig& a) {
-  f.norm(prefix + "norm", a.d_model);
+  f.norm(prefix + "norm", a.d_model, a.norm == NormType::kRmsNorm);
+  if (a.gated_ffn) f.linear(prefix + "gate", a.d_ff, a.d_model, a.ffn_bias);
   f.linear(prefix + "inner", a.d_ff, a.d_model, a.ffn_bias);
   f.linear(prefix + "outer", a.d_model, a.d_ff, a.ffn_bias);
 }
 
 const char* activation_name(Activation a) {
-  return a == Activation::kRelu ? "relu" : (a == Activation::kGelu ? "gelu" : "silu");
+  switch (a) {
+    case Activation::kRelu:
+      return "relu";
+    case Activation::kGelu:
+      return "gelu";
+    case Activation::kGeluTanh:
+      return "gelu_tanh";
+    case Activation::kSilu:
+      break;
+  }
+  return "silu";
 }
 
 }  // namespace
@@ -210,8 +221,8 @@ std::string write_synthetic_model(const std::string& directory,
     ffn_tensors(f, prefix + "ffn.", a);
   }
   if (a.norm_placement == NormPlacement::kPre) {
-    f.norm("encoder.norm", a.d_model);
-    f.norm("decoder.norm", a.d_model);
+    f.norm("encoder.norm", a.d_model, a.norm == NormType::kRmsNorm);
+    f.norm("decoder.norm", a.d_model, a.norm == NormType::kRmsNorm);
   }
   f.linear("generator", v, a.d_model, true);
   write_weights((std::filesystem::path(directory) / "model.bin").string(), f.tensors);
@@ -229,6 +240,8 @@ std::string write_synthetic_model(const std::string& directory,
         {"activation", activation_name(a.activation)},
         {"norm_placement", a.norm_placement == NormPlacement::kPre ? "pre" : "post"},
         {"norm_eps", a.norm_eps},
+        {"norm", a.norm == NormType::kRmsNorm ? "rms_norm" : "layer_norm"},
+        {"feed_forward", a.gated_ffn ? "gated" : "dense"},
         {"embedding_scale", a.embedding_scale},
         {"qkv_bias", a.qkv_bias},
         {"ffn_bias", a.ffn_bias}}},
@@ -240,6 +253,7 @@ std::string write_synthetic_model(const std::string& directory,
         {"buckets", p.buckets},
         {"max_distance", p.max_distance},
         {"sinusoidal", p.sinusoidal}}}};
+  json["append_source_eos"] = config.append_source_eos;
   std::ofstream(std::filesystem::path(directory) / "config.json") << json.dump(2);
   return directory;
 }
