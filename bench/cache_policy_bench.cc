@@ -90,9 +90,9 @@ double hit_ratio(const std::vector<Sentence>& sentences, const std::vector<long>
   for (const long request : requests) {
     const Sentence& sentence = sentences[static_cast<std::size_t>(
         request >= 0 ? request : (-1 - request) % static_cast<long>(sentences.size()))];
-    const std::string text = request >= 0 ? sentence.source
-                                          : "job " + std::to_string(-1 - request) + ": " +
-                                                sentence.source;
+    const std::string text = request >= 0
+                                 ? sentence.source
+                                 : "job " + std::to_string(-1 - request) + ": " + sentence.source;
     const std::string key = TranslationCache::key(text, {}, true);
     if (cache.find(key)) {
       ++hits;

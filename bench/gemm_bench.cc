@@ -68,8 +68,16 @@ void BM_Gemm(benchmark::State& state) {
   std::vector<float> x(static_cast<std::size_t>(m) * k, 0.01f);
   std::vector<float> w(static_cast<std::size_t>(n) * k, 0.02f);
   std::vector<float> y(static_cast<std::size_t>(m) * n);
-  const GemmArgs args{.transpose_b = transpose_b, .m = m, .n = n, .k = k, .a = x.data(), .lda = k,
-                      .b = w.data(), .ldb = transpose_b ? k : n, .c = y.data(), .ldc = n};
+  const GemmArgs args{.transpose_b = transpose_b,
+                      .m = m,
+                      .n = n,
+                      .k = k,
+                      .a = x.data(),
+                      .lda = k,
+                      .b = w.data(),
+                      .ldb = transpose_b ? k : n,
+                      .c = y.data(),
+                      .ldc = n};
   const auto int8_weights = library == kInt8 ? Int8Weights::quantize(w.data(), n, k) : nullptr;
   for (auto _ : state) {
     switch (library) {
@@ -86,15 +94,15 @@ void BM_Gemm(benchmark::State& state) {
         split(args, blis_default_sgemm);
         break;
       case kInt8:
-        int8_linear_cpu({.input = x.data(), .rows = m, .weights = int8_weights.get(),
-                         .output = y.data()});
+        int8_linear_cpu(
+            {.input = x.data(), .rows = m, .weights = int8_weights.get(), .output = y.data()});
         break;
     }
     benchmark::DoNotOptimize(y.data());
   }
-  state.counters["FLOP/s"] = benchmark::Counter(
-      2.0 * m * n * k * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate,
-      benchmark::Counter::kIs1000);
+  state.counters["FLOP/s"] =
+      benchmark::Counter(2.0 * m * n * k * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
   state.SetLabel(kLibraryNames[library]);
 }
 
@@ -106,9 +114,8 @@ struct Shape {
 
 void shapes(benchmark::internal::Benchmark* bench) {
   bench->ArgNames({"library", "m", "n", "k", "tb", "threads"});
-  const Shape all[] = {{768, 256, true, true},   {256, 256, true, true},
-                       {1024, 256, true, true},  {256, 1024, true, true},
-                       {8000, 256, true, true},  {33, 64, true, false},
+  const Shape all[] = {{768, 256, true, true},  {256, 256, true, true},  {1024, 256, true, true},
+                       {256, 1024, true, true}, {8000, 256, true, true}, {33, 64, true, false},
                        {64, 33, false, false}};
   for (const int threads : {1, 2}) {
     for (const int m : {4, 16, 32, 128, 512}) {
@@ -136,18 +143,24 @@ void BM_Gemv(benchmark::State& state) {
   std::vector<float> x(std::max(positions, kHeadDim), 0.02f), y(x.size());
   for (auto _ : state) {
     if (openblas) {
-      cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans, positions, kHeadDim,
-                  1.0f, a.data(), kStride, x.data(), 1, 0.0f, y.data(), 1);
+      cblas_sgemv(CblasRowMajor, transpose ? CblasTrans : CblasNoTrans, positions, kHeadDim, 1.0f,
+                  a.data(), kStride, x.data(), 1, 0.0f, y.data(), 1);
     } else {
-      gemv_cpu({.transpose_a = transpose, .rows = positions, .cols = kHeadDim, .a = a.data(),
-                .lda = kStride, .x = x.data(), .y = y.data()});
+      gemv_cpu({.transpose_a = transpose,
+                .rows = positions,
+                .cols = kHeadDim,
+                .a = a.data(),
+                .lda = kStride,
+                .x = x.data(),
+                .y = y.data()});
     }
     benchmark::DoNotOptimize(y.data());
   }
   state.SetLabel(openblas ? "openblas" : "gemv_cpu");
 }
 
-BENCHMARK(BM_Gemv)->ArgNames({"openblas", "positions", "tv"})
+BENCHMARK(BM_Gemv)
+    ->ArgNames({"openblas", "positions", "tv"})
     ->ArgsProduct({{0, 1}, {5, 17, 33, 65, 101}, {0, 1}});
 
 }  // namespace

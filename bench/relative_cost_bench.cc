@@ -109,13 +109,12 @@ void BM_DecoderStep(benchmark::State& state) {
   const auto backend = engine->make_backend();
   const int t = static_cast<int>(state.range(1));
   const int sentences = 32, beam = 4, rows = sentences * beam, source_length = 16;
-  const std::vector<EncodedSentence> memory = backend->encode(
-      std::vector<std::vector<int>>(sentences, std::vector<int>(source_length, 7)));
+  const std::vector<EncodedSentence> memory =
+      backend->encode(std::vector<std::vector<int>>(sentences, std::vector<int>(source_length, 7)));
   StepInput input;
   for (int s = 0; s < sentences; ++s) {
-    input.groups.push_back({.sentence = &memory[static_cast<std::size_t>(s)],
-                            .first_row = s * beam,
-                            .rows = beam});
+    input.groups.push_back(
+        {.sentence = &memory[static_cast<std::size_t>(s)], .first_row = s * beam, .rows = beam});
   }
   input.tokens.assign(rows, 9);
   input.parents.assign(rows, -1);

@@ -24,8 +24,8 @@ inline double seconds_since(Clock::time_point start) {
 
 // What every call asks for, whatever the protocol.
 struct TranslateSettings {
-  std::string model;  // empty: the server's routing decides
-  int beam_size = 0;  // 0: the server's default
+  std::string model;    // empty: the server's routing decides
+  int beam_size = 0;    // 0: the server's default
   std::string api_key;  // empty: none; else sent as `authorization: Bearer KEY` (--api-keys)
 };
 

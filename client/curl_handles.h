@@ -30,7 +30,7 @@ using CurlList = std::unique_ptr<curl_slist, CurlListFree>;
 inline void append(CurlList& list, const std::string& line) {
   curl_slist* appended = curl_slist_append(list.get(), line.c_str());
   if (appended == nullptr) throw std::bad_alloc();  // `list` is left as it was
-  static_cast<void>(list.release());  // the same list when it held any line
+  static_cast<void>(list.release());                // the same list when it held any line
   list.reset(appended);
 }
 

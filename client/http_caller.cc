@@ -12,12 +12,12 @@
 namespace rpt::client {
 
 struct HttpCall {
-  std::string body;             // the JSON request
-  std::string answer;           // the response body, as it arrives
+  std::string body;    // the JSON request
+  std::string answer;  // the response body, as it arrives
   Clock::time_point deadline;
-  std::string refused;          // a code to end with unsent (INVALID_ARGUMENT, DEADLINE_EXCEEDED)
+  std::string refused;  // a code to end with unsent (INVALID_ARGUMENT, DEADLINE_EXCEEDED)
   Caller::Done done;
-  CurlList headers;             // outlives `easy`, which points to it
+  CurlList headers;  // outlives `easy`, which points to it
   CurlEasy easy;
 };
 

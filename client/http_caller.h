@@ -42,7 +42,7 @@ class HttpCaller final : public Caller {
   CurlGlobal global_;
   std::string url_;
   TranslateSettings settings_;
-  CurlMulti multi_;  // the driver thread's alone, but for curl_multi_wakeup
+  CurlMulti multi_;   // the driver thread's alone, but for curl_multi_wakeup
   std::mutex mutex_;  // guards queued_ and stopping_
   std::vector<std::unique_ptr<HttpCall>> queued_;
   bool stopping_ = false;

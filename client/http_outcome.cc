@@ -6,22 +6,31 @@ namespace rpt::client {
 
 std::string_view code_of_http_status(long http_status) {
   switch (http_status) {
-    case 200: return "OK";
+    case 200:
+      return "OK";
     case 400:
     case 405:  // wrong method
     case 413:  // body over --http-max-body-bytes
       return "INVALID_ARGUMENT";
-    case 401: return "UNAUTHENTICATED";
-    case 403: return "PERMISSION_DENIED";
-    case 404: return "NOT_FOUND";
-    case 429: return "RESOURCE_EXHAUSTED";
-    case 499: return "CANCELLED";
-    case 500: return "INTERNAL";
+    case 401:
+      return "UNAUTHENTICATED";
+    case 403:
+      return "PERMISSION_DENIED";
+    case 404:
+      return "NOT_FOUND";
+    case 429:
+      return "RESOURCE_EXHAUSTED";
+    case 499:
+      return "CANCELLED";
+    case 500:
+      return "INTERNAL";
     case 502:
     case 503:
       return "UNAVAILABLE";
-    case 504: return "DEADLINE_EXCEEDED";
-    default: return "UNKNOWN";
+    case 504:
+      return "DEADLINE_EXCEEDED";
+    default:
+      return "UNKNOWN";
   }
 }
 

@@ -16,17 +16,17 @@ struct LoadResult {
   LoadResult(std::string run_mode, int texts_in_a_call, double slo)
       : mode(std::move(run_mode)), texts_per_call(texts_in_a_call), slo_seconds(slo) {}
 
-  std::string mode;           // "closed" or "open"
-  double offered_rate = 0;    // open loop: calls per second asked for
-  std::string arrivals;       // open loop: poisson | constant
-  int concurrency = 0;        // closed loop: calls in flight
+  std::string mode;         // "closed" or "open"
+  double offered_rate = 0;  // open loop: calls per second asked for
+  std::string arrivals;     // open loop: poisson | constant
+  int concurrency = 0;      // closed loop: calls in flight
   int texts_per_call = 1;
-  double seconds = 0;         // the measured window (the warm-up excluded)
-  double slo_seconds = 0;     // 0: no objective
-  long calls = 0;             // calls measured
-  long sentences = 0;         // translated by OK calls
+  double seconds = 0;      // the measured window (the warm-up excluded)
+  double slo_seconds = 0;  // 0: no objective
+  long calls = 0;          // calls measured
+  long sentences = 0;      // translated by OK calls
   long target_tokens = 0;
-  long within_slo = 0;        // OK calls answered within the objective
+  long within_slo = 0;            // OK calls answered within the objective
   std::vector<double> latencies;  // seconds per measured call, any status
   std::map<std::string, long> codes;
 

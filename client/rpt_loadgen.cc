@@ -90,9 +90,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   rpt::client::add_channel_options(app, o.channel);
   app.get_option("--server")
-      ->description("grpc: any gRPC target, HOST:PORT, dns:///NAME:PORT (every address NAME "
-                    "resolves to), ...; http: HOST:PORT or http://HOST:PORT of the HTTP port "
-                    "(default localhost:9464)");
+      ->description(
+          "grpc: any gRPC target, HOST:PORT, dns:///NAME:PORT (every address NAME "
+          "resolves to), ...; http: HOST:PORT or http://HOST:PORT of the HTTP port "
+          "(default localhost:9464)");
   app.get_option("--lb")->description(app.get_option("--lb")->get_description() + " (grpc only)");
   app.add_option("--model", o.translate.model, "Model name");
   app.add_option("--input", o.input, "Source sentences, one per line")->required();
@@ -111,10 +112,10 @@ int main(int argc, char** argv) {
                  "Deadline per call in seconds (open loop: from its scheduled start)")
       ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
-  auto* rate = app.add_option_function<double>(
-                      "--rate", [&o](double r) { o.rates = {r}; },
-                      "Open loop: calls started per second")
-                   ->check(CLI::Range(0.001, 1e6));
+  auto* rate =
+      app.add_option_function<double>(
+             "--rate", [&o](double r) { o.rates = {r}; }, "Open loop: calls started per second")
+          ->check(CLI::Range(0.001, 1e6));
   app.add_option("--rates", o.rates, "Open loop: one run per rate, e.g. 5,10,20")
       ->delimiter(',')
       ->check(CLI::Range(0.001, 1e6))
@@ -165,8 +166,7 @@ int main(int argc, char** argv) {
   if (o.format == "csv") std::fputs(rpt::client::csv_header().c_str(), stdout);
 
   if (o.rates.empty()) {
-    const rpt::client::LoadResult result =
-        run_closed_loop(*caller, corpus, o.calls, o.closed_loop);
+    const rpt::client::LoadResult result = run_closed_loop(*caller, corpus, o.calls, o.closed_loop);
     print(result, o.format);
     return result.all_ok() ? 0 : 1;
   }

@@ -72,12 +72,11 @@ void BatchDecoder::add(const std::vector<SentenceRequest>& requests) {
   fresh_ = false;
   std::vector<EncodedSentence> encoded = backend_->encode(sources);
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    sentences_.push_back(
-        {.id = requests[i].id,
-         .search = BeamSearch(requests[i].options, model().decoder_start_id(), model().eos_id(),
-                              requests[i].constraints),
-         .memory = std::move(encoded[i]),
-         .parents = {-1}});
+    sentences_.push_back({.id = requests[i].id,
+                          .search = BeamSearch(requests[i].options, model().decoder_start_id(),
+                                               model().eos_id(), requests[i].constraints),
+                          .memory = std::move(encoded[i]),
+                          .parents = {-1}});
   }
 }
 

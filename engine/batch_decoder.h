@@ -33,8 +33,8 @@ std::size_t sentences_to_admit(std::size_t room, std::size_t waiting, bool decod
                                int group);
 
 struct SentenceRequest {
-  std::uint64_t id = 0;          // chosen by the caller, unique among active sentences
-  std::vector<int> source_ids;   // non-empty
+  std::uint64_t id = 0;         // chosen by the caller, unique among active sentences
+  std::vector<int> source_ids;  // non-empty
   DecodingOptions options;
   // What the translation must contain (protected spans); nullptr: nothing.
   std::shared_ptr<const DecodingConstraints> constraints;
@@ -79,9 +79,7 @@ class BatchDecoder {
   int active_rows() const;
   // Memory of this decoder's cache, workspace and encoder memory (on the CPU: cache and
   // encoder memory, the bytes charged to the memory budget).
-  std::size_t device_memory_bytes() const {
-    return backend_ ? backend_->device_memory_bytes() : 0;
-  }
+  std::size_t device_memory_bytes() const { return backend_ ? backend_->device_memory_bytes() : 0; }
   // How the backend's steps ran (CUDA graphs replayed, captured, eager); none on the CPU.
   StepGraphCounts graph_counts() const {
     return backend_ ? backend_->graph_counts() : StepGraphCounts{};
@@ -100,7 +98,7 @@ class BatchDecoder {
   std::shared_ptr<const Engine> engine_;
   std::unique_ptr<DecoderBackend> backend_;
   std::vector<ActiveSentence> sentences_;
-  StepInput input_;               // reused between steps
+  StepInput input_;  // reused between steps
   StepCandidates candidates_;
   bool fresh_ = true;
 };

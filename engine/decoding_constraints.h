@@ -37,8 +37,8 @@ struct ConstraintState {
   // [constraints]: longest proper phrase prefix that ends the output (a completed occurrence
   // leaves the phrase's longest border).
   std::vector<int> matched;
-  int forcing = -1;          // the constraint being inserted, -1: none
-  int forced = 0;            // of a text phrase being inserted: its ids forced so far
+  int forcing = -1;  // the constraint being inserted, -1: none
+  int forced = 0;    // of a text phrase being inserted: its ids forced so far
   // A text phrase came in EOS's place: the hypothesis inserts whatever else is missing and ends
   // (the model had finished; text it would write after the insertion is not wanted).
   bool ending = false;

@@ -77,7 +77,7 @@ std::uint16_t float_to_half(float value) {
     return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
   }
   if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // overflow
-  if (abs < 0x38800000u) {  // subnormal or zero in half precision
+  if (abs < 0x38800000u) {                                  // subnormal or zero in half precision
     const float magic = std::bit_cast<float>(0x3f000000u);  // 0.5: shifts mantissa into place
     const float shifted = std::bit_cast<float>(abs) + magic;
     return static_cast<std::uint16_t>(sign | (std::bit_cast<std::uint32_t>(shifted) - 0x3f000000u));

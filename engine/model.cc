@@ -45,9 +45,8 @@ class ModelLoader {
       layer.self_attention = self_attention(prefix + "self_attention.", encoder_k,
                                             /*bidirectional=*/true, max_sequence_length);
       layer.ffn = feed_forward(prefix + "ffn.");
-      for (LinearWeights* each :
-           {&layer.self_attention.qkv, &layer.self_attention.output, &layer.ffn.inner,
-            &layer.ffn.outer}) {
+      for (LinearWeights* each : {&layer.self_attention.qkv, &layer.self_attention.output,
+                                  &layer.ffn.inner, &layer.ffn.outer}) {
         finish(*each);
       }
       if (arch_.gated_ffn) finish(layer.ffn.gate);
@@ -117,8 +116,8 @@ class ModelLoader {
               " is not a matrix");
     const Tensor scales = weights_.get(name + "_scale");
     RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{stored.dim(0)},
-              ModelError, weights_.path(), ": ", name, "_scale must be float32 [",
-              stored.dim(0), "]");
+              ModelError, weights_.path(), ": ", name, "_scale must be float32 [", stored.dim(0),
+              "]");
     Tensor out = Tensor::empty(stored.shape());
     const auto* values = stored.data<std::int8_t>();
     const float* scale = scales.data<float>();
@@ -136,8 +135,8 @@ class ModelLoader {
   void finish(LinearWeights& layer) {
     if (!int8_) return;
     try {
-      layer.int8 = kernels::Int8Weights::quantize(layer.weight.data<float>(),
-                                                  layer.out_features(), layer.in_features());
+      layer.int8 = kernels::Int8Weights::quantize(layer.weight.data<float>(), layer.out_features(),
+                                                  layer.in_features());
     } catch (const InvalidArgument& error) {
       RPT_THROW(ModelError, weights_.path(), ": cannot quantize to int8: ", error.message());
     }
@@ -211,8 +210,7 @@ class ModelLoader {
     } else if (position.type == PositionType::kT5Bucket) {
       const Tensor table =
           tensor(prefix + "relative_bias", {position.buckets, arch_.heads});  // [buckets, heads]
-      attention.offset_bias =
-          expand_t5_bias(table, bidirectional, max_sequence_length);
+      attention.offset_bias = expand_t5_bias(table, bidirectional, max_sequence_length);
     }
     return attention;
   }
@@ -261,8 +259,8 @@ std::string in_directory(const std::string& directory, const std::string& file) 
 }
 
 int required_id(const Vocabulary& vocabulary, const std::string& token, const char* role) {
-  RPT_CHECK(vocabulary.contains(token), ModelError, "target vocabulary has no ", role,
-            " token '", token, "'");
+  RPT_CHECK(vocabulary.contains(token), ModelError, "target vocabulary has no ", role, " token '",
+            token, "'");
   return vocabulary.to_id(token);
 }
 
@@ -279,10 +277,10 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   model->config_ = ModelConfig::load(directory);
   const ModelConfig& config = model->config_;
   const SpecialTokens& special = config.special_tokens;
-  model->source_vocabulary_ = std::make_unique<Vocabulary>(
-      in_directory(directory, config.source_vocabulary), special.unk);
-  model->target_vocabulary_ = std::make_unique<Vocabulary>(
-      in_directory(directory, config.target_vocabulary), special.unk);
+  model->source_vocabulary_ =
+      std::make_unique<Vocabulary>(in_directory(directory, config.source_vocabulary), special.unk);
+  model->target_vocabulary_ =
+      std::make_unique<Vocabulary>(in_directory(directory, config.target_vocabulary), special.unk);
   model->source_tokenizer_ =
       std::make_unique<Tokenizer>(in_directory(directory, config.source_tokenizer));
   model->target_tokenizer_ =

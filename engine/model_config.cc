@@ -81,9 +81,8 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
     RPT_CHECK(value_or<std::string>(root, "format", "") == "rpt-model", ModelError, origin,
               " is not an rpt model config (\"format\" must be \"rpt-model\")");
     const int version = root.at("format_version").get<int>();
-    RPT_CHECK(version <= kModelFormatVersion, ModelError, origin, " has format_version ",
-              version, ", newer than this build supports (", kModelFormatVersion,
-              "); upgrade rpt");
+    RPT_CHECK(version <= kModelFormatVersion, ModelError, origin, " has format_version ", version,
+              ", newer than this build supports (", kModelFormatVersion, "); upgrade rpt");
     config.name = value_or<std::string>(root, "name", "");
     config.source_language = value_or<std::string>(root, "source_language", "");
     config.target_language = value_or<std::string>(root, "target_language", "");

@@ -58,8 +58,8 @@ Tensor Tensor::borrow(const void* data, const Shape& shape, DataType dtype,
   tensor.dtype_ = dtype;
   tensor.device_ = device;
   // Aliasing constructor: shares `owner`'s reference count, points at `data`.
-  tensor.storage_ = std::shared_ptr<void>(std::const_pointer_cast<void>(owner),
-                                          const_cast<void*>(data));
+  tensor.storage_ =
+      std::shared_ptr<void>(std::const_pointer_cast<void>(owner), const_cast<void*>(data));
   return tensor;
 }
 
@@ -72,8 +72,8 @@ std::int64_t Tensor::dim(int axis) const {
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
-  RPT_CHECK(shape_numel(shape) == numel(), InvalidArgument, "cannot reshape ",
-            shape_string(shape_), " to ", shape_string(shape));
+  RPT_CHECK(shape_numel(shape) == numel(), InvalidArgument, "cannot reshape ", shape_string(shape_),
+            " to ", shape_string(shape));
   Tensor view = *this;
   view.shape_ = shape;
   return view;
@@ -99,9 +99,8 @@ Tensor Tensor::to_float32() const {
 
 void Tensor::check_type(DataType requested) const {
   const bool same_width = dtype_size(requested) == dtype_size(dtype_);
-  const bool compatible = requested == dtype_ ||
-                          (requested == DataType::kFloat16 && dtype_ == DataType::kBFloat16 &&
-                           same_width);
+  const bool compatible = requested == dtype_ || (requested == DataType::kFloat16 &&
+                                                  dtype_ == DataType::kBFloat16 && same_width);
   RPT_CHECK(compatible, InvalidArgument, "tensor holds ", dtype_name(dtype_), ", accessed as ",
             dtype_name(requested));
 }

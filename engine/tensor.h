@@ -68,13 +68,21 @@ class Tensor {
 template <typename T>
 constexpr DataType dtype_of();
 template <>
-constexpr DataType dtype_of<float>() { return DataType::kFloat32; }
+constexpr DataType dtype_of<float>() {
+  return DataType::kFloat32;
+}
 template <>
-constexpr DataType dtype_of<std::int32_t>() { return DataType::kInt32; }
+constexpr DataType dtype_of<std::int32_t>() {
+  return DataType::kInt32;
+}
 template <>
-constexpr DataType dtype_of<std::uint16_t>() { return DataType::kFloat16; }
+constexpr DataType dtype_of<std::uint16_t>() {
+  return DataType::kFloat16;
+}
 template <>
-constexpr DataType dtype_of<std::int8_t>() { return DataType::kInt8; }
+constexpr DataType dtype_of<std::int8_t>() {
+  return DataType::kInt8;
+}
 
 template <typename T>
 T* Tensor::data() {

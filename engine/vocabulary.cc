@@ -37,8 +37,8 @@ int Vocabulary::to_id(const std::string& token) const {
 }
 
 const std::string& Vocabulary::to_token(int id) const {
-  RPT_CHECK(id >= 0 && id < size(), InvalidArgument, "token id ", id, " out of range [0, ",
-            size(), ")");
+  RPT_CHECK(id >= 0 && id < size(), InvalidArgument, "token id ", id, " out of range [0, ", size(),
+            ")");
   return tokens_[static_cast<std::size_t>(id)];
 }
 

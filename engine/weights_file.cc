@@ -57,15 +57,13 @@ std::shared_ptr<const void> map_file(const std::string& path, std::size_t* size)
   RPT_CHECK(address != MAP_FAILED, ModelError, "cannot map weights file ", path, ": ",
             std::strerror(errno));
   const std::size_t length = *size;
-  return std::shared_ptr<const void>(address, [length](const void* p) {
-    ::munmap(const_cast<void*>(p), length);
-  });
+  return std::shared_ptr<const void>(
+      address, [length](const void* p) { ::munmap(const_cast<void*>(p), length); });
 }
 
 }  // namespace
 
-WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& options)
-    : path_(path) {
+WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& options) : path_(path) {
   mapping_ = map_file(path, &file_size_);
   const auto* base = static_cast<const unsigned char*>(mapping_.get());
 
@@ -80,8 +78,8 @@ WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& opti
   const auto header_crc = read_le<std::uint32_t>(base + 16);
   RPT_CHECK(header_size <= file_size_ - kPreambleSize, ModelError, "weights file ", path,
             " is truncated: header of ", header_size, " bytes does not fit in ", file_size_);
-  RPT_CHECK(crc32_of(base + kPreambleSize, header_size) == header_crc, ModelError,
-            "weights file ", path, " is corrupt: header checksum mismatch");
+  RPT_CHECK(crc32_of(base + kPreambleSize, header_size) == header_crc, ModelError, "weights file ",
+            path, " is corrupt: header checksum mismatch");
 
   nlohmann::json header;
   try {
@@ -107,8 +105,8 @@ WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& opti
         RPT_CHECK(crc32_of(base + offset, nbytes) == crc, ModelError, "weights file ", path,
                   " is corrupt: checksum mismatch in tensor ", name);
       }
-      RPT_CHECK(tensors_.count(name) == 0, ModelError, "weights file ", path,
-                ": duplicate tensor ", name);
+      RPT_CHECK(tensors_.count(name) == 0, ModelError, "weights file ", path, ": duplicate tensor ",
+                name);
       tensors_.emplace(name, Tensor::borrow(base + offset, shape, dtype, mapping_));
     }
   } catch (const nlohmann::json::exception& error) {
@@ -120,8 +118,8 @@ WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& opti
 
 Tensor WeightsFile::get(const std::string& name) const {
   auto found = tensors_.find(name);
-  RPT_CHECK(found != tensors_.end(), ModelError, "weights file ", path_, " has no tensor '",
-            name, "'");
+  RPT_CHECK(found != tensors_.end(), ModelError, "weights file ", path_, " has no tensor '", name,
+            "'");
   return found->second;
 }
 

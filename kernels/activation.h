@@ -16,8 +16,8 @@ void bias_activation_cpu(float* x,           // [rows, cols], row stride ld, in 
 
 struct BiasActivationCudaArgs {
   Precision precision = Precision::kFloat32;  // of x and bias
-  void* x = nullptr;           // [rows, cols], in place
-  const void* bias = nullptr;  // [cols], or nullptr for no bias
+  void* x = nullptr;                          // [rows, cols], in place
+  const void* bias = nullptr;                 // [cols], or nullptr for no bias
   int rows = 0;
   int cols = 0;
   ActivationKind activation = ActivationKind::kIdentity;

@@ -7,7 +7,7 @@
 namespace rpt::kernels {
 
 struct EmbeddingArgs {
-  const int* ids = nullptr;    // [count]
+  const int* ids = nullptr;  // [count]
   int count = 0;
   const float* table = nullptr;  // [vocab, dim]
   int vocab = 0;

@@ -58,11 +58,11 @@ std::string concat(const Parts&... parts) {
 }  // namespace rpt
 
 // Throws ErrorType(message parts...) with the current file:line when `condition` is false.
-#define RPT_CHECK(condition, ErrorType, ...)                                          \
-  do {                                                                                \
-    if (!(condition)) {                                                               \
-      throw ErrorType(::rpt::detail::concat(__VA_ARGS__), __FILE__, __LINE__);        \
-    }                                                                                 \
+#define RPT_CHECK(condition, ErrorType, ...)                                   \
+  do {                                                                         \
+    if (!(condition)) {                                                        \
+      throw ErrorType(::rpt::detail::concat(__VA_ARGS__), __FILE__, __LINE__); \
+    }                                                                          \
   } while (false)
 
 #define RPT_THROW(ErrorType, ...) \

@@ -8,7 +8,6 @@
 #include "kernels/precision.h"
 #include "kernels/stream.h"
 
-
 namespace rpt::kernels {
 
 class CublasHandle;  // kernels/cuda/cublas_handle.h

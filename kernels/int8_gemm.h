@@ -73,8 +73,8 @@ class Int8Weights {
   static std::shared_ptr<const Int8Weights> quantize(const float* weights,  // [rows, cols]
                                                      int rows, int cols);
 
-  int rows() const { return rows_; }  // output features (n)
-  int cols() const { return cols_; }  // input features (k)
+  int rows() const { return rows_; }                                 // output features (n)
+  int cols() const { return cols_; }                                 // input features (k)
   const float* scales() const { return scales_.data(); }             // [rows]
   const std::int32_t* row_sums() const { return row_sums_.data(); }  // [rows]: sum_k qw[n, k]
   // Whether the products read oneDNN's packed blocks (else the plain matrix and the matmul).

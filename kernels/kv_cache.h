@@ -39,8 +39,8 @@ void cache_append_cuda(const CacheAppendArgs& args, CudaStream stream);
 
 struct CacheGatherArgs {
   Precision precision = Precision::kFloat32;
-  CacheLayout layout;  // of both caches
-  int rows = 0;        // rows of `out`
+  CacheLayout layout;        // of both caches
+  int rows = 0;              // rows of `out`
   const void* in = nullptr;  // [any rows, layers, capacity, 2, d_model]
   // [rows] (device for CUDA): out row r copies positions [0, lengths[r]) of every layer of in
   // row parents[r]; parents[r] < 0 leaves out row r untouched (a new sentence).

@@ -21,10 +21,10 @@ void rms_norm_cpu(const float* in,     // [rows, dim]
 
 struct LayerNormCudaArgs {
   Precision precision = Precision::kFloat32;  // of in, gamma, beta and out
-  const void* in = nullptr;     // [rows, dim]
-  const void* gamma = nullptr;  // [dim]
-  const void* beta = nullptr;   // [dim]; unused with rms
-  bool rms = false;             // RMS norm: no mean, no beta
+  const void* in = nullptr;                   // [rows, dim]
+  const void* gamma = nullptr;                // [dim]
+  const void* beta = nullptr;                 // [dim]; unused with rms
+  bool rms = false;                           // RMS norm: no mean, no beta
   int rows = 0;
   int dim = 0;
   float eps = 1e-6f;

@@ -266,8 +266,8 @@ TEST(ConstrainedBeamSearch, RepeatedPhraseCountsEveryMissingOccurrence) {
 TEST(ConstrainedBeamSearch, ABeamWhoseScanIsAllBannedEndsInsteadOfVanishing) {
   // Scan of 1 + kBanSlack = 5 tokens: 3 0 2 4 5, all banned; EOS ends the hypothesis.
   BeamSearch search(greedy(), kStart, kEos,
-                    std::make_shared<const DecodingConstraints>(
-                        std::vector<PhraseConstraint>{}, std::vector<int>{0, 2, 3, 4, 5}));
+                    std::make_shared<const DecodingConstraints>(std::vector<PhraseConstraint>{},
+                                                                std::vector<int>{0, 2, 3, 4, 5}));
   EXPECT_EQ(search.candidates_per_beam(), 1 + kBanSlack);
   EXPECT_TRUE(run(search, {prefer(3)}).empty());
   ASSERT_EQ(search.results().size(), 1u);

@@ -53,13 +53,12 @@ TEST(CpuKernels, NameWhatThisConfigurationAsksFor) {
   const CpuFeatures& cpu = cpu_features();
   const std::string forced_config = environment("RPT_BLIS_CONFIG");
   const std::string forced_path = environment("RPT_FLOAT32_GEMM");
-  const std::string expected_path =
-      !forced_path.empty() ? forced_path
-      : forced_config == "sandybridge" || forced_config == "generic" ? "packed"
-      : forced_config.empty() && !(cpu.avx2 && cpu.fma)             ? "packed"
-                                                                    : "sup";
-  EXPECT_NE(kernels.float32.find(" " + expected_path + " "), std::string::npos)
-      << kernels.float32;
+  const std::string expected_path = !forced_path.empty() ? forced_path
+                                    : forced_config == "sandybridge" || forced_config == "generic"
+                                        ? "packed"
+                                    : forced_config.empty() && !(cpu.avx2 && cpu.fma) ? "packed"
+                                                                                      : "sup";
+  EXPECT_NE(kernels.float32.find(" " + expected_path + " "), std::string::npos) << kernels.float32;
   if (!forced_config.empty()) {
     EXPECT_EQ(kernels.float32.substr(kernels.float32.rfind(' ') + 1), forced_config);
   } else if (cpu.avx2 && cpu.fma) {

@@ -137,11 +137,17 @@ TEST_P(CudaEngineTest, BackendStepsMatchTheCpuRowForRow) {
   const int start = model_->decoder_start_id();
   const std::vector<Step> steps = {
       {{-1, -1}, {0, 0}, {start, start}, {-1, -1}, {{'A', 1}, {'B', 1}}},
-      {{0, 0, 0, 1, 1}, {1, 1, 1, 1, 1}, {7, 8, 9, 10, 11}, {-1, 3, -1, -1, -1},
+      {{0, 0, 0, 1, 1},
+       {1, 1, 1, 1, 1},
+       {7, 8, 9, 10, 11},
+       {-1, 3, -1, -1, -1},
        {{'A', 3}, {'B', 2}}},
       // B leaves; A's rows reorder (2 before 0); C joins at position 0.
       {{2, 0, -1}, {2, 2, 0}, {12, 13, start}, {-1, -1, -1}, {{'A', 2}, {'C', 1}}},
-      {{1, 2, 2, 2, 2}, {3, 1, 1, 1, 1}, {14, 15, 16, 17, 18}, {-1, -1, 5, -1, -1},
+      {{1, 2, 2, 2, 2},
+       {3, 1, 1, 1, 1},
+       {14, 15, 16, 17, 18},
+       {-1, -1, 5, -1, -1},
        {{'A', 1}, {'C', 4}}},
       // A leaves: the rows left are C's, at the back of the previous step.
       {{4, 1}, {2, 2}, {19, 20}, {-1, -1}, {{'C', 2}}},
@@ -154,13 +160,17 @@ TEST_P(CudaEngineTest, BackendStepsMatchTheCpuRowForRow) {
     const auto input = [&](bool on_gpu) {
       const auto& ab = on_gpu ? gpu_ab : cpu_ab;
       const auto& c = on_gpu ? gpu_c : cpu_c;
-      StepInput in{.tokens = steps[s].tokens, .positions = steps[s].positions,
-                   .parents = steps[s].parents, .blocked_tokens = steps[s].blocked, .groups = {},
+      StepInput in{.tokens = steps[s].tokens,
+                   .positions = steps[s].positions,
+                   .parents = steps[s].parents,
+                   .blocked_tokens = steps[s].blocked,
+                   .groups = {},
                    .width = 4};
       int row = 0;
       for (const auto& [sentence, rows] : steps[s].groups) {
-        const EncodedSentence* encoded =
-            sentence == 'A' ? &ab[0] : sentence == 'B' ? &ab[1] : &c[0];
+        const EncodedSentence* encoded = sentence == 'A'   ? &ab[0]
+                                         : sentence == 'B' ? &ab[1]
+                                                           : &c[0];
         in.groups.push_back({.sentence = encoded, .first_row = row, .rows = rows});
         row += rows;
       }
@@ -347,10 +357,9 @@ TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
 TEST(CudaEngineLimits, RelativeTablesOverSharedMemoryRefusedAtCreation) {
   const std::string directory = testing::make_temp_directory("rpt-cuda-wide-k");
   testing::write_synthetic_model(
-      directory, testing::relative_model_options(
-                     {.encoder_layers = 1, .decoder_layers = 1, .d_model = 256, .heads = 1,
-                      .d_ff = 32},
-                     800));
+      directory,
+      testing::relative_model_options(
+          {.encoder_layers = 1, .decoder_layers = 1, .d_model = 256, .heads = 1, .d_ff = 32}, 800));
   const auto model = Model::load(directory);
   try {
     cuda_engine(model, kernels::Precision::kFloat32);

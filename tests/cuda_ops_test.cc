@@ -119,15 +119,26 @@ TEST_P(CudaPrecisionTest, LayerNorm) {
   auto dx = upload_as(x, precision), dg = upload_as(gamma, precision),
        db = upload_as(beta, precision);
   DeviceBuffer out(x.size() * precision_size(precision), stream_->get());
-  layer_norm_cuda({.precision = precision, .in = dx.data(), .gamma = dg.data(),
-                   .beta = db.data(), .rows = rows, .dim = dim, .eps = 1e-6f,
+  layer_norm_cuda({.precision = precision,
+                   .in = dx.data(),
+                   .gamma = dg.data(),
+                   .beta = db.data(),
+                   .rows = rows,
+                   .dim = dim,
+                   .eps = 1e-6f,
                    .out = out.data()},
                   stream_->get());
   expect_close(download_as(out, x.size(), precision), expected, precision);
 
   // In place (out aliases in): the same result.
-  layer_norm_cuda({.precision = precision, .in = dx.data(), .gamma = dg.data(),
-                   .beta = db.data(), .rows = rows, .dim = dim, .eps = 1e-6f, .out = dx.data()},
+  layer_norm_cuda({.precision = precision,
+                   .in = dx.data(),
+                   .gamma = dg.data(),
+                   .beta = db.data(),
+                   .rows = rows,
+                   .dim = dim,
+                   .eps = 1e-6f,
+                   .out = dx.data()},
                   stream_->get());
   expect_close(download_as(dx, x.size(), precision), expected, precision);
 }
@@ -177,14 +188,17 @@ TEST_P(CudaPrecisionTest, BiasActivation) {
                           ActivationKind::kGeluTanh, ActivationKind::kSilu}) {
     for (const bool with_bias : {true, false}) {
       SCOPED_TRACE(::testing::Message() << "activation " << static_cast<int>(activation)
-                                      << (with_bias ? " with bias" : " without bias"));
+                                        << (with_bias ? " with bias" : " without bias"));
       auto x = rounded(random_vector(rows * cols, 2.0f), precision);
       const auto bias = rounded(random_vector(cols), precision);
       auto dx = upload_as(x, precision), db = upload_as(bias, precision);
       bias_activation_cpu(x.data(), with_bias ? bias.data() : nullptr, rows, cols, cols,
                           activation);
-      bias_activation_cuda({.precision = precision, .x = dx.data(),
-                            .bias = with_bias ? db.data() : nullptr, .rows = rows, .cols = cols,
+      bias_activation_cuda({.precision = precision,
+                            .x = dx.data(),
+                            .bias = with_bias ? db.data() : nullptr,
+                            .rows = rows,
+                            .cols = cols,
                             .activation = activation},
                            stream_->get());
       expect_close(download_as(dx, x.size(), precision), x, precision);
@@ -197,8 +211,8 @@ TEST_P(CudaPrecisionTest, Embedding) {
   const int vocab = 50, count = 12;
   for (const int dim : {64, 33}) {  // odd: the last sin has no cos partner
     for (const bool with_positions : {true, false}) {
-      SCOPED_TRACE(::testing::Message() << "dim " << dim
-                                      << (with_positions ? " with positions" : " no positions"));
+      SCOPED_TRACE(::testing::Message()
+                   << "dim " << dim << (with_positions ? " with positions" : " no positions"));
       const auto table = rounded(random_vector(static_cast<std::size_t>(vocab) * dim), precision);
       std::vector<int> ids(count), positions(count);
       std::uniform_int_distribution<int> id(0, vocab - 1), position(0, 39);
@@ -210,15 +224,23 @@ TEST_P(CudaPrecisionTest, Embedding) {
       positions[1] = 39;
       const float scale = std::sqrt(static_cast<float>(dim));
       std::vector<float> expected(static_cast<std::size_t>(count) * dim);
-      embedding_cpu({.ids = ids.data(), .count = count, .table = table.data(), .vocab = vocab,
-                     .dim = dim, .scale = scale,
+      embedding_cpu({.ids = ids.data(),
+                     .count = count,
+                     .table = table.data(),
+                     .vocab = vocab,
+                     .dim = dim,
+                     .scale = scale,
                      .positions = with_positions ? positions.data() : nullptr,
                      .out = expected.data()});
       auto d_table = upload_as(table, precision), d_ids = upload(ids),
            d_positions = upload(positions);
       DeviceBuffer out(expected.size() * precision_size(precision), stream_->get());
-      embedding_cuda({.precision = precision, .ids = d_ids.as<int>(), .count = count,
-                      .table = d_table.data(), .dim = dim, .scale = scale,
+      embedding_cuda({.precision = precision,
+                      .ids = d_ids.as<int>(),
+                      .count = count,
+                      .table = d_table.data(),
+                      .dim = dim,
+                      .scale = scale,
                       .positions = with_positions ? d_positions.as<int>() : nullptr,
                       .out = out.data()},
                      stream_->get());
@@ -247,9 +269,14 @@ TEST_P(CudaPrecisionTest, CacheAppendAtEachRowsPosition) {
     const auto qkv = random_bytes(rows * shape.qkv_stride * element_bytes);
     auto cache = random_bytes(rows * shape.layout.row_elements() * element_bytes);
     auto d_qkv = upload(qkv), d_cache = upload(cache), d_positions = upload(positions);
-    CacheAppendArgs args{.precision = precision, .layout = shape.layout, .layer = 1,
-                         .rows = rows, .qkv = qkv.data(), .qkv_stride = shape.qkv_stride,
-                         .positions = positions.data(), .cache = cache.data()};
+    CacheAppendArgs args{.precision = precision,
+                         .layout = shape.layout,
+                         .layer = 1,
+                         .rows = rows,
+                         .qkv = qkv.data(),
+                         .qkv_stride = shape.qkv_stride,
+                         .positions = positions.data(),
+                         .cache = cache.data()};
     reference_cache_append(args);
     args.qkv = d_qkv.data();
     args.positions = d_positions.as<int>();
@@ -272,8 +299,12 @@ TEST_P(CudaPrecisionTest, CacheGatherBeamParentsAndNewRows) {
     auto out = random_bytes(out_rows * shape.layout.row_elements() * element_bytes);
     auto d_in = upload(in), d_out = upload(out), d_parents = upload(parents),
          d_lengths = upload(lengths);
-    CacheGatherArgs args{.precision = precision, .layout = shape.layout, .rows = out_rows,
-                         .in = in.data(), .parents = parents.data(), .lengths = lengths.data(),
+    CacheGatherArgs args{.precision = precision,
+                         .layout = shape.layout,
+                         .rows = out_rows,
+                         .in = in.data(),
+                         .parents = parents.data(),
+                         .lengths = lengths.data(),
                          .out = out.data()};
     reference_cache_gather(args);
     args.in = d_in.data();
@@ -290,16 +321,20 @@ TEST_P(CudaPrecisionTest, CacheResizeGrowAndShrink) {
   const std::size_t element_bytes = precision_size(precision);
   for (const CacheShape& shape : kCacheShapes) {
     for (const int new_capacity : {8, 2}) {
-      SCOPED_TRACE(::testing::Message() << "d_model " << shape.layout.d_model << " capacity "
-                                      << new_capacity);
+      SCOPED_TRACE(::testing::Message()
+                   << "d_model " << shape.layout.d_model << " capacity " << new_capacity);
       const int rows = 3;
       CacheLayout out_layout = shape.layout;
       out_layout.capacity = new_capacity;
       const auto in = random_bytes(rows * shape.layout.row_elements() * element_bytes);
       auto out = random_bytes(rows * out_layout.row_elements() * element_bytes);
       auto d_in = upload(in), d_out = upload(out);
-      CacheResizeArgs args{.precision = precision, .rows = rows, .in_layout = shape.layout,
-                           .in = in.data(), .out_layout = out_layout, .out = out.data()};
+      CacheResizeArgs args{.precision = precision,
+                           .rows = rows,
+                           .in_layout = shape.layout,
+                           .in = in.data(),
+                           .out_layout = out_layout,
+                           .out = out.data()};
       cache_resize_cpu(args);
       args.in = d_in.data();
       args.out = d_out.data();
@@ -342,22 +377,43 @@ TEST_P(CudaGemmTest, AllTranspositionsWithAndWithoutAccumulation) {
     for (const bool ta : {false, true}) {
       for (const bool tb : {false, true}) {
         for (const float beta : {0.0f, 1.0f}) {
-          SCOPED_TRACE(::testing::Message() << (invariant ? "batch-invariant" : "heuristic")
-                                          << " transpose_a " << ta << " transpose_b " << tb
-                                          << " beta " << beta);
+          SCOPED_TRACE(::testing::Message()
+                       << (invariant ? "batch-invariant" : "heuristic") << " transpose_a " << ta
+                       << " transpose_b " << tb << " beta " << beta);
           const auto a = rounded(random_vector(m * k), c.input);
           const auto b = rounded(random_vector(k * n), c.input);
           const auto initial_c = rounded(random_vector(m * n), c.output);
           std::vector<float> expected = initial_c;
-          gemm_cpu({.transpose_a = ta, .transpose_b = tb, .m = m, .n = n, .k = k, .alpha = 0.5f,
-                    .a = a.data(), .lda = ta ? m : k, .b = b.data(), .ldb = tb ? k : n,
-                    .beta = beta, .c = expected.data(), .ldc = n});
+          gemm_cpu({.transpose_a = ta,
+                    .transpose_b = tb,
+                    .m = m,
+                    .n = n,
+                    .k = k,
+                    .alpha = 0.5f,
+                    .a = a.data(),
+                    .lda = ta ? m : k,
+                    .b = b.data(),
+                    .ldb = tb ? k : n,
+                    .beta = beta,
+                    .c = expected.data(),
+                    .ldc = n});
           auto da = upload_as(a, c.input), db = upload_as(b, c.input),
                dc = upload_as(initial_c, c.output);
-          gemm_cuda({.input_precision = c.input, .output_precision = c.output,
-                     .transpose_a = ta, .transpose_b = tb, .m = m, .n = n, .k = k,
-                     .alpha = 0.5f, .a = da.data(), .lda = ta ? m : k, .b = db.data(),
-                     .ldb = tb ? k : n, .beta = beta, .c = dc.data(), .ldc = n},
+          gemm_cuda({.input_precision = c.input,
+                     .output_precision = c.output,
+                     .transpose_a = ta,
+                     .transpose_b = tb,
+                     .m = m,
+                     .n = n,
+                     .k = k,
+                     .alpha = 0.5f,
+                     .a = da.data(),
+                     .lda = ta ? m : k,
+                     .b = db.data(),
+                     .ldb = tb ? k : n,
+                     .beta = beta,
+                     .c = dc.data(),
+                     .ldc = n},
                     &handle);
           expect_close(download_as(dc, initial_c.size(), c.output), expected, c.output, 1e-4);
         }
@@ -373,8 +429,8 @@ TEST_P(CudaGemmTest, FrozenAlgorithmRowsDoNotDependOnTheRowCount) {
   const GemmCase c = GetParam();
   // Past 512 rows: on Hopper the first float16 candidates at 128 rows refuse 512 (gemm_cuda.cc).
   const int total = 1100;
-  const int row_counts[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128,
-                            129, 200, 255, 256, 257, 511, 512, 1000, 1100};
+  const int row_counts[] = {1,  2,  3,   4,   5,   7,   8,   9,   16,  17,  31,  32,   33,  63,
+                            64, 65, 127, 128, 129, 200, 255, 256, 257, 511, 512, 1000, 1100};
   for (const auto& [n, k] : {std::pair{768, 256}, std::pair{256, 1024}, std::pair{8000, 256}}) {
     // Values of wide range, so that a different summation order shows in the last bits.
     std::vector<float> x = random_vector(static_cast<std::size_t>(total) * k);
@@ -387,10 +443,18 @@ TEST_P(CudaGemmTest, FrozenAlgorithmRowsDoNotDependOnTheRowCount) {
          {GemmAlgorithm::kBatchInvariant, GemmAlgorithm::kHeuristic}) {
       CublasHandle handle(stream_->get(), algorithm);
       const auto run = [&](int first, int m, DeviceBuffer& out) {
-        gemm_cuda({.input_precision = c.input, .output_precision = c.output,
-                   .transpose_b = true, .m = m, .n = n, .k = k,
-                   .a = static_cast<const std::byte*>(dx.data()) + first * in_row, .lda = k,
-                   .b = dw.data(), .ldb = k, .c = out.data(), .ldc = n},
+        gemm_cuda({.input_precision = c.input,
+                   .output_precision = c.output,
+                   .transpose_b = true,
+                   .m = m,
+                   .n = n,
+                   .k = k,
+                   .a = static_cast<const std::byte*>(dx.data()) + first * in_row,
+                   .lda = k,
+                   .b = dw.data(),
+                   .ldb = k,
+                   .c = out.data(),
+                   .ldc = n},
                   &handle);
       };
       DeviceBuffer whole(total * out_row, stream_->get());
@@ -411,8 +475,8 @@ TEST_P(CudaGemmTest, FrozenAlgorithmRowsDoNotDependOnTheRowCount) {
           }
         }
       }
-      std::printf("gemm n %d k %d %s: %s, %d of %zu sub-batches differ from the whole batch\n",
-                  n, k, gemm_test_name(::testing::TestParamInfo<GemmCase>(c, 0)).c_str(),
+      std::printf("gemm n %d k %d %s: %s, %d of %zu sub-batches differ from the whole batch\n", n,
+                  k, gemm_test_name(::testing::TestParamInfo<GemmCase>(c, 0)).c_str(),
                   algorithm == GemmAlgorithm::kBatchInvariant ? "frozen" : "heuristic",
                   mismatched_calls, 2 * std::size(row_counts));
     }
@@ -516,24 +580,24 @@ TEST_F(CudaOpsTest, GraphCaptureRefusalLeavesTheStreamUsable) {
   expect_near(after, reference, 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Precisions, CudaGemmTest,
-    ::testing::Values(GemmCase{Precision::kFloat32, Precision::kFloat32},
-                      GemmCase{Precision::kFloat16, Precision::kFloat16},
-                      GemmCase{Precision::kFloat16, Precision::kFloat32},
-                      GemmCase{Precision::kBFloat16, Precision::kBFloat16},
-                      GemmCase{Precision::kBFloat16, Precision::kFloat32}),
-    gemm_test_name);
+INSTANTIATE_TEST_SUITE_P(Precisions, CudaGemmTest,
+                         ::testing::Values(GemmCase{Precision::kFloat32, Precision::kFloat32},
+                                           GemmCase{Precision::kFloat16, Precision::kFloat16},
+                                           GemmCase{Precision::kFloat16, Precision::kFloat32},
+                                           GemmCase{Precision::kBFloat16, Precision::kBFloat16},
+                                           GemmCase{Precision::kBFloat16, Precision::kFloat32}),
+                         gemm_test_name);
 
 // Checked before any cuBLAS call, so it runs without a device.
 TEST(GemmCudaArgsCheck, RefusesPrecisionPairsCublasCannotRun) {
   for (const GemmCase c : {GemmCase{Precision::kFloat32, Precision::kFloat16},
                            GemmCase{Precision::kFloat16, Precision::kBFloat16},
                            GemmCase{Precision::kBFloat16, Precision::kFloat16}}) {
-    EXPECT_THROW(gemm_cuda({.input_precision = c.input, .output_precision = c.output, .m = 1,
-                            .n = 1, .k = 1},
-                           nullptr),
-                 InvalidArgument);
+    EXPECT_THROW(
+        gemm_cuda(
+            {.input_precision = c.input, .output_precision = c.output, .m = 1, .n = 1, .k = 1},
+            nullptr),
+        InvalidArgument);
   }
 }
 
@@ -548,8 +612,12 @@ class CudaTopKTest : public CudaOpsTest {
     auto d_logits = upload(logits), d_blocked = upload(blocked);
     DeviceBuffer d_log_probs(log_probs.size() * sizeof(float), stream_->get());
     DeviceBuffer d_ids(ids.size() * sizeof(int), stream_->get());
-    TopKLogSoftmaxArgs args{.logits = logits.data(), .rows = rows, .vocab = vocab, .k = k,
-                            .blocked_token = blocked.data(), .log_probs = log_probs.data(),
+    TopKLogSoftmaxArgs args{.logits = logits.data(),
+                            .rows = rows,
+                            .vocab = vocab,
+                            .k = k,
+                            .blocked_token = blocked.data(),
+                            .log_probs = log_probs.data(),
                             .ids = ids.data()};
     top_k_log_softmax_cpu(args);
     args.logits = d_logits.as<float>();
@@ -585,7 +653,7 @@ TEST_F(CudaTopKTest, WideBeamOverALargeVocabulary) {
   const int rows = 3, vocab = 32000, k = 64;
   auto logits = random_vector(static_cast<std::size_t>(rows) * vocab, 3.0f);
   for (int id : {31999, 7, 16000, 257}) logits[id] = 40.0f;  // row 0: a four-way tie
-  logits[vocab + 100] = 45.0f;                                // row 1: best token, blocked
+  logits[vocab + 100] = 45.0f;                               // row 1: best token, blocked
   const auto ids = top_k_on_both(logits, rows, vocab, k, {-1, 100, 31999});
   EXPECT_EQ((std::vector<int>(ids.begin(), ids.begin() + 4)),
             (std::vector<int>{7, 257, 16000, 31999}));
@@ -600,7 +668,7 @@ struct AttentionShape {
   const char* name;
   int heads, head_dim, k;
   bool t5_bias;
-  int position_stride_factor;  // position stride = factor * d (d = heads * head_dim)
+  int position_stride_factor;          // position stride = factor * d (d = heads * head_dim)
   std::vector<long> sequence_offsets;  // per row, in elements
   std::vector<int> counts;             // per row
   std::vector<int> positions;          // per row
@@ -735,9 +803,16 @@ std::vector<AttentionShape> attention_shapes() {
   // layout (layer 1 of 2, capacity 1,536), and encoder queries over a 1,030-key sequence.
   for (int head_dim : {128, 256}) {
     const int heads = 2, d = heads * head_dim, capacity = 1536;
-    AttentionShape long_decoder{head_dim == 128 ? "decoder_1536_keys_hd128"
-                                                : "decoder_1536_keys_hd256",
-                                heads, head_dim, 16, false, 2, {}, {}, {}};
+    AttentionShape long_decoder{
+        head_dim == 128 ? "decoder_1536_keys_hd128" : "decoder_1536_keys_hd256",
+        heads,
+        head_dim,
+        16,
+        false,
+        2,
+        {},
+        {},
+        {}};
     long_decoder.key_shift = 2L * capacity * d;  // layer 1
     long_decoder.value_shift = long_decoder.key_shift + d;
     const int long_steps[] = {1023, 1024, 1535};
@@ -747,9 +822,16 @@ std::vector<AttentionShape> attention_shapes() {
       long_decoder.positions.push_back(long_steps[r]);
     }
     shapes.push_back(long_decoder);
-    AttentionShape long_encoder{head_dim == 128 ? "encoder_1030_keys_hd128"
-                                                : "encoder_1030_keys_hd256",
-                                heads, head_dim, 16, false, 3, {}, {}, {}};
+    AttentionShape long_encoder{
+        head_dim == 128 ? "encoder_1030_keys_hd128" : "encoder_1030_keys_hd256",
+        heads,
+        head_dim,
+        16,
+        false,
+        3,
+        {},
+        {},
+        {}};
     for (int position : {0, 1, 511, 1000, 1029}) {
       long_encoder.sequence_offsets.push_back(0);
       long_encoder.counts.push_back(1030);

@@ -23,10 +23,9 @@ class DecoderStateTest : public ::testing::Test {
   void SetUp() override {
     directory_ = testing::make_temp_directory("rpt-decoder-state");
     testing::write_synthetic_model(
-        directory_, testing::relative_model_options(
-                        {.encoder_layers = 1, .decoder_layers = 2, .d_model = 16, .heads = 4,
-                         .d_ff = 32},
-                        4));
+        directory_,
+        testing::relative_model_options(
+            {.encoder_layers = 1, .decoder_layers = 2, .d_model = 16, .heads = 4, .d_ff = 32}, 4));
     model_ = Model::load(directory_);
   }
   void TearDown() override {
@@ -58,7 +57,7 @@ TEST_F(DecoderStateTest, ForksShareTheirParentsPrefix) {
   decode_one_row(state, 20);
   ASSERT_EQ(state.cached_positions(), 20);
   state.reorder({0, 0, 0, 0}, {20, 20, 20, 20});  // four beams of the one row
-  EXPECT_EQ(state.cached_positions(), 20);         // nothing copied
+  EXPECT_EQ(state.cached_positions(), 20);        // nothing copied
   const StepHistory& history = state.append_positions({20, 20, 20, 20});
   EXPECT_EQ(state.cached_positions(), 24);
   const std::vector<float*> first = history_of(history, 0);

@@ -21,8 +21,8 @@ using testing::rounded;
 // The host rounding the half-precision cases rely on.
 TEST(HostConversion, FloatToBFloat16RoundsToNearestEvenAndKeepsNaN) {
   EXPECT_EQ(float_to_bfloat16(1.0f), 0x3f80);
-  EXPECT_EQ(float_to_bfloat16(1.0f + 0x1p-8f), 0x3f80);  // halfway: to the even 1.0
-  EXPECT_EQ(float_to_bfloat16(1.0f + 3 * 0x1p-8f), 0x3f82);  // halfway: to the even above
+  EXPECT_EQ(float_to_bfloat16(1.0f + 0x1p-8f), 0x3f80);             // halfway: to the even 1.0
+  EXPECT_EQ(float_to_bfloat16(1.0f + 3 * 0x1p-8f), 0x3f82);         // halfway: to the even above
   EXPECT_EQ(float_to_bfloat16(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);  // past halfway: up
   EXPECT_EQ(float_to_bfloat16(-2.5f), 0xc020);
   EXPECT_EQ(float_to_bfloat16(-INFINITY), 0xff80);

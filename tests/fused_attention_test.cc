@@ -36,8 +36,16 @@ std::vector<float> unfused(const float* q, int position, const float* keys, cons
   std::vector<float> scaled(q, q + head_dim);
   for (float& x : scaled) x *= scale;
   std::vector<float> scores(static_cast<std::size_t>(count));
-  gemm_cpu({.transpose_b = true, .m = 1, .n = count, .k = head_dim, .a = scaled.data(),
-            .lda = head_dim, .b = keys, .ldb = stride, .c = scores.data(), .ldc = count});
+  gemm_cpu({.transpose_b = true,
+            .m = 1,
+            .n = count,
+            .k = head_dim,
+            .a = scaled.data(),
+            .lda = head_dim,
+            .b = keys,
+            .ldb = stride,
+            .c = scores.data(),
+            .ldc = count});
   std::vector<float> key_term(static_cast<std::size_t>(width)), buckets(key_term.size(), 0.0f);
   RelativeSoftmaxArgs args;
   args.scores = scores.data();
@@ -46,8 +54,16 @@ std::vector<float> unfused(const float* q, int position, const float* keys, cons
   args.ld_scores = count;
   args.first_query_position = position;
   if (k > 0) {
-    gemm_cpu({.transpose_b = true, .m = 1, .n = width, .k = head_dim, .a = scaled.data(),
-              .lda = head_dim, .b = k_rel, .ldb = head_dim, .c = key_term.data(), .ldc = width});
+    gemm_cpu({.transpose_b = true,
+              .m = 1,
+              .n = width,
+              .k = head_dim,
+              .a = scaled.data(),
+              .lda = head_dim,
+              .b = k_rel,
+              .ldb = head_dim,
+              .c = key_term.data(),
+              .ldc = width});
     args.key_term = key_term.data();
     args.ld_key_term = width;
     args.max_relative_position = k;
@@ -57,11 +73,26 @@ std::vector<float> unfused(const float* q, int position, const float* keys, cons
   args.offset_bias = bias_centre;
   relative_softmax_cpu(args);
   std::vector<float> z(static_cast<std::size_t>(head_dim), 0.0f);
-  gemm_cpu({.m = 1, .n = head_dim, .k = count, .a = scores.data(), .lda = count, .b = values,
-            .ldb = stride, .c = z.data(), .ldc = head_dim});
+  gemm_cpu({.m = 1,
+            .n = head_dim,
+            .k = count,
+            .a = scores.data(),
+            .lda = count,
+            .b = values,
+            .ldb = stride,
+            .c = z.data(),
+            .ldc = head_dim});
   if (k > 0) {
-    gemm_cpu({.m = 1, .n = head_dim, .k = width, .a = buckets.data(), .lda = width, .b = v_rel,
-              .ldb = head_dim, .beta = 1.0f, .c = z.data(), .ldc = head_dim});
+    gemm_cpu({.m = 1,
+              .n = head_dim,
+              .k = width,
+              .a = buckets.data(),
+              .lda = width,
+              .b = v_rel,
+              .ldb = head_dim,
+              .beta = 1.0f,
+              .c = z.data(),
+              .ldc = head_dim});
   }
   return z;
 }
@@ -179,9 +210,8 @@ TEST_P(FusedAttentionTest, DecoderCacheRowsAtDifferentSteps) {
       const float* base = cache.data() + static_cast<long>(r) * capacity * 2 * d + h * c.head_dim;
       const auto expected = unfused(
           queries.data() + static_cast<long>(r) * d + h * c.head_dim,
-          steps[static_cast<std::size_t>(r)],
-          base, base + d, 2 * d, counts[static_cast<std::size_t>(r)], c.head_dim, 0.25f, c.k,
-          k_rel.data(), v_rel.data(),
+          steps[static_cast<std::size_t>(r)], base, base + d, 2 * d,
+          counts[static_cast<std::size_t>(r)], c.head_dim, 0.25f, c.k, k_rel.data(), v_rel.data(),
           c.t5_bias ? bias.data() + h * bias_width + (bias_width - 1) / 2 : nullptr);
       for (int x = 0; x < c.head_dim; ++x) {
         EXPECT_NEAR(out[static_cast<std::size_t>(r * d + h * c.head_dim + x)],
@@ -229,8 +259,8 @@ TEST(FusedAttentionCross, BeamsShareTheirSentenceMemory) {
     for (int h = 0; h < heads; ++h) {
       const float* base = memory + layer * 2 * d + h * head_dim;
       const auto expected = unfused(queries.data() + r * d + h * head_dim, 0, base, base + d,
-                                    stride, counts[static_cast<std::size_t>(r)], head_dim, 0.5f,
-                                    0, nullptr, nullptr, nullptr);
+                                    stride, counts[static_cast<std::size_t>(r)], head_dim, 0.5f, 0,
+                                    nullptr, nullptr, nullptr);
       for (int x = 0; x < head_dim; ++x) {
         EXPECT_NEAR(out[static_cast<std::size_t>(r * d + h * head_dim + x)],
                     expected[static_cast<std::size_t>(x)], 1e-5);

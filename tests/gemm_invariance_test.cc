@@ -73,12 +73,19 @@ TEST_P(GemmInvariance, EachRowIsTheSameWhateverTheRowCountAndThreads) {
   for (float& x : b) x = normal(random);
   for (float& x : c_before) x = normal(random);
   const auto args = [&](int first_row, int m, float* c) {
-    return GemmArgs{.transpose_a = p.transpose_a, .transpose_b = p.transpose_b, .m = m,
-                    .n = p.n, .k = p.k,
-                    .a = p.transpose_a ? a.data() + first_row
-                                       : a.data() + static_cast<long>(first_row) * lda,
-                    .lda = lda, .b = b.data(), .ldb = ldb, .beta = p.beta,
-                    .c = c + static_cast<long>(first_row) * p.n, .ldc = p.n};
+    return GemmArgs{
+        .transpose_a = p.transpose_a,
+        .transpose_b = p.transpose_b,
+        .m = m,
+        .n = p.n,
+        .k = p.k,
+        .a = p.transpose_a ? a.data() + first_row : a.data() + static_cast<long>(first_row) * lda,
+        .lda = lda,
+        .b = b.data(),
+        .ldb = ldb,
+        .beta = p.beta,
+        .c = c + static_cast<long>(first_row) * p.n,
+        .ldc = p.n};
   };
 
   set_cpu_threads(1);
@@ -98,8 +105,8 @@ TEST_P(GemmInvariance, EachRowIsTheSameWhateverTheRowCountAndThreads) {
       }
       if (rows > 0) differing += " m=" + std::to_string(m) + ": " + std::to_string(rows);
     }
-    EXPECT_TRUE(differing.empty()) << p.what << " (n " << p.n << ", k " << p.k << "), "
-                                   << threads << " threads, rows unlike alone at" << differing;
+    EXPECT_TRUE(differing.empty()) << p.what << " (n " << p.n << ", k " << p.k << "), " << threads
+                                   << " threads, rows unlike alone at" << differing;
   }
 }
 

@@ -59,7 +59,7 @@ TEST(GemmCpu, MatchesFloat64ForFewAndManyRowsAndEveryTranspose) {
   std::normal_distribution<float> normal;
   // Few rows through many, k above and below 512, a vocabulary-sized n that the threads split by
   // columns, and m > n that they split by rows.
-  const Shape shapes[] = {{1, 33, 17},  {4, 700, 256}, {8, 96, 1024}, {32, 70, 300},
+  const Shape shapes[] = {{1, 33, 17},   {4, 700, 256}, {8, 96, 1024},  {32, 70, 300},
                           {16, 40, 600}, {17, 50, 64},  {40, 2000, 96}, {300, 20, 48},
                           {4, 33, 0},    {40, 20, 0}};  // k = 0: C = beta C
   double worst = 0.0;  // largest error in units of the expected rounding
@@ -82,9 +82,18 @@ TEST(GemmCpu, MatchesFloat64ForFewAndManyRowsAndEveryTranspose) {
             for (float& x : c) {
               x = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : normal(random);
             }
-            const GemmArgs args{.transpose_a = ta, .transpose_b = tb, .m = s.m, .n = s.n,
-                                .k = s.k, .alpha = 0.5f, .a = a.data(), .lda = lda,
-                                .b = b.data(), .ldb = ldb, .beta = beta, .c = c.data(),
+            const GemmArgs args{.transpose_a = ta,
+                                .transpose_b = tb,
+                                .m = s.m,
+                                .n = s.n,
+                                .k = s.k,
+                                .alpha = 0.5f,
+                                .a = a.data(),
+                                .lda = lda,
+                                .b = b.data(),
+                                .ldb = ldb,
+                                .beta = beta,
+                                .c = c.data(),
                                 .ldc = ldc};
             std::vector<float> before = c;
             if (beta == 0.0f) std::fill(before.begin(), before.end(), 0.0f);
@@ -92,8 +101,8 @@ TEST(GemmCpu, MatchesFloat64ForFewAndManyRowsAndEveryTranspose) {
             gemm_cpu(args);
             const std::string what = "m " + std::to_string(s.m) + " n " + std::to_string(s.n) +
                                      " k " + std::to_string(s.k) + " ta " + std::to_string(ta) +
-                                     " tb " + std::to_string(tb) + " beta " +
-                                     std::to_string(beta) + " threads " + std::to_string(threads);
+                                     " tb " + std::to_string(tb) + " beta " + std::to_string(beta) +
+                                     " threads " + std::to_string(threads);
             for (int i = 0; i < s.m; ++i) {
               for (int j = 0; j < s.n; ++j) {
                 const std::size_t at = static_cast<std::size_t>(i) * ldc + j;

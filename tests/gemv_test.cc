@@ -25,8 +25,8 @@ TEST(GemvCpu, MatchesFloat64WithinFloatRounding) {
                         Shape{9, 33}, Shape{6, 47}}) {
     for (const bool transpose : {false, true}) {
       for (const float beta : {0.0f, 0.5f}) {
-        SCOPED_TRACE(testing::Message() << s.rows << " x " << s.cols << " transpose "
-                                        << transpose << " beta " << beta);
+        SCOPED_TRACE(testing::Message() << s.rows << " x " << s.cols << " transpose " << transpose
+                                        << " beta " << beta);
         const int lda = s.cols + 5;
         std::vector<float> a(static_cast<std::size_t>(s.rows) * lda);
         for (float& v : a) v = normal(random);
@@ -38,8 +38,15 @@ TEST(GemvCpu, MatchesFloat64WithinFloatRounding) {
           v = beta == 0.0f ? std::numeric_limits<float>::quiet_NaN() : normal(random);
         const std::vector<float> y_before = y;
         const float alpha = 1.5f;
-        gemv_cpu({.transpose_a = transpose, .rows = s.rows, .cols = s.cols, .alpha = alpha,
-                  .a = a.data(), .lda = lda, .x = x.data(), .beta = beta, .y = y.data()});
+        gemv_cpu({.transpose_a = transpose,
+                  .rows = s.rows,
+                  .cols = s.cols,
+                  .alpha = alpha,
+                  .a = a.data(),
+                  .lda = lda,
+                  .x = x.data(),
+                  .beta = beta,
+                  .y = y.data()});
         for (int i = 0; i < y_size; ++i) {
           double sum = 0.0, magnitudes = 0.0;
           for (int j = 0; j < x_size; ++j) {
@@ -84,10 +91,19 @@ TEST(GemvCpu, GatheredRowsGiveTheStridedRowsBits) {
         for (float& v : x) v = normal(random);
         const std::size_t y_size = static_cast<std::size_t>(transpose ? cols : rows);
         std::vector<float> strided(y_size), gathered(y_size);
-        gemv_cpu({.transpose_a = transpose, .rows = rows, .cols = cols, .a = a.data(),
-                  .lda = lda, .x = x.data(), .y = strided.data()});
-        gemv_cpu({.transpose_a = transpose, .rows = rows, .cols = cols,
-                  .row_addresses = addresses.data(), .row_offset = offset, .x = x.data(),
+        gemv_cpu({.transpose_a = transpose,
+                  .rows = rows,
+                  .cols = cols,
+                  .a = a.data(),
+                  .lda = lda,
+                  .x = x.data(),
+                  .y = strided.data()});
+        gemv_cpu({.transpose_a = transpose,
+                  .rows = rows,
+                  .cols = cols,
+                  .row_addresses = addresses.data(),
+                  .row_offset = offset,
+                  .x = x.data(),
                   .y = gathered.data()});
         for (std::size_t i = 0; i < y_size; ++i) ASSERT_EQ(gathered[i], strided[i]) << i;
       }

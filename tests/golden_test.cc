@@ -39,8 +39,7 @@ TEST(GoldenFixtures, AreCommitted) {
 class GoldenTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    const fs::path directory =
-        fs::path(testing::source_dir()) / "tests" / "fixtures" / GetParam();
+    const fs::path directory = fs::path(testing::source_dir()) / "tests" / "fixtures" / GetParam();
     std::ifstream file(directory / "golden.json");
     golden_ = json::parse(file);
     model_ = Model::load((directory / "model").string());

@@ -193,8 +193,7 @@ TEST_P(Int8Gemm, ProductsExactAgainstIntegerLoop) {
       const std::vector<float> w = random_matrix(shape.n, shape.k, 4, 0.1f);
       const std::vector<float> bias = random_matrix(1, shape.n, 5);
       const auto weights = quantize(w, shape.n, shape.k);
-      expect_exact_products(x, shape.m, *weights, bias,
-                            linear(x, shape.m, *weights, bias.data()));
+      expect_exact_products(x, shape.m, *weights, bias, linear(x, shape.m, *weights, bias.data()));
     }
   }
   set_cpu_threads(0);
@@ -269,8 +268,8 @@ struct WeightShape {
 };
 
 // The demo models' linear layers (d_model 256, d_ff 1024, 8,000 tokens).
-constexpr WeightShape kModelShapes[] = {{768, 256}, {256, 256}, {1024, 256}, {256, 1024},
-                                        {8000, 256}};
+constexpr WeightShape kModelShapes[] = {
+    {768, 256}, {256, 256}, {1024, 256}, {256, 1024}, {8000, 256}};
 
 // The packed weights and the matmul's, or nothing where this oneDNN cannot pack.
 struct BothKinds {

@@ -40,8 +40,9 @@ class Int8TranslationTest : public ::testing::Test {
   }
 
   static std::vector<std::string> sentences() {
-    return {"w5 w6 w7", "w10 w11 w12 w13 w14 w15 w16 w17 w18 w19 w20 w21 w22", "w30",
-            "w40 w41 w42 w43 w44 w45", "w50 w51", "w9 w8 w7 w6 w5 w4 w33 w34 w35"};
+    return {"w5 w6 w7", "w10 w11 w12 w13 w14 w15 w16 w17 w18 w19 w20 w21 w22",
+            "w30",      "w40 w41 w42 w43 w44 w45",
+            "w50 w51",  "w9 w8 w7 w6 w5 w4 w33 w34 w35"};
   }
 
   static inline std::string directory_;

@@ -94,7 +94,7 @@ TYPED_TEST(KvCacheTest, AppendWritesKeyAndValueAtEachRowsOwnPosition) {
 TYPED_TEST(KvCacheTest, GatherCopiesParentPrefixesAndSkipsNewRows) {
   using T = TypeParam;
   const CacheLayout layout{.layers = 2, .capacity = 3, .d_model = 2};  // rows of 24
-  const std::vector<T> in = this->numbered(3 * 24);  // in element i holds i + 1
+  const std::vector<T> in = this->numbered(3 * 24);                    // in element i holds i + 1
   // Beam reordering: two rows continue row 2 (at different lengths), one continues row 0, one
   // is a new sentence and keeps what it had.
   const std::vector<int> parents = {2, -1, 0, 2};
@@ -125,8 +125,12 @@ TYPED_TEST(KvCacheTest, ResizeGrowthKeepsEveryPositionAndShrinkKeepsThePrefix) {
   const CacheLayout large{.layers = 2, .capacity = 3, .d_model = 1};  // layers of 6, rows of 12
   const std::vector<T> in = this->numbered(2 * 8);
   std::vector<T> grown(2 * 12, this->kUntouched);
-  cache_resize_cpu({.precision = this->kPrecision, .rows = 2, .in_layout = small, .in = in.data(),
-                    .out_layout = large, .out = grown.data()});
+  cache_resize_cpu({.precision = this->kPrecision,
+                    .rows = 2,
+                    .in_layout = small,
+                    .in = in.data(),
+                    .out_layout = large,
+                    .out = grown.data()});
   EXPECT_EQ(grown, this->untouched_except(24, {{0, this->range(1, 4)},
                                                {6, this->range(5, 8)},
                                                {12, this->range(9, 12)},
@@ -134,8 +138,12 @@ TYPED_TEST(KvCacheTest, ResizeGrowthKeepsEveryPositionAndShrinkKeepsThePrefix) {
 
   // Back to capacity 2: the first two positions of every layer, i.e. the original cache.
   std::vector<T> shrunk(2 * 8, this->kUntouched);
-  cache_resize_cpu({.precision = this->kPrecision, .rows = 2, .in_layout = large,
-                    .in = grown.data(), .out_layout = small, .out = shrunk.data()});
+  cache_resize_cpu({.precision = this->kPrecision,
+                    .rows = 2,
+                    .in_layout = large,
+                    .in = grown.data(),
+                    .out_layout = small,
+                    .out = shrunk.data()});
   EXPECT_EQ(shrunk, in);
 }
 

@@ -49,8 +49,8 @@ TEST(LayerNormCpu, MatchesFloat64WithinFloatRounding) {
     layer_norm_cpu(in_place.data(), gamma.data(), beta.data(), rows, dim, eps, in_place.data());
     EXPECT_EQ(in_place, out);
     std::vector<float> last_row(out.size() - static_cast<std::size_t>(rows - 1) * dim);
-    layer_norm_cpu(x.data() + static_cast<long>(rows - 1) * dim, gamma.data(), beta.data(), 1,
-                   dim, eps, last_row.data());
+    layer_norm_cpu(x.data() + static_cast<long>(rows - 1) * dim, gamma.data(), beta.data(), 1, dim,
+                   eps, last_row.data());
     EXPECT_EQ(last_row, std::vector<float>(out.end() - dim, out.end()));
   }
 }

@@ -135,8 +135,16 @@ TEST(ParallelFor, SplitGemmMatchesOneCall) {
     for (float& x : a) x = normal(random);
     for (float& x : b) x = normal(random);
     std::vector<float> serial(static_cast<std::size_t>(m) * n), split(serial.size());
-    const GemmArgs args{.transpose_b = true, .m = m, .n = n, .k = k, .a = a.data(), .lda = k,
-                        .b = b.data(), .ldb = k, .c = nullptr, .ldc = n};
+    const GemmArgs args{.transpose_b = true,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .a = a.data(),
+                        .lda = k,
+                        .b = b.data(),
+                        .ldb = k,
+                        .c = nullptr,
+                        .ldc = n};
     set_cpu_threads(1);
     GemmArgs one = args;
     one.c = serial.data();

@@ -40,8 +40,8 @@ TEST(T5Bucket, BidirectionalSmallOffsetsAreExact) {
 TEST(T5Bucket, BidirectionalLargeOffsetsAreLogarithmicAndClipped) {
   // max_exact 8: 8 + floor(log(n/8) / log(128/8) * 8)
   EXPECT_EQ(t5_bucket(-8, true, 32, 128), 8);
-  EXPECT_EQ(t5_bucket(-16, true, 32, 128), 10);   // log(2)/log(16)*8 = 2
-  EXPECT_EQ(t5_bucket(-64, true, 32, 128), 14);   // log(8)/log(16)*8 = 6
+  EXPECT_EQ(t5_bucket(-16, true, 32, 128), 10);  // log(2)/log(16)*8 = 2
+  EXPECT_EQ(t5_bucket(-64, true, 32, 128), 14);  // log(8)/log(16)*8 = 6
   EXPECT_EQ(t5_bucket(-127, true, 32, 128), 15);
   EXPECT_EQ(t5_bucket(-1000, true, 32, 128), 15);  // clipped to the last bucket
   EXPECT_EQ(t5_bucket(1000, true, 32, 128), 31);

@@ -61,11 +61,27 @@ TEST_P(RelativeSoftmaxTest, MatchesDirectEvaluation) {
 
   // Ours: scores by GEMM, key term by one GEMM, fused softmax + bucket sums, two GEMMs.
   std::vector<float> scores(static_cast<std::size_t>(p.queries) * p.keys);
-  gemm_cpu({.transpose_b = true, .m = p.queries, .n = p.keys, .k = p.d, .a = q.data(),
-            .lda = p.d, .b = keys.data(), .ldb = p.d, .c = scores.data(), .ldc = p.keys});
+  gemm_cpu({.transpose_b = true,
+            .m = p.queries,
+            .n = p.keys,
+            .k = p.d,
+            .a = q.data(),
+            .lda = p.d,
+            .b = keys.data(),
+            .ldb = p.d,
+            .c = scores.data(),
+            .ldc = p.keys});
   std::vector<float> key_term(static_cast<std::size_t>(p.queries) * width);
-  gemm_cpu({.transpose_b = true, .m = p.queries, .n = width, .k = p.d, .a = q.data(),
-            .lda = p.d, .b = k_rel.data(), .ldb = p.d, .c = key_term.data(), .ldc = width});
+  gemm_cpu({.transpose_b = true,
+            .m = p.queries,
+            .n = width,
+            .k = p.d,
+            .a = q.data(),
+            .lda = p.d,
+            .b = k_rel.data(),
+            .ldb = p.d,
+            .c = key_term.data(),
+            .ldc = width});
   std::vector<float> buckets(static_cast<std::size_t>(p.queries) * width);
   RelativeSoftmaxArgs args;
   args.scores = scores.data();
@@ -80,10 +96,25 @@ TEST_P(RelativeSoftmaxTest, MatchesDirectEvaluation) {
   args.ld_bucket_sums = width;
   relative_softmax_cpu(args);
   std::vector<float> z(static_cast<std::size_t>(p.queries) * p.d);
-  gemm_cpu({.m = p.queries, .n = p.d, .k = p.keys, .a = scores.data(), .lda = p.keys,
-            .b = values.data(), .ldb = p.d, .c = z.data(), .ldc = p.d});
-  gemm_cpu({.m = p.queries, .n = p.d, .k = width, .a = buckets.data(), .lda = width,
-            .b = v_rel.data(), .ldb = p.d, .beta = 1.0f, .c = z.data(), .ldc = p.d});
+  gemm_cpu({.m = p.queries,
+            .n = p.d,
+            .k = p.keys,
+            .a = scores.data(),
+            .lda = p.keys,
+            .b = values.data(),
+            .ldb = p.d,
+            .c = z.data(),
+            .ldc = p.d});
+  gemm_cpu({.m = p.queries,
+            .n = p.d,
+            .k = width,
+            .a = buckets.data(),
+            .lda = width,
+            .b = v_rel.data(),
+            .ldb = p.d,
+            .beta = 1.0f,
+            .c = z.data(),
+            .ldc = p.d});
 
   for (std::size_t i = 0; i < z.size(); ++i) EXPECT_NEAR(z[i], expected[i], 1e-5) << i;
   for (int i = 0; i < p.queries; ++i) {  // probabilities and bucket sums each sum to one
@@ -97,13 +128,13 @@ TEST_P(RelativeSoftmaxTest, MatchesDirectEvaluation) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, RelativeSoftmaxTest,
-    ::testing::Values(Problem{7, 7, 8, 3, 0},      // encoder, the paper's small example
-                      Problem{1, 1, 4, 2, 0},      // a single token
-                      Problem{20, 20, 16, 4, 0},   // longer than 2k+1
-                      Problem{5, 5, 8, 16, 0},     // k larger than the sequence
-                      Problem{1, 12, 8, 4, 11},    // decoder step t = 11: offsets -k..0
-                      Problem{3, 9, 8, 2, 6},      // a block of queries late in a sequence
-                      Problem{6, 6, 8, 0, 0}));    // k = 0: one shared table row
+    ::testing::Values(Problem{7, 7, 8, 3, 0},     // encoder, the paper's small example
+                      Problem{1, 1, 4, 2, 0},     // a single token
+                      Problem{20, 20, 16, 4, 0},  // longer than 2k+1
+                      Problem{5, 5, 8, 16, 0},    // k larger than the sequence
+                      Problem{1, 12, 8, 4, 11},   // decoder step t = 11: offsets -k..0
+                      Problem{3, 9, 8, 2, 6},     // a block of queries late in a sequence
+                      Problem{6, 6, 8, 0, 0}));   // k = 0: one shared table row
 
 TEST(RelativeSoftmax, OffsetBiasIsAddedPerDistance) {
   // T5 style: with zero scores the row is softmax of bias[j - i].

@@ -131,11 +131,18 @@ TEST_F(SpanProtectionTest, KeepsWhatTheUnconstrainedModelDrops) {
 }
 
 TEST_F(SpanProtectionTest, TranslationDoesNotDependOnTheBatch) {
-  const std::vector<std::string> sources = {
-      "Reading module %qs at line %d column %d: %s", "Delete {count} items?",
-      "Click <a href=\"x\">here</a> now", "&Open File", "%1 of %2 files", "Open the file",
-      "<b>Warning:</b> %s", "Value: %.3f%%", "need %<typename%> before %<%T::%D%>",
-      "Line one\\nLine two", "Use $(ARG1) or ${name}", "Copy &amp; paste"};
+  const std::vector<std::string> sources = {"Reading module %qs at line %d column %d: %s",
+                                            "Delete {count} items?",
+                                            "Click <a href=\"x\">here</a> now",
+                                            "&Open File",
+                                            "%1 of %2 files",
+                                            "Open the file",
+                                            "<b>Warning:</b> %s",
+                                            "Value: %.3f%%",
+                                            "need %<typename%> before %<%T::%D%>",
+                                            "Line one\\nLine two",
+                                            "Use $(ARG1) or ${name}",
+                                            "Copy &amp; paste"};
   const auto together = translator_->translate(sources, DecodingOptions{});
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const auto alone = translator_->translate({sources[i]}, DecodingOptions{});
@@ -148,9 +155,17 @@ TEST_F(SpanProtectionTest, MalformedInputTranslatesWithoutError) {
   std::string many;
   for (int i = 0; i < 200; ++i) many += "%s ";
   const std::vector<std::string> sources = {
-      "<b>bold without end", "50% done", "100%", "function() { return 0; }", "{ \"a\": 1 }",
-      "Unbalanced { brace", "{count, plural, one {# file {nested}} other {# files}}",
-      "</i>closing first<i>", "&&", "% d", many};
+      "<b>bold without end",
+      "50% done",
+      "100%",
+      "function() { return 0; }",
+      "{ \"a\": 1 }",
+      "Unbalanced { brace",
+      "{count, plural, one {# file {nested}} other {# files}}",
+      "</i>closing first<i>",
+      "&&",
+      "% d",
+      many};
   for (const std::string& source : sources) {
     bool kept = false;
     EXPECT_NO_THROW(translate(source, {}, &kept)) << source;

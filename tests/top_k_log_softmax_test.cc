@@ -73,10 +73,12 @@ TEST(TopKLogSoftmaxCpu, MatchesAFullSort) {
     const float* row3 = logits.data() + 3 * static_cast<std::size_t>(c.vocab);
     blocked[3] = static_cast<int>(std::max_element(row3, row3 + c.vocab) - row3);
     blocked[4] = c.vocab / 2;
-    const TopKLogSoftmaxArgs base{.logits = logits.data(), .rows = rows, .vocab = c.vocab,
-                                  .k = c.k, .blocked_token = blocked.data()};
-    const Expected expected =
-        full_sort(logits, rows, c.vocab, c.k, blocked, base.blocked_log_prob);
+    const TopKLogSoftmaxArgs base{.logits = logits.data(),
+                                  .rows = rows,
+                                  .vocab = c.vocab,
+                                  .k = c.k,
+                                  .blocked_token = blocked.data()};
+    const Expected expected = full_sort(logits, rows, c.vocab, c.k, blocked, base.blocked_log_prob);
     std::vector<float> log_probs(static_cast<std::size_t>(rows) * c.k);
     std::vector<int> ids(log_probs.size());
     TopKLogSoftmaxArgs args = base;

@@ -126,10 +126,9 @@ TEST(ModelLoad, RefusesMissingDirectoryAndConfig) {
 TEST(ModelLoad, RefusesShapeMismatchNamingTheTensor) {
   const std::string directory = testing::make_temp_directory("rpt-bad-shape");
   testing::write_synthetic_model(
-      directory, testing::relative_model_options(
-                     {.encoder_layers = 1, .decoder_layers = 1, .d_model = 8, .heads = 2,
-                      .d_ff = 16},
-                     2));
+      directory,
+      testing::relative_model_options(
+          {.encoder_layers = 1, .decoder_layers = 1, .d_model = 8, .heads = 2, .d_ff = 16}, 2));
   EXPECT_NO_THROW(Model::load(directory));
   // Claim a larger d_ff than the weights have.
   std::string text;

@@ -105,8 +105,7 @@ CudaBackend::CudaBackend(const CudaEngine& engine)
       kernels::cublas_workspace_bytes(engine.options().device_index, algorithm);
   if (workspace_bytes > 0) {
     cublas_workspace_ = kernels::DeviceBuffer(workspace_bytes, stream_->get(), budget_);
-    RPT_CUBLAS_CHECK(
-        cublasSetWorkspace(cublas_->get(), cublas_workspace_.data(), workspace_bytes));
+    RPT_CUBLAS_CHECK(cublasSetWorkspace(cublas_->get(), cublas_workspace_.data(), workspace_bytes));
   }
   const ArchitectureConfig& arch = model_.config().architecture;
   layout_ = {.layers = arch.decoder_layers, .capacity = 0, .d_model = arch.d_model};

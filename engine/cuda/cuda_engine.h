@@ -26,8 +26,8 @@ class CudaEngine final : public Engine {
 
  private:
   std::string description_;
-  std::unique_ptr<kernels::MemoryBudget> budget_;        // outlives every buffer charged to it
-  std::unique_ptr<kernels::CudaStreamOwner> stream_;     // the upload stream; outlives weights_
+  std::unique_ptr<kernels::MemoryBudget> budget_;     // outlives every buffer charged to it
+  std::unique_ptr<kernels::CudaStreamOwner> stream_;  // the upload stream; outlives weights_
   std::unique_ptr<DeviceWeights> weights_;
 };
 

@@ -37,9 +37,8 @@ class Staging {
                       keep_float32 ? kernels::Precision::kFloat32 : precision_);
       offsets_.emplace(key, offset);
     }
-    fixups_.push_back([slot, offset](const char* base) {
-      *slot = reinterpret_cast<Pointer>(base + offset);
-    });
+    fixups_.push_back(
+        [slot, offset](const char* base) { *slot = reinterpret_cast<Pointer>(base + offset); });
   }
   void add(const Tensor& tensor, DeviceTable& table, bool keep_float32 = false) {
     add(tensor, &table.data, keep_float32);

@@ -25,8 +25,8 @@ bool has_avx(const CpuFeatures& cpu) { return cpu.avx; }
 bool any_cpu(const CpuFeatures&) { return true; }
 
 constexpr BlisConfig kConfigs[] = {
-    {"haswell", BLIS_ARCH_HASWELL, has_avx2_fma}, {"zen3", BLIS_ARCH_ZEN3, has_avx2_fma},
-    {"zen2", BLIS_ARCH_ZEN2, has_avx2_fma},       {"zen", BLIS_ARCH_ZEN, has_avx2_fma},
+    {"haswell", BLIS_ARCH_HASWELL, has_avx2_fma},    {"zen3", BLIS_ARCH_ZEN3, has_avx2_fma},
+    {"zen2", BLIS_ARCH_ZEN2, has_avx2_fma},          {"zen", BLIS_ARCH_ZEN, has_avx2_fma},
     {"sandybridge", BLIS_ARCH_SANDYBRIDGE, has_avx}, {"generic", BLIS_ARCH_GENERIC, any_cpu}};
 
 const BlisConfig& config_named(std::string_view name) {
@@ -58,8 +58,8 @@ const BlisConfig& chosen_config() {
 // other way to choose one: rpt sets it for that call and then puts back what the user had.
 void initialise_blis_as(const BlisConfig& config) {
   const char* user = std::getenv("BLIS_ARCH_TYPE");
-  const std::optional<std::string> saved = user != nullptr ? std::optional<std::string>(user)
-                                                           : std::nullopt;
+  const std::optional<std::string> saved =
+      user != nullptr ? std::optional<std::string>(user) : std::nullopt;
   setenv("BLIS_ARCH_TYPE", std::to_string(static_cast<int>(config.id)).c_str(), 1);
   bli_init();
   const arch_t active = bli_arch_query_id();
@@ -124,8 +124,8 @@ BlisSetup make_setup() {
   std::string name = std::string("blis-") + bli_info_get_version_str();
   if (setup.path == Path::kSup) {
     make_row_invariant(&setup.context);
-    setup.column_multiple = static_cast<int>(
-        bli_cntx_get_l3_sup_blksz_def_dt(BLIS_FLOAT, BLIS_NR, &setup.context));
+    setup.column_multiple =
+        static_cast<int>(bli_cntx_get_l3_sup_blksz_def_dt(BLIS_FLOAT, BLIS_NR, &setup.context));
     name += " sup ";
   } else {
     setup.column_multiple =
@@ -174,8 +174,8 @@ void column_by_dots(const GemmArgs& args, int column, cntx_t* context, rntm_t* r
     const long a_offset = args.transpose_a ? i : static_cast<long>(i) * args.lda;
     float* a = const_cast<float*>(args.a + a_offset);
     float* c = args.c + static_cast<long>(i) * args.ldc + column;
-    bli_sdotxv_ex(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, args.k, &alpha, a, a_step, b, b_step,
-                  &beta, c, context, runtime);
+    bli_sdotxv_ex(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, args.k, &alpha, a, a_step, b, b_step, &beta,
+                  c, context, runtime);
   }
 }
 

@@ -41,9 +41,9 @@ CpuFeatures read_features() {
   const Registers basic = cpuid(1, 0);
   if (!bit(basic.ecx, 27)) return f;  // no OSXSAVE: no AVX state, nothing below is usable
   const std::uint64_t saved = saved_state_mask();
-  const bool ymm = (saved & 0x6) == 0x6;              // SSE and AVX state
-  const bool zmm = ymm && (saved & 0xe0) == 0xe0;     // opmask, upper ZMM halves, ZMM16-31
-  const bool tiles = (saved & 0x60000) == 0x60000;    // AMX tile configuration and data
+  const bool ymm = (saved & 0x6) == 0x6;            // SSE and AVX state
+  const bool zmm = ymm && (saved & 0xe0) == 0xe0;   // opmask, upper ZMM halves, ZMM16-31
+  const bool tiles = (saved & 0x60000) == 0x60000;  // AMX tile configuration and data
   const Registers extended = cpuid(7, 0);
   const Registers extended1 = cpuid(7, 1);
   f.avx = ymm && bit(basic.ecx, 28);

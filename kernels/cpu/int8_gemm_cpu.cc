@@ -193,8 +193,8 @@ namespace {
 
 // y[rows, range] = act(row_scale * weight_scale * (sum - zero_point * row_sum) + bias) from one
 // column block's sums [rows, range.count]; `rows` start at output row m0.
-void dequantize_block(const Int8LinearArgs& args, const std::int32_t* sums,
-                      const float* row_scales, long m0, int rows, BlockRange range) {
+void dequantize_block(const Int8LinearArgs& args, const std::int32_t* sums, const float* row_scales,
+                      long m0, int rows, BlockRange range) {
   const Int8Weights& weights = *args.weights;
   const int n = weights.rows();
   const int zero_point = int8_activation_levels().zero_point;
@@ -236,10 +236,10 @@ void int8_linear_cpu(const Int8LinearArgs& args) {
                                              weights.block_columns(), weights.rows());
       for (int r0 = 0; r0 < rows; r0 += chunk) {
         const int count = std::min(chunk, rows - r0);
-        weights.products().run(buffers.quantized.data() + static_cast<long>(r0) * k, count,
-                               columns, buffers.sums.data());
-        dequantize_block(args, buffers.sums.data(), buffers.row_scales.data() + r0, m0 + r0,
-                         count, columns);
+        weights.products().run(buffers.quantized.data() + static_cast<long>(r0) * k, count, columns,
+                               buffers.sums.data());
+        dequantize_block(args, buffers.sums.data(), buffers.row_scales.data() + r0, m0 + r0, count,
+                         columns);
       }
     }
   };

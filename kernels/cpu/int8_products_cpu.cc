@@ -192,10 +192,10 @@ class PackedProducts final : public Int8Weights::Products {
   void pack(const std::int8_t* values, BlockRange columns) {
     const dnnl_dim_t m = columns.count, n = kPackingRows, k = k_;
     const dnnl_status_t status =
-        api_.pack("A", "T", "N", &m, &n, &k, &k, &k,
-                  values + static_cast<long>(columns.first) * k_, block_data(columns.first_block));
-    RPT_CHECK(status == dnnl_success, RuntimeFailure, "oneDNN cannot pack a ", columns.count,
-              " x ", k_, " int8 block (status ", static_cast<int>(status), ")");
+        api_.pack("A", "T", "N", &m, &n, &k, &k, &k, values + static_cast<long>(columns.first) * k_,
+                  block_data(columns.first_block));
+    RPT_CHECK(status == dnnl_success, RuntimeFailure, "oneDNN cannot pack a ", columns.count, " x ",
+              k_, " int8 block (status ", static_cast<int>(status), ")");
   }
 
   struct AlignedDelete {
@@ -279,17 +279,28 @@ namespace {
 
 std::string_view isa_name(dnnl::cpu_isa isa) {
   switch (isa) {
-    case dnnl::cpu_isa::sse41: return "sse41";
-    case dnnl::cpu_isa::avx: return "avx";
-    case dnnl::cpu_isa::avx2: return "avx2";
-    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
-    case dnnl::cpu_isa::avx512_mic: return "avx512_mic";
-    case dnnl::cpu_isa::avx512_mic_4ops: return "avx512_mic_4ops";
-    case dnnl::cpu_isa::avx512_core: return "avx512_core";
-    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
-    default: return "unknown";
+    case dnnl::cpu_isa::sse41:
+      return "sse41";
+    case dnnl::cpu_isa::avx:
+      return "avx";
+    case dnnl::cpu_isa::avx2:
+      return "avx2";
+    case dnnl::cpu_isa::avx2_vnni:
+      return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic:
+      return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops:
+      return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core:
+      return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return "unknown";
   }
 }
 
@@ -317,8 +328,8 @@ ActivationLevels choose_activation_levels(bool exact_sums, const char* setting) 
   if (value.empty() || value == "8") return exact_sums ? k8BitActivations : k7BitActivations;
   if (value == "7") return k7BitActivations;
   if (value == "8-unchecked") return k8BitActivations;
-  RPT_THROW(InvalidArgument, "RPT_INT8_ACTIVATION_BITS must be 7, 8 or 8-unchecked, got '",
-            value, "'");
+  RPT_THROW(InvalidArgument, "RPT_INT8_ACTIVATION_BITS must be 7, 8 or 8-unchecked, got '", value,
+            "'");
 }
 
 const ActivationLevels& int8_activation_levels() {

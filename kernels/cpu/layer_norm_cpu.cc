@@ -45,8 +45,8 @@ RPT_VECTOR_CLONES void scale(const float* x, const float* gamma, int count, floa
   for (int i = 0; i < count; ++i) y[i] = x[i] * inv_rms * gamma[i];
 }
 
-RPT_VECTOR_CLONES void normalize(const float* x, const float* gamma, const float* beta,
-                                 int count, float mean, float inv_std, float* y) {
+RPT_VECTOR_CLONES void normalize(const float* x, const float* gamma, const float* beta, int count,
+                                 float mean, float inv_std, float* y) {
   for (int i = 0; i < count; ++i) y[i] = (x[i] - mean) * inv_std * gamma[i] + beta[i];
 }
 

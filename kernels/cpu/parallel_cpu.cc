@@ -49,14 +49,14 @@ class ThreadPool {
       generation_.fetch_add(1);
     }
     wake_.notify_all();
-    for (std::thread &worker : workers_) worker.join();
+    for (std::thread& worker : workers_) worker.join();
   }
 
   int threads() const { return threads_; }
 
   // False when another caller holds the pool; the caller then runs the range
   // itself.
-  bool try_run(long count, long min_chunk, const std::function<void(long, long)> &fn) {
+  bool try_run(long count, long min_chunk, const std::function<void(long, long)>& fn) {
     std::unique_lock busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
     const long chunks =
@@ -135,7 +135,7 @@ class ThreadPool {
   std::condition_variable done_;
   std::atomic<std::uint64_t> generation_{0};
   bool stopping_ = false;
-  const std::function<void(long, long)> *job_ = nullptr;
+  const std::function<void(long, long)>* job_ = nullptr;
   long count_ = 0;
   long chunks_ = 0;
   std::atomic<int> pending_{0};
@@ -165,21 +165,21 @@ void set_cpu_threads(int threads) {
 
 int cpu_threads() { return pool()->threads(); }
 
-void parallel_for(long count, long min_chunk, const std::function<void(long, long)> &fn) {
+void parallel_for(long count, long min_chunk, const std::function<void(long, long)>& fn) {
   if (count <= 0) return;
   if (!inside_parallel_for && pool()->try_run(count, min_chunk, fn)) return;
   fn(0, count);
 }
 
-void parallel_for_balanced(const std::vector<long> &costs, long min_chunk_cost,
-                           const std::function<void(long, long)> &fn) {
+void parallel_for_balanced(const std::vector<long>& costs, long min_chunk_cost,
+                           const std::function<void(long, long)>& fn) {
   const auto count = static_cast<long>(costs.size());
   if (count == 0) return;
   std::vector<long> prefix(costs.size() + 1, 0);  // prefix[i]: cost of items [0, i)
   for (std::size_t i = 0; i < costs.size(); ++i) prefix[i + 1] = prefix[i] + costs[i];
   const long total = prefix.back();
-  const long chunks = std::min<long>(
-      {cpu_threads(), count, std::max(1L, total / std::max(1L, min_chunk_cost))});
+  const long chunks =
+      std::min<long>({cpu_threads(), count, std::max(1L, total / std::max(1L, min_chunk_cost))});
   if (chunks <= 1 || inside_parallel_for) {
     fn(0, count);
     return;
@@ -212,7 +212,7 @@ constexpr long kMinChunkRows = 16;
 }  // namespace
 
 void parallel_gemm_blocks(long m, long n, long k,
-                          const std::function<void(long, long, long, long)> &block,
+                          const std::function<void(long, long, long, long)>& block,
                           long column_multiple) {
   if (m * n * k < kSplitWork) {
     block(0, m, 0, n);
@@ -229,7 +229,7 @@ void parallel_gemm_blocks(long m, long n, long k,
 }
 
 void parallel_gemm_column_blocks(long m, long n, long k, long block_columns,
-                                 const std::function<void(long, long, long, long)> &part) {
+                                 const std::function<void(long, long, long, long)>& part) {
   // Measured on int8 (kernels/int8_gemm.h): oneDNN's packed products keep their speed on chunks
   // of a few rows, so 8 or 12 rows of a single block still split.
   constexpr long kMinBlockChunkRows = 4;

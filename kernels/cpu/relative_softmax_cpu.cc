@@ -10,7 +10,7 @@ namespace {
 
 // Adds P[i, r(i, j)] to a row: keys left of the window share r = 0, keys right of it r = 2k.
 void add_key_term(float* row, int keys, int position, const float* p, int k) {
-  const int left_end = std::min(keys, std::max(0, position - k));  // j < position - k
+  const int left_end = std::min(keys, std::max(0, position - k));         // j < position - k
   const int right_begin = std::max(0, std::min(keys, position + k + 1));  // j > position + k
   for (int j = 0; j < left_end; ++j) row[j] += p[0];
   for (int j = left_end; j < right_begin; ++j) row[j] += p[j - position + k];

@@ -66,7 +66,9 @@ class DeviceBuffer {
 
   void* data() const { return data_; }
   template <typename T>
-  T* as() const { return static_cast<T*>(data_); }
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
   std::size_t bytes() const { return bytes_; }
 
   CudaStream stream() const { return stream_; }
@@ -90,8 +92,7 @@ class DeviceBuffer {
 };
 
 // Stream-ordered copies of `bytes`; host memory must stay valid until the stream passes them.
-void copy_device_async(void* destination, const void* source, std::size_t bytes,
-                       CudaStream stream);
+void copy_device_async(void* destination, const void* source, std::size_t bytes, CudaStream stream);
 void copy_host_to_device_async(void* device, const void* host, std::size_t bytes,
                                CudaStream stream);
 void copy_device_to_host_async(void* host, const void* device, std::size_t bytes,

@@ -59,8 +59,8 @@ T algorithm_config(const cublasLtMatmulAlgo_t& algorithm,
                    cublasLtMatmulAlgoConfigAttributes_t attribute) {
   T value{};
   std::size_t written = 0;
-  RPT_CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algorithm, attribute, &value,
-                                                        sizeof(value), &written));
+  RPT_CUBLAS_CHECK(
+      cublasLtMatmulAlgoConfigGetAttribute(&algorithm, attribute, &value, sizeof(value), &written));
   return value;
 }
 
@@ -171,8 +171,8 @@ FrozenGemm freeze(cublasLtHandle_t lt, const GemmShape& s) {
     if (rows >= kLargeRowCounts[0]) break;
   }
   if (best_rows > 0) return gemm;
-  RPT_THROW(RuntimeFailure, "no batch-invariant cuBLASLt algorithm for a GEMM of n ", s.n,
-            ", k ", s.k, ", ", precision_name(s.input_precision), " to ",
+  RPT_THROW(RuntimeFailure, "no batch-invariant cuBLASLt algorithm for a GEMM of n ", s.n, ", k ",
+            s.k, ", ", precision_name(s.input_precision), " to ",
             precision_name(s.output_precision), " (", count, " candidates)");
 }
 
@@ -192,8 +192,8 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
       {args.c, alignment_bytes(args.ldc, args.output_precision)}};
   for (const auto& [matrix, alignment] : matrices) {
     RPT_CHECK(reinterpret_cast<std::uintptr_t>(matrix) % alignment == 0, InvalidArgument,
-              "batch-invariant GEMM (n ", args.n, ", k ", args.k, "): a matrix is not ",
-              alignment, "-byte aligned like its row stride");
+              "batch-invariant GEMM (n ", args.n, ", k ", args.k, "): a matrix is not ", alignment,
+              "-byte aligned like its row stride");
   }
   auto found = handle.frozen().find(shape);
   if (found == handle.frozen().end()) {
@@ -218,8 +218,8 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
     }
     if (!rows->second) {
       const int piece = m > gemm.piece_rows ? gemm.piece_rows : kReferenceRows;
-      RPT_CHECK(m > piece, RuntimeFailure, "the frozen cuBLASLt algorithm for n ", args.n,
-                ", k ", args.k, " cannot run ", m, " rows");
+      RPT_CHECK(m > piece, RuntimeFailure, "the frozen cuBLASLt algorithm for n ", args.n, ", k ",
+                args.k, " cannot run ", m, " rows");
       for (int start = 0; start < m; start += piece) {
         self(self, first + start, std::min(piece, m - start));
       }
@@ -228,8 +228,8 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
     const auto* a = static_cast<const std::byte*>(args.a) + first * a_row;
     auto* c = static_cast<std::byte*>(args.c) + first * c_row;
     RPT_CUBLAS_CHECK(cublasLtMatmul(handle.lt(), gemm.desc.get(), &args.alpha, args.b,
-                                    gemm.weight.get(), a, rows->second->input.get(), &args.beta,
-                                    c, rows->second->output.get(), c, rows->second->output.get(),
+                                    gemm.weight.get(), a, rows->second->input.get(), &args.beta, c,
+                                    rows->second->output.get(), c, rows->second->output.get(),
                                     &gemm.algorithm, nullptr, 0, handle.stream()));
   };
   run(run, 0, args.m);
@@ -248,10 +248,10 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
 void gemm_cuda(const GemmCudaArgs& args, CublasHandle* handle) {
   if (args.m == 0 || args.n == 0) return;
   // The combinations cuBLAS supports with CUBLAS_COMPUTE_32F.
-  RPT_CHECK(args.output_precision == args.input_precision ||
-                args.output_precision == Precision::kFloat32,
-            InvalidArgument, "GEMM of ", precision_name(args.input_precision),
-            " inputs cannot write ", precision_name(args.output_precision));
+  RPT_CHECK(
+      args.output_precision == args.input_precision || args.output_precision == Precision::kFloat32,
+      InvalidArgument, "GEMM of ", precision_name(args.input_precision), " inputs cannot write ",
+      precision_name(args.output_precision));
   RPT_CHECK(handle != nullptr, InvalidArgument, "GEMM without a cuBLAS handle");
   // k = 0 (C = beta C) needs no algorithm to be the same for every row count.
   if (handle->algorithm() == GemmAlgorithm::kBatchInvariant && args.k > 0) {

@@ -48,10 +48,10 @@ constexpr int kMaxSegmentBlocks = 8;
 
 // One thread per unit of one row's key and value: cache[r, layer, positions[r]] = qkv[r, K:V].
 template <typename Unit>
-__global__ void cache_append_kernel(const Unit* qkv,       // [rows, qkv_stride] in units
-                                    long qkv_stride,       // units
-                                    long key_offset,       // units: column d_model
-                                    const int* positions,  // [rows]
+__global__ void cache_append_kernel(const Unit* qkv,               // [rows, qkv_stride] in units
+                                    long qkv_stride,               // units
+                                    long key_offset,               // units: column d_model
+                                    const int* positions,          // [rows]
                                     int rows, long segment_units,  // 2 d_model, in units
                                     long row_units, long layer_offset,  // units
                                     Unit* cache) {  // [rows, layers, capacity, 2, d_model]
@@ -67,9 +67,9 @@ __global__ void cache_append_kernel(const Unit* qkv,       // [rows, qkv_stride]
 
 // blockIdx.y strides over (out row, layer) pairs, the x dimension over the positions copied.
 template <typename Unit>
-__global__ void cache_gather_kernel(const Unit* in,       // [any, layers, capacity, 2, d_model]
-                                    const int* parents,   // [rows]
-                                    const int* lengths,   // [rows]
+__global__ void cache_gather_kernel(const Unit* in,      // [any, layers, capacity, 2, d_model]
+                                    const int* parents,  // [rows]
+                                    const int* lengths,  // [rows]
                                     int rows, int layers,
                                     long layer_units,     // capacity * 2 d_model, in units
                                     long position_units,  // 2 d_model, in units
@@ -132,8 +132,7 @@ void cache_append_cuda(const CacheAppendArgs& args, CudaStream stream) {
     using Unit = decltype(zero);
     cache_append_kernel<Unit><<<grid_blocks(total, kThreads), kThreads, 0, stream>>>(
         static_cast<const Unit*>(args.qkv), qkv_stride_bytes / unit, d_model_bytes / unit,
-        args.positions, args.rows, segment_units,
-        args.layout.row_elements() * element_bytes / unit,
+        args.positions, args.rows, segment_units, args.layout.row_elements() * element_bytes / unit,
         args.layer * args.layout.layer_elements() * element_bytes / unit,
         static_cast<Unit*>(args.cache));
   });

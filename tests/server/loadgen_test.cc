@@ -43,8 +43,8 @@ class LoadgenTest : public ::testing::Test {
       server = protocol == "http" ? "http://127.0.0.1:" + std::to_string(server_->metrics_port())
                                   : server_->address();
     }
-    std::vector<std::string> argv = {loadgen_binary(), "--protocol", protocol, "--server", server,
-                                     "--input", input_};
+    std::vector<std::string> argv = {loadgen_binary(), "--protocol", protocol, "--server",
+                                     server,           "--input",    input_};
     argv.insert(argv.end(), options.begin(), options.end());
     return argv;
   }
@@ -71,8 +71,8 @@ class LoadgenTest : public ::testing::Test {
 
 TEST_F(LoadgenTest, OpenLoopLatencyGrowsWithTheQueuePastCapacity) {
   // The server's time per call, one call at a time.
-  const double service = loadgen({"--concurrency", "1", "--repeat", "40", "--texts-per-call",
-                                  "32"})[0]["latency_p50"];
+  const double service =
+      loadgen({"--concurrency", "1", "--repeat", "40", "--texts-per-call", "32"})[0]["latency_p50"];
   const double capacity = 1.0 / service;  // calls per second
   // A loose objective: a shared machine may slow any call a few times over. The heavy rate is 16x
   // the measured capacity: under ctest -j 2 the measurement itself may run 4x slow (seen), and
@@ -111,10 +111,10 @@ TEST_F(LoadgenTest, PoissonArrivalsMatchTheRateAndWarmupIsNotMeasured) {
 }
 
 TEST_F(LoadgenTest, CsvHasAHeaderAndOneRowPerRate) {
-  const std::string csv = run_binary(
-      loadgen_argv("grpc", {"--model", "en-de", "--rates", "5,10", "--duration", "0.5", "--format",
-                            "csv", "--slo-ms", "1000"}),
-      "");
+  const std::string csv =
+      run_binary(loadgen_argv("grpc", {"--model", "en-de", "--rates", "5,10", "--duration", "0.5",
+                                       "--format", "csv", "--slo-ms", "1000"}),
+                 "");
   std::istringstream lines(csv);
   std::string header, first, second, extra;
   std::getline(lines, header);
@@ -149,8 +149,9 @@ TEST_F(LoadgenTest, HttpClosedLoopTranslatesEveryLineAsGrpcDoes) {
   };
   // Greedy one text a call, and beam 4 three texts a call (the last call of a run shorter).
   for (const Case& c : {Case{"1", "1"}, Case{"4", "3"}}) {
-    const std::vector<std::string> options = {"--concurrency", "3", "--repeat", "5", "--beam-size",
-                                              c.beam_size, "--texts-per-call", c.texts_per_call};
+    const std::vector<std::string> options = {
+        "--concurrency", "3",         "--repeat",         "5",
+        "--beam-size",   c.beam_size, "--texts-per-call", c.texts_per_call};
     const auto grpc = loadgen(options, "grpc");
     const auto http = loadgen(options, "http");
     ASSERT_EQ(http.size(), 1u);
@@ -204,11 +205,17 @@ TEST_F(LoadgenTest, HttpRefusalsDeadlinesAndUnreachablePortsAreCounted) {
       {"http", {"--model", "en-xx"}, "", 1, "NOT_FOUND"},
       {"grpc", {"--model", "en-xx"}, "", 1, "NOT_FOUND"},
       // 32 sentences decoded one at a time take well over a millisecond.
-      {"http", {"--model", "en-de", "--texts-per-call", "32", "--timeout", "0.001"}, "", 1,
+      {"http",
+       {"--model", "en-de", "--texts-per-call", "32", "--timeout", "0.001"},
+       "",
+       1,
        "DEADLINE_EXCEEDED"},
       {"http", {"--model", "en-de"}, nowhere, 1, "UNAVAILABLE"},
-      {"http", {"--model", "en-de", "--rate", "10", "--arrivals", "constant", "--duration", "0.5"},
-       nowhere, 0, "UNAVAILABLE"},
+      {"http",
+       {"--model", "en-de", "--rate", "10", "--arrivals", "constant", "--duration", "0.5"},
+       nowhere,
+       0,
+       "UNAVAILABLE"},
   };
   for (const Case& c : cases) {
     const Finished finished = run_to_exit(loadgen_argv(c.protocol, c.options, c.server), "", 120);

@@ -40,11 +40,9 @@ class PrometheusProcess {
                              "scrape_configs:\n  - job_name: rpt\n    static_configs:\n"
                              "      - targets: ['127.0.0.1:"
                           << target_port << "']\n";
-    std::vector<std::string> argv = {binary,
-                                     "--config.file=" + config,
-                                     "--storage.tsdb.path=" + directory_ + "/data",
-                                     "--web.listen-address=127.0.0.1:" + std::to_string(port),
-                                     "--log.level=warn"};
+    std::vector<std::string> argv = {
+        binary, "--config.file=" + config, "--storage.tsdb.path=" + directory_ + "/data",
+        "--web.listen-address=127.0.0.1:" + std::to_string(port), "--log.level=warn"};
     std::vector<char*> args;
     for (auto& a : argv) args.push_back(a.data());
     args.push_back(nullptr);

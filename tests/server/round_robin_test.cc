@@ -78,10 +78,10 @@ TEST_F(RoundRobinTest, ClientsTakeADnsTargetWithRoundRobin) {
                         "en-de", "Cancel"},
                        ""),
             expected);
-  const std::string python = run_binary(
-      {"/usr/bin/python3", source_dir() + "/client/python/translate_client.py", "--server",
-       target, "--lb", "round_robin", "--model", "en-de", "Cancel"},
-      "");
+  const std::string python =
+      run_binary({"/usr/bin/python3", source_dir() + "/client/python/translate_client.py",
+                  "--server", target, "--lb", "round_robin", "--model", "en-de", "Cancel"},
+                 "");
   EXPECT_NE(python.find(expected.substr(0, expected.size() - 1)), std::string::npos) << python;
 }
 

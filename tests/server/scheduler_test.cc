@@ -24,8 +24,8 @@ namespace rpt::server {
 namespace {
 
 struct Faults {
-  int max_rows = INT_MAX;   // steps over this many rows throw ResourceExhausted
-  int poison_token = -1;    // a sentence holding this source id fails its encoding or its steps
+  int max_rows = INT_MAX;    // steps over this many rows throw ResourceExhausted
+  int poison_token = -1;     // a sentence holding this source id fails its encoding or its steps
   bool poison_steps = true;  // false: the encoding fails instead
 };
 
@@ -71,7 +71,8 @@ template <typename Backend, typename Setting>
 class WrappedEngine final : public Engine {
  public:
   WrappedEngine(std::shared_ptr<const Engine> inner, Setting setting)
-      : Engine(inner->shared_model(), inner->options()), inner_(std::move(inner)),
+      : Engine(inner->shared_model(), inner->options()),
+        inner_(std::move(inner)),
         setting_(setting) {}
   std::unique_ptr<DecoderBackend> make_backend() const override {
     return std::make_unique<Backend>(inner_->make_backend(), setting_);
@@ -203,10 +204,14 @@ class BlockingCollector final : public JobObserver {
   bool released_in_time_ = false;
 };
 
-const std::vector<std::string> kTexts = {
-    "Save the file.", "Open a new window.", "The file could not be opened.", "Cancel",
-    "Delete all selected items from the list.", "Settings", "Show hidden files and folders",
-    "Do you want to replace the existing file?"};
+const std::vector<std::string> kTexts = {"Save the file.",
+                                         "Open a new window.",
+                                         "The file could not be opened.",
+                                         "Cancel",
+                                         "Delete all selected items from the list.",
+                                         "Settings",
+                                         "Show hidden files and folders",
+                                         "Do you want to replace the existing file?"};
 
 class SchedulerFaultTest : public ::testing::Test {
  protected:

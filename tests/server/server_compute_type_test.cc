@@ -26,8 +26,8 @@ TEST(ServerComputeType, ServesOneModelInInt8BesideFloat32) {
   EXPECT_EQ(models.models(1).dtype(), "int8");
   const std::string metrics = http_get(server.metrics_port(), "/metrics");
   const auto weights = [&metrics](const std::string& model) {
-    return metric_value(metrics, "rpt_device_memory_bytes{device=\"cpu\",model=\"" + model +
-                                     "\",use=\"weights\"}");
+    return metric_value(
+        metrics, "rpt_device_memory_bytes{device=\"cpu\",model=\"" + model + "\",use=\"weights\"}");
   };
   ASSERT_TRUE(weights("en-de").has_value()) << metrics;
   ASSERT_TRUE(weights("en-de-int8").has_value());

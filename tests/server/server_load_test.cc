@@ -47,8 +47,8 @@ v1::TranslateRequest request(const std::vector<std::string>& texts, int beam_siz
 // Work that decodes exactly `length` tokens per text (min_length = max_length): long enough to
 // still be running while the test acts on it.
 v1::TranslateRequest long_request(int texts, int length) {
-  v1::TranslateRequest r = request(std::vector<std::string>(static_cast<std::size_t>(texts),
-                                                            "Save the file."), 4);
+  v1::TranslateRequest r =
+      request(std::vector<std::string>(static_cast<std::size_t>(texts), "Save the file."), 4);
   r.mutable_options()->set_max_length(static_cast<std::uint32_t>(length));
   r.mutable_options()->set_min_length(static_cast<std::uint32_t>(length));
   return r;
@@ -76,10 +76,9 @@ const std::string kQueued = R"(rpt_queue_depth_sentences{model="en-de"})";
 std::vector<std::string> offline(const std::vector<std::string>& texts, int beam_size) {
   std::string input;
   for (const auto& text : texts) input += text + "\n";
-  const std::string output = run_binary(
-      {translate_binary(), "--model", fixture_model(), "--beam-size", std::to_string(beam_size),
-       "--with-scores"},
-      input);
+  const std::string output = run_binary({translate_binary(), "--model", fixture_model(),
+                                         "--beam-size", std::to_string(beam_size), "--with-scores"},
+                                        input);
   std::vector<std::string> lines;
   std::istringstream stream(output);
   for (std::string line; std::getline(stream, line);) lines.push_back(line);
@@ -240,7 +239,8 @@ TEST(ServerLoadTest, DeadlinesExpireInTheQueueAndWhileDecoding) {
     auto context = context_with_deadline(0.3);
     const grpc::Status status = stub->Translate(context.get(), long_request(2, 1900), &response);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
-    EXPECT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v == 0; }, 5))
+    EXPECT_TRUE(wait_for_metric(
+        server, kActiveRows, [](double v) { return v == 0; }, 5))
         << "the expired call's rows were not freed";
   }
   // Queued behind a long call (one active sentence at a time): four sentences of 1,900 forced
@@ -258,7 +258,8 @@ TEST(ServerLoadTest, DeadlinesExpireInTheQueueAndWhileDecoding) {
   EXPECT_EQ(running.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
       << "the long call ended before the short one's deadline: the test proved nothing";
   EXPECT_TRUE(running.get().ok());
-  EXPECT_TRUE(wait_for_metric(server, kQueued, [](double v) { return v == 0; }, 5));
+  EXPECT_TRUE(wait_for_metric(
+      server, kQueued, [](double v) { return v == 0; }, 5));
   EXPECT_THAT(server.log(), HasSubstr("code=DEADLINE_EXCEEDED"));
 }
 
@@ -273,7 +274,8 @@ TEST(ServerLoadTest, CancelledCallFreesItsRows) {
   ASSERT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v >= 4; }));
   context.TryCancel();
   EXPECT_EQ(call.get().error_code(), grpc::StatusCode::CANCELLED);
-  EXPECT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v == 0; }, 5))
+  EXPECT_TRUE(wait_for_metric(
+      server, kActiveRows, [](double v) { return v == 0; }, 5))
       << "rows of the cancelled call still decoding";
   EXPECT_TRUE(wait_for_metric(
       server,
@@ -289,12 +291,13 @@ TEST(ServerLoadTest, CancelledCallFreesItsRows) {
   while (reader->Read(&message)) {
   }
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
-  EXPECT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v == 0; }, 5));
+  EXPECT_TRUE(wait_for_metric(
+      server, kActiveRows, [](double v) { return v == 0; }, 5));
 }
 
 // `calls` Translate calls of long_request(2, length), each on its own thread.
 std::vector<std::future<grpc::Status>> start_long_calls(v1::Translator::Stub& stub, int calls,
-                                                         int length) {
+                                                        int length) {
   std::vector<std::future<grpc::Status>> started;
   for (int i = 0; i < calls; ++i) {
     started.push_back(std::async(std::launch::async, [&stub, length] {
@@ -340,8 +343,7 @@ TEST(ServerLoadTest, SigtermDrainsInFlightCallsAndRefusesNewOnes) {
   auto context = context_with_deadline(10);
   const grpc::Status refused = stub->Translate(context.get(), request({"Cancel"}), &response);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
-  EXPECT_EQ(http_get(server.metrics_port(), "/metrics").find("model=\"_none\""),
-            std::string::npos);
+  EXPECT_EQ(http_get(server.metrics_port(), "/metrics").find("model=\"_none\""), std::string::npos);
 
   for (auto& call : in_flight) {
     const grpc::Status done = call.get();
@@ -428,9 +430,9 @@ TEST(ServerLoadTest, RoundRobinClientsMoveOffADrainingServer) {
   ServerProcess staying({"--model", "en-de=" + fixture_model()});
   grpc::ChannelArguments arguments;
   arguments.SetServiceConfigJSON(R"({"loadBalancingConfig": [{"round_robin": {}}]})");
-  auto both = v1::Translator::NewStub(grpc::CreateCustomChannel(
-      "ipv4:" + draining.address() + "," + staying.address(), grpc::InsecureChannelCredentials(),
-      arguments));
+  auto both = v1::Translator::NewStub(
+      grpc::CreateCustomChannel("ipv4:" + draining.address() + "," + staying.address(),
+                                grpc::InsecureChannelCredentials(), arguments));
   const auto translate = [&both] {
     v1::TranslateResponse response;
     auto context = context_with_deadline(30);

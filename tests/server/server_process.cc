@@ -58,8 +58,8 @@ std::string make_temp_dir(const std::string& prefix) {
 ServerProcess::ServerProcess(const std::vector<std::string>& arguments)
     : directory_(make_temp_dir("rpt_server_test_")) {
   const std::string ready = directory_ + "/ready.json";
-  std::vector<std::string> argv = {server_binary(), "--listen", "127.0.0.1:0", "--metrics-port",
-                                   "0", "--ready-file", ready};
+  std::vector<std::string> argv = {
+      server_binary(), "--listen", "127.0.0.1:0", "--metrics-port", "0", "--ready-file", ready};
   argv.insert(argv.end(), arguments.begin(), arguments.end());
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

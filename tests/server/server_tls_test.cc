@@ -69,8 +69,8 @@ std::shared_ptr<grpc::Channel> tls_channel(const std::string& address,
   return grpc::CreateCustomChannel(address, grpc::SslCredentials(ssl), arguments);
 }
 
-grpc::Status translate(const std::shared_ptr<grpc::Channel>& channel,
-                       const v1::TranslateRequest& r, v1::TranslateResponse* response) {
+grpc::Status translate(const std::shared_ptr<grpc::Channel>& channel, const v1::TranslateRequest& r,
+                       v1::TranslateResponse* response) {
   // The deadline turns a hang into DEADLINE_EXCEEDED, which the refusal tests would catch.
   auto context = context_with_deadline(20);
   return v1::Translator::NewStub(channel)->Translate(context.get(), r, response);
@@ -133,9 +133,9 @@ TEST_F(ServerTlsTest, TrustingClientTranslatesAsOverPlaintext) {
 TEST_F(ServerTlsTest, PlaintextClientIsRefusedWithUnavailable) {
   ServerProcess tls(tls_arguments());
   v1::TranslateResponse response;
-  const grpc::Status status = translate(
-      grpc::CreateChannel(tls.address(), grpc::InsecureChannelCredentials()),
-      request({"Save the file."}), &response);
+  const grpc::Status status =
+      translate(grpc::CreateChannel(tls.address(), grpc::InsecureChannelCredentials()),
+                request({"Save the file."}), &response);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
 }
 
@@ -163,8 +163,9 @@ TEST_F(ServerTlsTest, RefusesToStartWithoutAUsableCertificateAndKey) {
       {{"--tls-cert", pair_.cert, "--tls-key", stranger.key}, 1, "with TLS"},
   };
   for (const Case& c : cases) {
-    std::vector<std::string> argv = {server_binary(), "--model", "en-de=" + fixture_model(),
-                                     "--listen", "127.0.0.1:0", "--metrics-port", "0"};
+    std::vector<std::string> argv = {
+        server_binary(),  "--model", "en-de=" + fixture_model(), "--listen", "127.0.0.1:0",
+        "--metrics-port", "0"};
     argv.insert(argv.end(), c.tls_flags.begin(), c.tls_flags.end());
     const Finished finished = run_to_exit(argv, "", 60);
     EXPECT_EQ(finished.exit_code, c.exit_code) << c.message << "\n" << finished.errors;

@@ -20,8 +20,8 @@ class MemoryLimitFileTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove(path_); }
 
-  std::filesystem::path path_ = std::filesystem::temp_directory_path() /
-                                ("rpt-memory-limit-" + std::to_string(getpid()));
+  std::filesystem::path path_ =
+      std::filesystem::temp_directory_path() / ("rpt-memory-limit-" + std::to_string(getpid()));
 };
 
 TEST_F(MemoryLimitFileTest, ReadsBytesAndKnowsNoLimit) {

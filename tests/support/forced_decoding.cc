@@ -37,8 +37,7 @@ std::vector<ForcedDecoding> forced_decode(const Model& model,
                                                   : static_cast<int>(previous - rows_of.begin()));
       lengths.push_back(static_cast<int>(t));
       MemoryGroup group;
-      group.keys_values =
-          encoded.memory_keys_values.data<float>() + encoded.offsets[b] * stride;
+      group.keys_values = encoded.memory_keys_values.data<float>() + encoded.offsets[b] * stride;
       group.row_stride = stride;
       group.memory_length = encoded.length(static_cast<int>(b));
       group.first_row = static_cast<int>(input.tokens.size());

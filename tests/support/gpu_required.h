@@ -19,14 +19,14 @@ inline bool gpu_required() {
 
 // In a test body or SetUp(): returns from it, skipped (or failed under RPT_REQUIRE_GPU=1) with
 // CUDA's reason, when no device can be used.
-#define RPT_SKIP_WITHOUT_GPU(what)                                                          \
-  do {                                                                                      \
-    const std::string rpt_gpu_unavailable = ::rpt::kernels::cuda_unavailable_reason();      \
-    if (!rpt_gpu_unavailable.empty()) {                                                     \
-      if (::rpt::testing::gpu_required()) {                                                 \
-        FAIL() << "RPT_REQUIRE_GPU=1 and " << rpt_gpu_unavailable << ": " << (what)         \
-               << " cannot be checked";                                                     \
-      }                                                                                     \
-      GTEST_SKIP() << rpt_gpu_unavailable << ": " << (what) << " not checked here";         \
-    }                                                                                       \
+#define RPT_SKIP_WITHOUT_GPU(what)                                                     \
+  do {                                                                                 \
+    const std::string rpt_gpu_unavailable = ::rpt::kernels::cuda_unavailable_reason(); \
+    if (!rpt_gpu_unavailable.empty()) {                                                \
+      if (::rpt::testing::gpu_required()) {                                            \
+        FAIL() << "RPT_REQUIRE_GPU=1 and " << rpt_gpu_unavailable << ": " << (what)    \
+               << " cannot be checked";                                                \
+      }                                                                                \
+      GTEST_SKIP() << rpt_gpu_unavailable << ": " << (what) << " not checked here";    \
+    }                                                                                  \
   } while (0)

@@ -30,8 +30,8 @@ struct ReferenceTransformer::Impl {
     const Tensor w = weights.get(name + ".weight").to_float32();
     const auto out = static_cast<std::size_t>(w.dim(0));
     const auto in = static_cast<std::size_t>(w.dim(1));
-    const std::vector<double> bias = has(name + ".bias") ? vector(name + ".bias")
-                                                         : std::vector<double>(out, 0.0);
+    const std::vector<double> bias =
+        has(name + ".bias") ? vector(name + ".bias") : std::vector<double>(out, 0.0);
     Matrix y(x.size(), std::vector<double>(out));
     for (std::size_t r = 0; r < x.size(); ++r) {
       for (std::size_t o = 0; o < out; ++o) {
@@ -150,12 +150,18 @@ struct ReferenceTransformer::Impl {
     for (auto& row : h) {
       for (double& v : row) {
         switch (config.architecture.activation) {
-          case Activation::kRelu: v = std::max(0.0, v); break;
-          case Activation::kGelu: v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); break;
+          case Activation::kRelu:
+            v = std::max(0.0, v);
+            break;
+          case Activation::kGelu:
+            v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+            break;
           case Activation::kGeluTanh:
             v = 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
             break;
-          case Activation::kSilu: v = v / (1.0 + std::exp(-v)); break;
+          case Activation::kSilu:
+            v = v / (1.0 + std::exp(-v));
+            break;
         }
       }
     }

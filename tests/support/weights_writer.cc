@@ -51,13 +51,13 @@ std::vector<unsigned char> write_weights(const std::string& path,
     for (std::size_t i = 0; i < tensors.size(); ++i) {
       offset = (offset + 63) / 64 * 64;
       offsets[i] = offset;
-      entries.push_back({{"name", tensors[i].name},
-                         {"dtype", tensors[i].dtype},
-                         {"shape", tensors[i].shape},
-                         {"offset", offset},
-                         {"nbytes", payloads[i].size()},
-                         {"crc32", crc32(0L, payloads[i].data(),
-                                         static_cast<uInt>(payloads[i].size()))}});
+      entries.push_back(
+          {{"name", tensors[i].name},
+           {"dtype", tensors[i].dtype},
+           {"shape", tensors[i].shape},
+           {"offset", offset},
+           {"nbytes", payloads[i].size()},
+           {"crc32", crc32(0L, payloads[i].data(), static_cast<uInt>(payloads[i].size()))}});
       offset += payloads[i].size();
     }
     header = nlohmann::json{{"tensors", entries}}.dump();
@@ -68,17 +68,18 @@ std::vector<unsigned char> write_weights(const std::string& path,
   std::vector<unsigned char> file = {'R', 'P', 'T', 'W'};
   append_le(file, version, 4);
   append_le(file, header.size(), 8);
-  append_le(file, crc32(0L, reinterpret_cast<const Bytef*>(header.data()),
-                        static_cast<uInt>(header.size())),
-            4);
+  append_le(
+      file,
+      crc32(0L, reinterpret_cast<const Bytef*>(header.data()), static_cast<uInt>(header.size())),
+      4);
   append_le(file, 0, 4);
   file.insert(file.end(), header.begin(), header.end());
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     file.resize(offsets[i], 0);
     file.insert(file.end(), payloads[i].begin(), payloads[i].end());
   }
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()),
-                                              static_cast<std::streamsize>(file.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
   return file;
 }
 
@@ -93,8 +94,8 @@ SyntheticModelOptions relative_model_options(const ArchitectureConfig& architect
 
 std::string make_temp_directory(const std::string& prefix) {
   static std::mt19937_64 random(std::random_device{}());
-  const auto path = std::filesystem::temp_directory_path() /
-                    (prefix + "-" + std::to_string(random()));
+  const auto path =
+      std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(random()));
   std::filesystem::create_directories(path);
   return path.string();
 }
@@ -138,7 +139,9 @@ class TensorFactory {
     weight.dtype = "int8";
     const std::vector<std::int8_t> values = quantized->unpacked_values();
     std::copy(values.begin(), values.end(), weight.values.begin());
-    NamedTensor scale{weight.name + "_scale", "float32", {rows},
+    NamedTensor scale{weight.name + "_scale",
+                      "float32",
+                      {rows},
                       {quantized->scales(), quantized->scales() + rows}};
     tensors.push_back(std::move(scale));
   }

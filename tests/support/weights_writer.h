@@ -27,7 +27,7 @@ std::vector<unsigned char> write_weights(const std::string& path,
                                          std::uint32_t version = 1);
 
 struct SyntheticModelOptions {
-  ModelConfig config;       // architecture and position settings to use
+  ModelConfig config;        // architecture and position settings to use
   int vocabulary_size = 40;  // shared by both sides; tokens are "w0".."wN" plus specials
   std::uint32_t seed = 7;
   // float32 or float16 for every tensor; int8: linear weights quantized per row (with their
