@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# Fails when C/C++ lines changed since a base commit are not formatted as .clang-format says:
-# `clang-format --dry-run -Werror --lines=...` over the changed lines of every changed .cc, .h,
-# .cu, .cuh (.cpp, .hpp, .c) file. Changed lines, not whole files: about half of the files
-# predate .clang-format and stay as they are (a mass reformat would bury their history), so a
-# change is held to the style where it writes, and a file formats itself over time.
+# Fails when C/C++ files are not formatted as .clang-format says (`clang-format --dry-run
+# -Werror`): every tracked .cc, .h, .cu, .cuh (.cpp, .hpp, .c) file whole, or the lines changed
+# since a base commit (with the diffs clang-format would make).
 #
-#   bash tools/check_format.sh         # changes since HEAD~1, committed or not (CI, .ci/run:
-#                                      # on a clean clone that is the last commit)
+#   bash tools/check_format.sh --all   # every tracked C/C++ file, whole (CI, .ci/run): names
+#                                      # each that would change; exit 1 when any would
+#   bash tools/check_format.sh         # changes since HEAD~1, committed or not
 #   bash tools/check_format.sh BASE    # changes since BASE, e.g. origin/main (RPT_FORMAT_BASE too)
-#   bash tools/check_format.sh --all   # every tracked C/C++ file, whole: how many would change
-#                                      # (exit 1 when any would: today about half do)
 #
 # With no base to compare with (a single-commit or shallow clone, or no git checkout) it says so
 # and passes: there is no change to hold to the style. Exit status: 0 formatted (or nothing to
