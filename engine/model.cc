@@ -290,6 +290,9 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   model->eos_id_ = required_id(target, special.eos, "end-of-sentence");
   model->pad_id_ = target.contains(special.pad) ? target.to_id(special.pad) : -1;
   model->max_sequence_length_ = options.max_sequence_length;
+  for (const std::string& piece : model->source_tokenizer_->encode(config.source_prefix)) {
+    model->source_prefix_ids_.push_back(model->source_vocabulary_->to_id(piece));
+  }
 
   const WeightsFile weights(in_directory(directory, config.weights_file),
                             WeightsFileOptions{.verify_checksums = options.verify_checksums});

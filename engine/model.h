@@ -82,6 +82,9 @@ class Model {
   int decoder_start_id() const { return decoder_start_id_; }
   int eos_id() const { return eos_id_; }
   int pad_id() const { return pad_id_; }
+  // The source ids of ModelConfig::source_prefix (T5's "translate English to German: "), which
+  // every source starts with; empty for most models.
+  const std::vector<int>& source_prefix_ids() const { return source_prefix_ids_; }
 
   // Every weight, in the arrangement both devices compose (engine/transformer_weights.h).
   const ModelWeights& weights() const { return weights_; }
@@ -111,6 +114,7 @@ class Model {
   int decoder_start_id_ = 0;
   int eos_id_ = 0;
   int pad_id_ = 0;
+  std::vector<int> source_prefix_ids_;
 
   ModelWeights weights_;
 };

@@ -38,10 +38,17 @@ PreparedSource prepare_source(const Model& model, const SpanProtector* protector
   const std::vector<std::string> pieces =
       model.source_tokenizer().encode(constrained ? rewritten->text : segment);
   const Vocabulary& vocabulary = model.source_vocabulary();
-  prepared.ids.reserve(pieces.size() + 1);
+  const std::vector<int>& prefix = model.source_prefix_ids();
+  prepared.ids = prefix;
+  prepared.ids.reserve(prefix.size() + pieces.size() + 1);
   for (const std::string& piece : pieces) prepared.ids.push_back(vocabulary.to_id(piece));
-  // A source the model reads nothing of stays empty (it becomes layout, not a lone eos).
-  if (model.config().append_source_eos && !prepared.ids.empty()) {
+  // A source the model reads nothing of stays empty (it becomes layout, not a lone prefix or
+  // eos).
+  if (prepared.ids.size() == prefix.size()) {
+    prepared.ids.clear();
+    return prepared;
+  }
+  if (model.config().append_source_eos) {
     prepared.ids.push_back(vocabulary.to_id(model.config().special_tokens.eos));
   }
   if (constrained) prepared.spans = std::make_shared<const ProtectedSource>(std::move(*rewritten));

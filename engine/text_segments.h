@@ -17,8 +17,9 @@
 namespace rpt {
 
 // One segment as the model reads it: its protected spans and glossary terms rewritten by
-// `protector` (nullptr: read as it is), tokenized, mapped to source ids, the eos appended when
-// the model asks for it (ModelConfig::append_source_eos). The one text-to-ids path of
+// `protector` (nullptr: read as it is), tokenized, mapped to source ids, after the model's task
+// prefix and before its eos when it asks for them (ModelConfig::source_prefix,
+// append_source_eos). The one text-to-ids path of
 // rpt-translate and the server; `spans` of the result set only when there is something to
 // enforce. Throws what the tokenizer throws.
 PreparedSource prepare_source(const Model& model, const SpanProtector* protector,

@@ -783,6 +783,28 @@ class RptTranslateTest(unittest.TestCase):
                     self.assertEqual(text, detokenize(tokens, ids, self.fx.sp))
                     self.assertAlmostEqual(score, log_prob, delta=1e-3)
 
+    def test_task_prefix_is_read_first(self):
+        """A model converted with --prefix reads it before every source, as transformers' T5
+        reads "translate English to German: " + text; the output never shows it."""
+        prefix = "translate English to German: "
+        out = self.fx.convert("flan_v1_1", "--prefix", prefix)
+        tokens = read_vocabulary(os.path.join(out, "target_vocab.txt"))
+        sentences = self.sentences[:5]
+        result = run_rpt_translate(out, sentences, "--beam-size", "1",
+                                   "--length-penalty-type", "none")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        model = self.fx.hf["flan_v1_1"]
+        for source, (_, text) in zip(sentences, parse_scored(result.stdout)):
+            with self.subTest(source=source):
+                source_ids = self.fx.sp.EncodeAsIds(prefix + source) + [EOS]
+                with torch.no_grad():
+                    ids = model.generate(torch.tensor([source_ids]), num_beams=1,
+                                         do_sample=False, max_new_tokens=MAX_LENGTH,
+                                         synced_gpus=False)[0].tolist()[1:]
+                if EOS in ids:
+                    ids = ids[:ids.index(EOS)]
+                self.assertEqual(text, detokenize(tokens, ids, self.fx.sp))
+
     def test_every_stored_dtype_loads(self):
         """float16, bfloat16 and int8 files load and translate (their outputs differ a little
         from float32's: not compared)."""

@@ -132,20 +132,29 @@ TEST_F(TranslatorTest, AdmissionGroupByDeviceIsTheMeasuredBest) {
       Translator(model_, {.max_batch_size = 4, .admission_group = 3}).options().admission_group, 3);
 }
 
-TEST(TranslatorSourceEos, AModelThatAsksGetsTheEosAfterEverySource) {
-  // T5's tokenizer ends every source with </s> (ModelConfig::append_source_eos); a segment the
-  // model reads nothing of stays empty (layout), never a lone </s>.
+TEST(TranslatorSourceEos, AModelThatAsksGetsItsPrefixAndEosAroundEverySource) {
+  // T5's tokenizer ends every source with </s> (ModelConfig::append_source_eos), and a T5
+  // checkpoint reads its task prefix first (source_prefix); a segment the model reads nothing of
+  // stays empty (layout), never a lone prefix or </s>.
   const std::string directory = testing::make_temp_directory("rpt-source-eos");
   testing::SyntheticModelOptions options = testing::relative_model_options(
       {.encoder_layers = 1, .decoder_layers = 1, .d_model = 8, .heads = 2, .d_ff = 16}, 2);
   options.config.append_source_eos = true;
   testing::write_synthetic_model(directory, options);
+  {
+    const Translator translator(Engine::create(Model::load(directory)));
+    const int eos = translator.model().source_vocabulary().to_id("</s>");
+    EXPECT_EQ(translator.prepare("w5 w9", 0, {}).ids, (std::vector<int>{5, 9, eos}));
+    EXPECT_TRUE(prepare_source(translator.model(), nullptr, "", {}).ids.empty());
+    const auto results = translator.translate({"w5 w9"}, {.beam_size = 2, .max_length = 5});
+    EXPECT_EQ(results[0].source_tokens, 3);
+  }
+  options.config.source_prefix = "w7 w8";
+  testing::write_synthetic_model(directory, options);
   const Translator translator(Engine::create(Model::load(directory)));
   const int eos = translator.model().source_vocabulary().to_id("</s>");
-  EXPECT_EQ(translator.prepare("w5 w9", 0, {}).ids, (std::vector<int>{5, 9, eos}));
-  EXPECT_TRUE(prepare_source(translator.model(), nullptr, "", {}).ids.empty());
-  const auto results = translator.translate({"w5 w9"}, {.beam_size = 2, .max_length = 5});
-  EXPECT_EQ(results[0].source_tokens, 3);
+  EXPECT_EQ(translator.prepare("w5 w9", 0, {}).ids, (std::vector<int>{7, 8, 5, 9, eos}));
+  EXPECT_TRUE(prepare_source(translator.model(), nullptr, " ", {}).ids.empty());
   std::filesystem::remove_all(directory);
 }
 

@@ -257,6 +257,7 @@ std::string write_synthetic_model(const std::string& directory,
         {"max_distance", p.max_distance},
         {"sinusoidal", p.sinusoidal}}}};
   json["append_source_eos"] = config.append_source_eos;
+  if (!config.source_prefix.empty()) json["source_prefix"] = config.source_prefix;
   std::ofstream(std::filesystem::path(directory) / "config.json") << json.dump(2);
   return directory;
 }
