@@ -1,6 +1,7 @@
 // The CUDA engine lives in a plugin, librpt_cuda.so (engine/cuda/, kernels/cuda/), loaded with
-// dlopen the first time a GPU is asked for. A CPU process therefore never maps CUDA's libraries:
-// cuBLASLt alone adds ~150 MB of resident memory at load, even on a machine without a GPU.
+// dlopen the first time a GPU is asked for. A CPU process therefore never maps CUDA's libraries,
+// whose resident memory it would pay at load even without a GPU (docs/PERFORMANCE.md "int8 on
+// the CPU, and where rpt-translate's memory went").
 //
 // The plugin is looked for in $RPT_CUDA_PLUGIN (a file), then beside the running binary's
 // directory in ../lib/ (the build tree's build/lib, an install's PREFIX/lib) and in the

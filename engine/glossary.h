@@ -32,10 +32,9 @@ struct GlossaryLimits {
   static constexpr std::size_t kTermBytes = 256;  // bytes of one source or target term
 };
 
-// How a matched term reaches the translation (compared on both test splits:
-// docs/glossaries.md; kMask is the default: the term in its place where the model would not
-// write it, where kPhrase appends it after the sentence in 16-18% of such sentences, kMask in
-// 1.5-3.4%).
+// How a matched term reaches the translation. kMask is the default: where the model would not
+// write the term, kMask keeps it in its place far more often than kPhrase, which appends it after
+// the sentence (both compared on the test splits: docs/glossaries.md "Evaluation").
 enum class GlossaryMethod {
   // The model reads a placeholder in the term's place, copies it like any placeholder, and the
   // target text replaces it after decoding (falls back to kPhrase when no placeholder is free).

@@ -14,8 +14,9 @@ namespace rpt {
 class ModelLoader {
  public:
   // With `int8`, each linear layer is quantized as soon as it is loaded (and fused) and its
-  // float32 weight dropped, so the float32 copies of all layers never exist at once: loading peaked
-  // above the whole float32 model's footprint (en-de int8: 83 MiB for 79 in float32).
+  // float32 weight dropped, so the float32 copies of all layers never exist at once (holding them
+  // all made loading peak above the float32 model's footprint: docs/PERFORMANCE.md "int8 on the
+  // CPU, and where rpt-translate's memory went").
   ModelLoader(const WeightsFile& weights, const ModelConfig& config, Model& model, bool int8,
               bool int8_generator)
       : weights_(weights),

@@ -17,8 +17,8 @@ namespace rpt {
 inline constexpr std::uint32_t kWeightsFormatVersion = 1;
 
 struct WeightsFileOptions {
-  // Verify the CRC-32 of every tensor's bytes (about 1 ms per 2 MB); the header CRC, bounds and
-  // sizes are always checked.
+  // Verify the CRC-32 of every tensor's bytes (a cost that grows with the file: docs/PERFORMANCE.md
+  // "Figures moved from source comments"); the header CRC, bounds and sizes are always checked.
   bool verify_checksums = true;
 };
 

@@ -5,34 +5,18 @@
 //   x[m, k] ~= input_scale[m]  * qx[m, k]          qx in [-L, L]      (ActivationLevels)
 //   y[m, n]  = input_scale[m] * weight_scale[n] * sum_k qx[m, k] qw[n, k] + bias[n]
 //
-// oneDNN wants unsigned activations, so qx is stored shifted by a zero point and the shift's
-// contribution, zero_point * sum_k qw[n, k], is subtracted from each integer sum. How many
-// levels depends on the kernels oneDNN dispatches to: without VNNI (AVX2, AVX-512 before
-// Cascade Lake) they add two u8 x s8 products in a saturating int16 (vpmaddubsw), where
-// 2 * 127 * 127 fits and 2 * 255 * 127 does not (oneDNN then returns wrong sums, measured):
-// 7 bits, L = 63 around 64. With VNNI (vpdpbusd: AVX-VNNI, AVX-512 VNNI, AMX's CPUs) the
-// products are summed exactly into int32: 8 bits, L = 127 around 128, half the rounding error
-// (on the bundled models' test splits the same BLEU as 7 bits, within 0.1, at the same speed:
-// docs/PERFORMANCE.md). int8_activation_levels() says which this process uses.
+// qx is stored shifted by a zero point (oneDNN wants unsigned activations), and the shift's
+// contribution, zero_point * sum_k qw[n, k], is subtracted from each integer sum. L is 127
+// (8 bits) where oneDNN's kernels sum u8 x s8 exactly into int32 (VNNI), else 63 (7 bits, which
+// their saturating int16 pair sums hold); int8_activation_levels() says which this process uses.
 //
-// The products run over blocks of 256 output features: a thread's integer sums of one block,
-// [rows, 256], are dequantized while they are still in cache. The weights are reordered once, at
-// quantization, into oneDNN's packed GEMM layout, block by block, where oneDNN's matmul primitive
-// would copy them into that layout again on every call (on AVX2 its `any` weights format is the
-// plain one). oneDNN 2.6 packs only in its internal GEMM API (dnnl::impl::cpu::gemm_s8u8s32_pack
-// and _compute): libdnnl.so.2 exports those functions, but no installed header declares them,
-// so rpt looks them up by their mangled names, once, at run time. Where one is missing (another
-// oneDNN build or version), RPT_INT8_PACKED=0 is set when the weights are quantized, or the
-// matrix is so small that the layout's padding, headers and alignment would add more than half
-// to its bytes, the weights stay plain and each block goes through the matmul primitive instead:
-// the same integer sums, so the same outputs, bit for bit (RPT_INT8_PACKED=1 packs every
-// matrix, for tests).
-//
-// Integer sums are exact, so a row's output never depends on the other rows of the call; with
-// the row-invariant float32 GEMMs of attention (kernels/gemm.h), whole int8 translations do not
-// depend on their batch either. (When those GEMMs picked BLIS or OpenBLAS by row count, a last-bit
-// difference rounded to another of the 63 activation levels now and then: 296 of 300 en-fr test
-// sentences were identical at batch 1 and 32.)
+// The products run over column blocks of output features (block_columns()), each block's
+// integer sums dequantized while still in cache. The weights are packed once, at quantization,
+// into oneDNN's packed GEMM layout, or stay plain and go through oneDNN's matmul primitive
+// (RPT_INT8_PACKED=0, a oneDNN without the packing functions, or a matrix the layout would grow
+// by more than half; RPT_INT8_PACKED=1 packs every matrix, for tests): the same integer sums
+// either way, bit for bit. Integer sums are exact, so a row's output never depends on the other
+// rows of the call. Why, and the history: docs/engine.md "CPU and CUDA" (int8 on the CPU).
 #pragma once
 
 #include <cstdint>

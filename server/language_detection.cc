@@ -19,7 +19,8 @@ namespace {
 constexpr std::size_t kMaxHinted = 4;
 // A text's share of kMaxDetectedBytes is never cut below this (a few words).
 constexpr std::size_t kMinShareBytes = 64;
-// Confidence of a best-effort answer per percent of the text: measured right 65-75% of the time.
+// Confidence of a best-effort answer per percent of the text, below a reliable answer's 1 as
+// such answers are less often right (docs/compatible-apis.md "Language identification").
 constexpr double kBestEffortWeight = 0.6;
 
 // A candidate CLD2 knows, and where it stands in the caller's list.

@@ -1,39 +1,26 @@
 // Language identification for calls that do not name their source language: LibreTranslate's
-// `source: "auto"` and POST /detect, DeepL's omitted source_lang (docs/compatible-apis.md).
-//
-// The detector is Google's Compact Language Detector 2 (CLD2, Debian's libcld2, its default
-// "chrome" tables), chosen over libexttextcat on the repository's held-out UI strings: it is the
-// more accurate on short strings once restricted to the served languages, and 5-10 times faster
-// (docs/compatible-apis.md has the measured tables).
+// `source: "auto"` and POST /detect, DeepL's omitted source_lang. The detector is Google's
+// Compact Language Detector 2 (CLD2, Debian's libcld2, its default "chrome" tables); why CLD2,
+// and its measured accuracy: docs/compatible-apis.md "Language identification".
 //
 // The answer is always one of `candidates`: the languages the server can use for the call (for
 // an auto source into "de": the sources of the models into "de"). CLD2 is asked with those
 // languages as its content-language hint (it takes at most four; more are narrowed four at a
-// time), and only they are read from its top three. A restricted choice is far more accurate
-// than an open one: German strings of 1-10 characters among {en, de}: 94%; an open CLD2: 45%.
+// time), and only they are read from its top three.
 //
 // Bounded cost: only a prefix of the text is read, cut at a UTF-8 boundary (kMaxDetectedBytes in
 // all; several texts share it, each at most its share, so a long first text cannot drown the
 // others). Invalid UTF-8 ends the prefix there.
 //
-// No reliable answer: CLD2 then gives a best effort answer for short text (confidence lower:
-// about 60 at most); when that is none of the candidates either, the answer is the FIRST
-// candidate (callers order them as the models are served, so that is the first served model's
-// source) with confidence 0, as LibreTranslate answers "en" with 0 for what it cannot detect.
-// A candidate CLD2 does not know (it knows about 80 languages; "zt" is not a code of its) is
-// never detected, only the fallback.
-//
-// Confidence (0-100) follows the measured accuracy: an answer CLD2 calls reliable carries the
-// share of the text in that language (typically 90-100; right 96-100% of the time on the
-// held-out strings), a best-effort one 0.6 of it (answers under 90 are right 65-80% of the time).
+// Confidence (0-100): a reliable answer carries the share of the text in that language, a
+// best-effort one (short text) 0.6 of it, about 60 at most. No answer among the candidates: the
+// FIRST candidate (callers order them as the models are served) with confidence 0, as
+// LibreTranslate answers "en" with 0. A candidate CLD2 does not know is never detected.
 //
 // Thread safety: every function here may be called from any number of threads at once with no
-// lock. CLD2 is built for it (its design notes: "Thread safe"): its scoring state lives on the
-// caller's stack, its tables are constant, and this file keeps no state of its own. The one
-// static CLD2 writes per call is a debug-output variable (compact_lang_det_impl.cc's prior_lang,
-// "for --cld_html debugging output. Not thread safe"): each call stores the same constant in it,
-// and only the HTML debug flags, which rpt never sets, read it. (libexttextcat, the alternative,
-// keeps scratch buffers in its handle: one handle per thread or a lock.)
+// lock: CLD2 keeps its scoring state on the caller's stack, its tables are constant, and the one
+// static it writes per call (compact_lang_det_impl.cc's prior_lang, always the same constant)
+// is read only by its HTML debug output, which rpt never enables; this file keeps no state.
 #pragma once
 
 #include <cstddef>

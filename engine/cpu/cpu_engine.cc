@@ -27,9 +27,10 @@ class CpuBackend final : public DecoderBackend {
   CpuBackend(std::shared_ptr<const Model> model, kernels::MemoryBudget* engine_budget)
       : model_(std::move(model)), budget_(0, engine_budget), state_(*model_, &budget_) {}
 
-  // Each sentence gets its own copy of its keys and values: a batch's memory held until its
-  // last sentence finished (one run-away sentence kept 31 others' alive) was half of the decoding
-  // state's peak at batch 32 (53 of 107 MiB on the en-de test split). Sentences are encoded in
+  // Each sentence gets its own copy of its keys and values, freed when it finishes: a batch's
+  // memory held until its last sentence finished lets one run-away sentence keep the others'
+  // alive (the measured share of the peak: docs/PERFORMANCE.md "rpt vs CTranslate2 after the
+  // position tree, balanced attention and grouped encoding"). Sentences are encoded in
   // groups of at most kEncoderTokens tokens (one longer sentence alone): the encoder's
   // activations (the feed-forward's [tokens, d_ff] above all) are what a process's peak memory
   // is made of, and a sentence encodes the same whatever it is grouped with.

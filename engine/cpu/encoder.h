@@ -24,9 +24,8 @@ struct EncodedBatch {
 };
 
 // Encodes sentences of token ids (each non-empty, within the model's max length). No work is
-// spent on padding: every layer but the attention runs over the packed tokens (a padded batch of
-// sentences of mixed lengths, as a server admits them, spent a third of its encoder time on
-// padding), the attention over each sentence's own tokens.
+// spent on padding: every layer but the attention runs over the packed tokens, the attention over
+// each sentence's own tokens (why: docs/PERFORMANCE.md "Server vs offline throughput", session 11).
 EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& source_ids);
 
 }  // namespace rpt

@@ -1,8 +1,8 @@
 // The decoder's self-attention keys and values as a tree of positions: each cached position of
 // a decoder row is one node holding its keys and values for every layer, under the node of the
 // position before it. The beams of a sentence share their common prefix: a beam that forks holds
-// the parent's last node, so beam reordering copies nothing (copying each fork's whole prefix
-// was 4% of an int8 decode at batch 32, and every beam held its own copy of the prefix).
+// the parent's last node, so beam reordering copies nothing (why: docs/PERFORMANCE.md "rpt vs
+// CTranslate2 after the position tree, balanced attention and grouped encoding").
 //
 // A node lives while it is some row's last position or some node's parent; releasing the last
 // hold frees it and, up the tree, every ancestor no one else holds. Storage comes in chunks of

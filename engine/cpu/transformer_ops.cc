@@ -25,9 +25,10 @@ float* CpuTransformerOps::scratch(ScratchFloats& buffer, long count) {
 
 int CpuTransformerOps::hidden_stride(const Model& model) {
   // A stride of a multiple of 1 KiB (d_ff 1024: 4 KiB) puts the rows that BLIS's micro-kernel
-  // reads together into the same cache sets; 16 floats more measured 1.13-1.26x on the 32- and
-  // 128-row output GEMMs (zen3 BLIS, this project's 2-core EPYC VM), the same at 512 rows.
-  // Addresses only: the sums are bitwise the same. The int8 layers take dense rows.
+  // reads together into the same cache sets; 16 floats more spreads them (the measured gain on
+  // the output GEMMs: docs/PERFORMANCE.md "rpt vs CTranslate2 with packed int8 weights, own
+  // attention loops and a row-sized KV cache"). Addresses only: the sums are bitwise the same.
+  // The int8 layers take dense rows.
   constexpr int kPadding = 16;
   const int d_ff = model.config().architecture.d_ff;
   return model.int8() ? d_ff : d_ff + kPadding;

@@ -5,11 +5,9 @@
 namespace rpt::kernels {
 
 // A sentence's translation must not depend on its batch, so no row of C may depend on m: one
-// library path for every m (kernels/cpu/blis_sgemm_cpu.h). gemm_cpu used to pick BLIS's
-// small-matrix path or OpenBLAS by m; they round differently (so do OpenBLAS's own row blocks),
-// and int8 translated 295 of 300 test sentences alike alone and 32 at a time. BLIS's unpacked
-// path costs 3-12% against OpenBLAS from 128 rows (30-40% at k = 1024), float32 at batch 32 3-7%
-// end to end, int8 and batch 1 nothing (docs/PERFORMANCE.md, "Batch invariance by construction").
+// library path for every m (kernels/cpu/blis_sgemm_cpu.h), at a cost in speed at many rows. The
+// history (a dispatch by m whose libraries rounded differently) and the measured cost:
+// docs/PERFORMANCE.md "Batch invariance by construction".
 //
 // Split over rpt's CPU threads by rows or by columns, never along k, column blocks at multiples
 // of BLIS's register block; every block is one single-threaded BLIS call.

@@ -88,12 +88,11 @@ RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, int z
 }
 
 // Output features per packed block: one block for each thread's share of a matrix's columns (in
-// multiples of 64, at least 256), so that a thread's share is one product call. oneDNN spends
-// microseconds setting up each call: with 256-column blocks, at batch 1 (4 rows) a decoder step
-// made some 65 calls and their setup (libdnnl outside its kernels) was 13% of the time; one
-// block per thread was 12-15% faster there and as fast at batch 32 (en-de int8, one thread).
-// Narrower blocks than 256 would cost the packed layout's per-block headers a quarter or more of
-// a 256-wide matrix's bytes (int8_products packs under half).
+// multiples of 64, at least 256), so that a thread's share is one product call: oneDNN spends
+// microseconds setting up each call, a cost that weighs at few rows (docs/PERFORMANCE.md "rpt vs
+// CTranslate2 after the unpadded encoder", "int8 products in one call per thread"). Narrower
+// blocks than 256 would cost the packed layout's per-block headers a quarter or more of a
+// 256-wide matrix's bytes (int8_products packs under half).
 int block_columns_for(int n) {
   constexpr int kMultiple = 64;
   constexpr int kNarrowest = 256;

@@ -230,8 +230,8 @@ class MatmulProducts final : public Int8Weights::Products {
     matmul_ = dnnl::matmul(descriptor);
   }
 
-  // A thread's whole share in one call: each call pays oneDNN's setup, some 2 µs (measured: in
-  // 256-column calls, 4 rows x 8000 columns took 1.4 times as long).
+  // A thread's whole share in one call: each call pays oneDNN's setup (measured:
+  // docs/PERFORMANCE.md "rpt vs CTranslate2 after the unpadded encoder").
   int blocks_per_call() const override { return std::numeric_limits<int>::max(); }
 
   void run(const std::uint8_t* input, int rows, BlockRange columns,
@@ -305,10 +305,9 @@ std::string_view isa_name(dnnl::cpu_isa isa) {
 }
 
 // Whether oneDNN's u8 x s8 int8 kernels on this ISA sum into int32 without a saturating int16
-// step (VNNI's vpdpbusd). Shown on a Xeon with AMX (2026-11-26) by the int8 tests with 8-bit
-// activations forced (RPT_INT8_ACTIVATION_BITS=8-unchecked) under each ONEDNN_MAX_CPU_ISA:
-// exact for avx2_vnni, avx512_core_vnni and avx512_core_amx (the default there), saturating for
-// avx512_core and avx2. avx512_core_bf16 lies between two exact ones and uses the same kernels.
+// step (VNNI's vpdpbusd): exact for avx2_vnni, avx512_core_vnni and avx512_core_amx, saturating
+// for avx512_core and avx2 (how that was established: docs/engine.md "CPU and CUDA", int8 on the
+// CPU). avx512_core_bf16 lies between two exact ones and uses the same kernels.
 bool exact_u8s8_sums(dnnl::cpu_isa isa) {
   switch (isa) {
     case dnnl::cpu_isa::avx2_vnni:

@@ -36,9 +36,8 @@ struct Int8Weights::Products {
 
 // Products of qw [n, k] in blocks of `block_columns` output features: packed when oneDNN can and
 // packing adds at most half to the values' bytes (the layout pads a block's output features to
-// the kernel's unroll, 16 on AVX2 and 48 on AVX-512, and spends some 12 KiB a block on headers
-// and alignment: a 256 x 256 matrix grows by about 20% on AVX2 and 31% on AVX-512, whose 25%
-// limit kept it plain there; small matrices, whose products cost little, stay plain), unless
+// the kernel's unroll and adds per-block headers and alignment, so small matrices, whose products
+// cost little, stay plain; sizes: docs/PERFORMANCE.md "Packed int8 weights"), unless
 // RPT_INT8_PACKED says otherwise (0: never, 1: always).
 std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t> values, int n,
                                                            int k, int block_columns);

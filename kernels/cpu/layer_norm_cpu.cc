@@ -9,8 +9,8 @@ namespace {
 
 // Statistics accumulate in double over kLanes partial sums, added in a fixed order: the lanes
 // break the chain of dependent additions and vectorize (a single double accumulator left layer
-// norm scalar and latency-bound: 5% of an int8 decode), and a row's result depends on nothing
-// but the row.
+// norm scalar and latency-bound: docs/PERFORMANCE.md "rpt vs CTranslate2 after batch invariance
+// and the host-side cuts"), and a row's result depends on nothing but the row.
 constexpr int kLanes = 8;
 
 RPT_VECTOR_CLONES double sum(const float* x, int count) {
