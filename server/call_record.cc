@@ -50,11 +50,12 @@ RequestStatus check_tenant_access(ServiceContext& service, const v1::ModelSelect
 }
 
 void refund_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                        std::string_view api_key) {
+                        std::string_view api_key, CallRecord& record) {
   if (!service.api_keys.enabled()) return;
   std::int64_t characters = 0;
   for (const std::string& text : request.texts()) characters += billed_characters(text);
   service.api_keys.refund(api_key, characters);
+  record.add_charged_characters(-characters);
 }
 
 CallRecord::CallRecord(ServiceContext& service, const char* method, const char* protocol,
@@ -73,6 +74,10 @@ void CallRecord::complete(const RequestStatus& status) {
   const std::string_view code = code_name(status.code);
   service_.metrics.record_request({.model = model_, .method = method_, .protocol = protocol_}, code,
                                   seconds);
+  if (service_.api_keys.enabled()) {
+    service_.metrics.record_tenant_call(tenant_.empty() ? "_none" : tenant_, code,
+                                        charged_characters_);
+  }
   const auto level =
       status.code == StatusCode::kInternal ? spdlog::level::err : spdlog::level::info;
   spdlog::log(level,

@@ -57,9 +57,9 @@ RequestStatus check_tenant_access(ServiceContext& service, const v1::ModelSelect
 
 // Gives back what prepare_translation charged `api_key` for `request` (ApiKeys::refund), for a
 // call that submit_translation then refused (a full admission queue): a refused call is charged
-// nothing.
+// nothing (`record` counts it so).
 void refund_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                        std::string_view api_key);
+                        std::string_view api_key, CallRecord& record);
 
 class CallRecord {
  public:
@@ -80,6 +80,8 @@ class CallRecord {
   }
   void add_target_tokens(long tokens) { target_tokens_ += tokens; }
   void add_cached_sentences(int sentences) { cached_sentences_ += sentences; }
+  // Characters the call was charged (ApiKeys::admit), or given back (negative) by a refund.
+  void add_charged_characters(std::int64_t characters) { charged_characters_ += characters; }
 
   // Records the metric and the log line and leaves the in-flight count. Call once.
   void complete(const RequestStatus& status);
@@ -96,6 +98,7 @@ class CallRecord {
   int cached_sentences_ = 0;  // of sentences_, answered from the translation cache
   long source_tokens_ = 0;
   long target_tokens_ = 0;
+  std::int64_t charged_characters_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 

@@ -34,7 +34,7 @@ class DeepLDocuments::Job final : public JobObserver {
     }
     if (status.ok()) {
       status = submit_translation(pending_);
-      if (!status.ok()) refund_translation(service, request, api_key_);  // queue full
+      if (!status.ok()) refund_translation(service, request, api_key_, record_);  // queue full
     }
     if (!status.ok()) {
       std::lock_guard lock(mutex_);

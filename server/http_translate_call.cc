@@ -66,7 +66,9 @@ class HttpTranslateCall final : public JobObserver {
     cancelled.job = pending_.job;
     respond_.on_client_gone([cancelled] { cancelled.cancel(); });
     RequestStatus queued = submit_translation(pending_);
-    if (!queued.ok()) refund_translation(service_, decoded.request, decoded.api_key);  // queue full
+    if (!queued.ok()) {  // queue full
+      refund_translation(service_, decoded.request, decoded.api_key, record_);
+    }
     return queued;
   }
 

@@ -33,6 +33,15 @@ Metrics::Metrics()
                            .Name("rpt_request_duration_seconds")
                            .Help("End-to-end call time, from arrival to the final status")
                            .Register(*registry_)),
+      tenant_requests_(BuildCounter()
+                           .Name("rpt_tenant_requests_total")
+                           .Help("With --api-keys: finished calls by tenant (_none: no listed "
+                                 "key) and gRPC status code")
+                           .Register(*registry_)),
+      tenant_characters_(BuildCounter()
+                             .Name("rpt_tenant_characters_total")
+                             .Help("With --api-keys: characters charged to each tenant's quota")
+                             .Register(*registry_)),
       queue_seconds_(BuildHistogram()
                          .Name("rpt_queue_duration_seconds")
                          .Help("Time a sentence waited in the admission queue")
@@ -205,6 +214,14 @@ void Metrics::record_request(const CallLabels& call, std::string_view code, doub
       .Add({{"model", call.model}, {"method", call.method}, {"protocol", call.protocol}},
            latency_buckets())
       .Observe(seconds);
+}
+
+void Metrics::record_tenant_call(const std::string& tenant, std::string_view code,
+                                 std::int64_t characters) {
+  tenant_requests_.Add({{"tenant", tenant}, {"code", std::string(code)}}).Increment();
+  if (characters > 0) {
+    tenant_characters_.Add({{"tenant", tenant}}).Increment(static_cast<double>(characters));
+  }
 }
 
 }  // namespace rpt::server

@@ -5,8 +5,10 @@
 // label lookups are guarded by the families).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
@@ -90,10 +92,18 @@ class Metrics {
   // ever feeds would put NaN into the latency recording rules (deploy/prometheus/rules.yml).
   void record_request(const CallLabels& call, std::string_view code, double seconds);
 
+  // With --api-keys, one finished call of `tenant` (the keys file's name; "_none" when no listed
+  // key came with it): rpt_tenant_requests_total{tenant, code} and, for the characters it was
+  // charged, rpt_tenant_characters_total{tenant}. Tenants are the file's: bounded.
+  void record_tenant_call(const std::string& tenant, std::string_view code,
+                          std::int64_t characters);
+
  private:
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>& requests_;
   prometheus::Family<prometheus::Histogram>& request_seconds_;
+  prometheus::Family<prometheus::Counter>& tenant_requests_;
+  prometheus::Family<prometheus::Counter>& tenant_characters_;
   prometheus::Family<prometheus::Histogram>& queue_seconds_;
   prometheus::Family<prometheus::Histogram>& encode_seconds_;
   prometheus::Family<prometheus::Histogram>& decode_step_seconds_;

@@ -42,6 +42,7 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
       !charged.ok()) {
     return charged;
   }
+  record.add_charged_characters(characters);
 
   const PreparedRequest& prepared = pending->prepared;
   auto job = std::make_shared<TranslationJob>();

@@ -43,7 +43,7 @@ class TranslationCall : public Reactor, public JobObserver {
     if (status.ok()) {
       prepare_results(translation_.texts());
       status = submit_translation(translation_);
-      if (!status.ok()) refund_translation(service_, request, api_key);  // queue full
+      if (!status.ok()) refund_translation(service_, request, api_key, record_);  // queue full
     }
     if (!status.ok()) on_finish(status);
   }

@@ -140,6 +140,37 @@ class ApiKeysServerTest(KeyedServerTest):
         # The log line names the tenant, not the key.
         self.assertIn("tenant=open", self.server.log())
 
+    def metrics(self, server):
+        """{series: value} of the tenant metrics on `server`'s /metrics."""
+        status, _, body = server.request("GET", "/metrics")
+        self.assertEqual(status, 200)
+        text = body.decode() if isinstance(body, bytes) else body
+        series = {}
+        for line in text.splitlines():
+            if line.startswith("rpt_tenant_"):
+                name, _, value = line.rpartition(" ")
+                series[name] = float(value)
+        return series
+
+    def test_metrics_count_each_tenants_calls_and_characters(self):
+        before = self.metrics(self.server)
+        status, _, _ = self.server.translate({"model": "en-de", "texts": [TEXT, TEXT]},
+                                             bearer(OPEN))
+        self.assertEqual(status, 200)
+        self.grpc_error(UNKNOWN)
+        after = self.metrics(self.server)
+
+        def grew(series):
+            return after.get(series, 0) - before.get(series, 0)
+
+        self.assertEqual(grew('rpt_tenant_requests_total{code="OK",tenant="open"}'), 1)
+        self.assertEqual(grew('rpt_tenant_characters_total{tenant="open"}'), 2 * len(TEXT))
+        self.assertEqual(grew('rpt_tenant_requests_total{code="UNAUTHENTICATED",tenant="_none"}'),
+                         1)
+        # Names from the keys file only, never a key; nothing per tenant without --api-keys.
+        self.assertFalse(any(key in name for name in after for key in RAW_KEYS))
+        self.assertEqual(self.metrics(self.free), {})
+
     def test_a_model_the_tenant_may_not_use_is_permission_denied(self):
         before = self.deepl_usage(SHOP)
         error = self.grpc_error(SHOP, model="tiny")
