@@ -35,27 +35,10 @@ std::string grpc_request_id(const grpc::ServerContextBase& context) {
   return std::string(found->second.data(), found->second.size());
 }
 
-RequestStatus check_tenant_access(ServiceContext& service, const v1::ModelSelector& selector,
-                                  std::string_view api_key, CallRecord& record) {
-  if (!service.api_keys.enabled()) return RequestStatus::Ok();
-  const std::optional<std::string> tenant = service.api_keys.tenant_name(api_key);
-  if (!tenant.has_value()) return service.api_keys.authenticate(api_key);
-  record.set_tenant(*tenant);
-  ServedModel* model = nullptr;
-  const RequestStatus routed = service.registry.find(
-      {selector.model(), selector.source_language(), selector.target_language()}, &model);
-  if (!routed.ok()) return RequestStatus::Ok();  // the translation path says why
-  record.set_model(model->name);                 // a refusal is counted under its model
-  return service.api_keys.check_model(api_key, model->name);
-}
-
-void refund_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                        std::string_view api_key, CallRecord& record) {
+void refund_translation(ServiceContext& service, std::string_view api_key, CallRecord& record) {
   if (!service.api_keys.enabled()) return;
-  std::int64_t characters = 0;
-  for (const std::string& text : request.texts()) characters += billed_characters(text);
-  service.api_keys.refund(api_key, characters);
-  record.add_charged_characters(-characters);
+  service.api_keys.refund(api_key, record.charged_characters());
+  record.add_charged_characters(-record.charged_characters());
 }
 
 CallRecord::CallRecord(ServiceContext& service, const char* method, const char* protocol,

@@ -47,19 +47,10 @@ std::string grpc_request_id(const grpc::ServerContextBase& context);
 
 class CallRecord;
 
-// With --api-keys, before prepare_translation (server/translation_entry.h): a listed key
-// (UNAUTHENTICATED) whose tenant may use the model `selector` routes to (PERMISSION_DENIED); the
-// record learns the tenant's name for the log line, and the model. A selector that routes nowhere
-// is left to the translation path to refuse. Charges nothing: prepare_translation charges a valid
-// call (ApiKeys::admit).
-RequestStatus check_tenant_access(ServiceContext& service, const v1::ModelSelector& selector,
-                                  std::string_view api_key, CallRecord& record);
-
-// Gives back what prepare_translation charged `api_key` for `request` (ApiKeys::refund), for a
-// call that submit_translation then refused (a full admission queue): a refused call is charged
-// nothing (`record` counts it so).
-void refund_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                        std::string_view api_key, CallRecord& record);
+// Gives back what prepare_translation charged `api_key` for the call `record` counts
+// (ApiKeys::refund), for a call that submit_translation then refused (a full admission queue): a
+// refused call is charged nothing.
+void refund_translation(ServiceContext& service, std::string_view api_key, CallRecord& record);
 
 class CallRecord {
  public:
@@ -82,6 +73,7 @@ class CallRecord {
   void add_cached_sentences(int sentences) { cached_sentences_ += sentences; }
   // Characters the call was charged (ApiKeys::admit), or given back (negative) by a refund.
   void add_charged_characters(std::int64_t characters) { charged_characters_ += characters; }
+  std::int64_t charged_characters() const { return charged_characters_; }
 
   // Records the metric and the log line and leaves the in-flight count. Call once.
   void complete(const RequestStatus& status);

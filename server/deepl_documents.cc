@@ -23,18 +23,15 @@ class DeepLDocuments::Job final : public JobObserver {
 
   RequestStatus start(ServiceContext& service, const v1::TranslateRequest& request,
                       const std::shared_ptr<Job>& self) {
-    RequestStatus status = check_tenant_access(service, request.model(), api_key_, record_);
-    if (status.ok()) {
-      status = prepare_translation(service, request, api_key_, Clock::time_point::max(), this,
-                                   record_, &pending_);
-    }
+    RequestStatus status = prepare_translation(service, request, api_key_, Clock::time_point::max(),
+                                               this, record_, &pending_);
     if (status.ok()) {
       std::lock_guard lock(mutex_);
       self_ = self;
     }
     if (status.ok()) {
       status = submit_translation(pending_);
-      if (!status.ok()) refund_translation(service, request, api_key_, record_);  // queue full
+      if (!status.ok()) refund_translation(service, api_key_, record_);  // queue full
     }
     if (!status.ok()) {
       std::lock_guard lock(mutex_);

@@ -53,8 +53,6 @@ class HttpTranslateCall final : public JobObserver {
     Clock::time_point deadline;
     status = deadline_of(request, decoded.timeout_seconds, &deadline);
     if (!status.ok()) return status;
-    status = check_tenant_access(service_, decoded.request.model(), decoded.api_key, record_);
-    if (!status.ok()) return status;
     status = prepare_translation(service_, decoded.request, decoded.api_key, deadline, this,
                                  record_, &pending_);
     if (!status.ok()) return status;
@@ -67,7 +65,7 @@ class HttpTranslateCall final : public JobObserver {
     respond_.on_client_gone([cancelled] { cancelled.cancel(); });
     RequestStatus queued = submit_translation(pending_);
     if (!queued.ok()) {  // queue full
-      refund_translation(service_, decoded.request, decoded.api_key, record_);
+      refund_translation(service_, decoded.api_key, record_);
     }
     return queued;
   }

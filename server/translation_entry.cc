@@ -1,5 +1,7 @@
 #include "server/translation_entry.h"
 
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "server/text_assembly.h"
@@ -26,11 +28,19 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
                                   PendingTranslation* pending) {
   // A caller without a listed key learns nothing of the models (nothing charged yet).
   if (RequestStatus known = service.api_keys.authenticate(api_key); !known.ok()) return known;
-  // Routed first, so that a call refused while draining is counted under its model.
+  if (std::optional<std::string> tenant = service.api_keys.tenant_name(api_key)) {
+    record.set_tenant(*tenant);  // the log line and the tenant metrics: never the key
+  }
+  // Routed first, so that a call refused while draining is counted under its model; a model the
+  // tenant may not use is refused before the request is looked at (nothing charged).
   const v1::ModelSelector& selector = request.model();
   RequestStatus routed = service.registry.find(
       {selector.model(), selector.source_language(), selector.target_language()}, &pending->model);
-  if (routed.ok()) record.set_model(pending->model->name);
+  if (routed.ok()) {
+    record.set_model(pending->model->name);
+    RequestStatus allowed = service.api_keys.check_model(api_key, pending->model->name);
+    if (!allowed.ok()) return allowed;
+  }
   if (service.draining.load()) return draining_status();
   if (!routed.ok()) return routed;
   RequestStatus valid =
@@ -38,7 +48,8 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   if (!valid.ok()) return valid;
   std::int64_t characters = 0;
   for (const std::string& text : request.texts()) characters += billed_characters(text);
-  if (RequestStatus charged = service.api_keys.admit(api_key, pending->model->name, characters);
+  // The tenant and its model were checked above.
+  if (RequestStatus charged = service.api_keys.admit(api_key, std::nullopt, characters);
       !charged.ok()) {
     return charged;
   }

@@ -35,7 +35,6 @@ class TranslationCall : public Reactor, public JobObserver {
     v1::TranslateRequest request;
     RequestStatus status = decode_translate_request(raw, &request);
     const std::string api_key = bearer_token(*context_);
-    if (status.ok()) status = check_tenant_access(service_, request.model(), api_key, record_);
     if (status.ok()) {
       status = prepare_translation(service_, request, api_key, steady_deadline(*context_), this,
                                    record_, &translation_);
@@ -43,7 +42,7 @@ class TranslationCall : public Reactor, public JobObserver {
     if (status.ok()) {
       prepare_results(translation_.texts());
       status = submit_translation(translation_);
-      if (!status.ok()) refund_translation(service_, request, api_key, record_);  // queue full
+      if (!status.ok()) refund_translation(service_, api_key, record_);  // queue full
     }
     if (!status.ok()) on_finish(status);
   }

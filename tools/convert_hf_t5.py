@@ -512,9 +512,7 @@ def convert(args):
         convert_onmt.write_vocabulary(os.path.join(args.output, f"{side}_vocab.txt"), tokens)
         shutil.copyfile(spm, os.path.join(args.output, f"{side}.spm.model"))
     config = build_config(args, settings, specials, start)
-    with open(os.path.join(args.output, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    convert_onmt.write_config(args.output, config)
     return config
 
 

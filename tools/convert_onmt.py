@@ -610,6 +610,13 @@ def write_weights(path, tensors, dtype_name, progress=None):
     os.replace(temp, path)
 
 
+def write_config(directory, config):
+    """directory/config.json, as every converter writes it."""
+    with open(os.path.join(directory, "config.json"), "w", encoding="utf-8") as f:
+        json.dump(config, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
 def write_vocabulary(path, tokens):
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write("".join(token + "\n" for token in tokens))
@@ -671,9 +678,7 @@ def convert(args):
         if given:
             shutil.copyfile(given, os.path.join(args.out_dir, target))
     config = build_config(args, opt, arch, position, start_token, version)
-    with open(os.path.join(args.out_dir, "config.json"), "w", encoding="utf-8") as f:
-        json.dump(config, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    write_config(args.out_dir, config)
     return config
 
 

@@ -77,26 +77,14 @@ Tensor decoder_step(const Model& model, const DecoderStepInput& input, DecoderSt
   const StepHistory& history = state.append_positions(input.positions);
   const StepAttentionPlan plan = plan_step_attention(arch, history, input.memory);
 
-  const int hidden_stride = CpuTransformerOps::hidden_stride(model);
   ScratchFloats x(static_cast<std::size_t>(rows) * arch.d_model);  // the embedding writes it whole
-  ScratchFloats normed(x.size());  // written by each layer norm before it is read
-  ScratchFloats hidden(static_cast<std::size_t>(rows) * hidden_stride);
-  ScratchFloats gate(arch.gated_ffn ? hidden.size() : 0);
-  ScratchFloats qkv(static_cast<std::size_t>(rows) * 3 * arch.d_model);
-  ScratchFloats context(x.size());
+  CpuForwardScratch scratch(model, rows);
   Tensor logits = Tensor::empty({rows, static_cast<int>(model.generator().out_features())});
   CpuTransformerOps ops(arch, {.history = &history, .plan = &plan, .memory = &input.memory});
   decoder_step_forward(
       ops, model.weights(), model.config(),
       {.ids = input.tokens.data(), .positions = input.positions.data(), .rows = rows},
-      {.x = x.data(),
-       .normed = normed.data(),
-       .hidden = hidden.data(),
-       .gate = gate.data(),
-       .hidden_stride = hidden_stride,
-       .qkv = qkv.data(),
-       .context = context.data()},
-      logits.data<float>());
+      scratch.buffers(x.data()), logits.data<float>());
   return logits;
 }
 

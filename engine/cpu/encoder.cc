@@ -25,23 +25,12 @@ EncodedBatch encode(const Model& model, const std::vector<std::vector<int>>& sou
   encoded.output = Tensor::empty({tokens, arch.d_model});
   encoded.memory_keys_values = Tensor::empty({tokens, model.memory_key_value().out_features()});
 
-  const int hidden_stride = CpuTransformerOps::hidden_stride(model);
-  ScratchFloats normed(static_cast<std::size_t>(tokens) * arch.d_model);
-  ScratchFloats hidden(static_cast<std::size_t>(tokens) * hidden_stride);
-  ScratchFloats gate(arch.gated_ffn ? hidden.size() : 0);
-  ScratchFloats qkv(static_cast<std::size_t>(tokens) * 3 * arch.d_model);
-  ScratchFloats context(static_cast<std::size_t>(tokens) * arch.d_model);
+  CpuForwardScratch scratch(model, tokens);
   CpuTransformerOps ops(arch, {.offsets = &encoded.offsets});
   encoder_forward(
       ops, model.weights(), model.config(),
       {.ids = ids.data(), .positions = positions.data(), .rows = tokens},
-      {.x = encoded.output.data<float>(),
-       .normed = normed.data(),
-       .hidden = hidden.data(),
-       .gate = gate.data(),
-       .hidden_stride = hidden_stride,
-       .qkv = qkv.data(),
-       .context = context.data()},
+      scratch.buffers(encoded.output.data<float>()),
       {{.first_row = 0, .rows = tokens, .out = encoded.memory_keys_values.data<float>()}});
   return encoded;
 }

@@ -23,7 +23,9 @@ float* CpuTransformerOps::scratch(ScratchFloats& buffer, long count) {
   return buffer.data();
 }
 
-int CpuTransformerOps::hidden_stride(const Model& model) {
+namespace {
+
+int hidden_stride(const Model& model) {
   // A stride of a multiple of 1 KiB (d_ff 1024: 4 KiB) puts the rows that BLIS's micro-kernel
   // reads together into the same cache sets; 16 floats more spreads them (the measured gain on
   // the output GEMMs: docs/PERFORMANCE.md "rpt vs CTranslate2 with packed int8 weights, own
@@ -32,6 +34,26 @@ int CpuTransformerOps::hidden_stride(const Model& model) {
   constexpr int kPadding = 16;
   const int d_ff = model.config().architecture.d_ff;
   return model.int8() ? d_ff : d_ff + kPadding;
+}
+
+}  // namespace
+
+CpuForwardScratch::CpuForwardScratch(const Model& model, int rows)
+    : hidden_stride_(hidden_stride(model)),
+      normed_(static_cast<std::size_t>(rows) * model.config().architecture.d_model),
+      hidden_(static_cast<std::size_t>(rows) * hidden_stride_),
+      gate_(model.config().architecture.gated_ffn ? hidden_.size() : 0),
+      qkv_(3 * normed_.size()),
+      context_(normed_.size()) {}
+
+ForwardBuffers CpuForwardScratch::buffers(float* x) {
+  return {.x = x,
+          .normed = normed_.data(),
+          .hidden = hidden_.data(),
+          .gate = gate_.data(),
+          .hidden_stride = hidden_stride_,
+          .qkv = qkv_.data(),
+          .context = context_.data()};
 }
 
 void CpuTransformerOps::embed(const Tensor& table, const int* ids, const int* positions, int count,

@@ -21,13 +21,22 @@ struct CpuAttentionContext {
   const std::vector<MemoryGroup>* memory = nullptr;
 };
 
+// The activations a CPU forward over `rows` rows works in (ForwardBuffers) but x, which the
+// caller owns: each written whole before it is read.
+class CpuForwardScratch {
+ public:
+  CpuForwardScratch(const Model& model, int rows);
+  ForwardBuffers buffers(float* x);
+
+ private:
+  int hidden_stride_;  // the FFN's inner rows, padded for float32 GEMMs
+  ScratchFloats normed_, hidden_, gate_, qkv_, context_;
+};
+
 class CpuTransformerOps final : public TransformerOps<HostStorage> {
  public:
   CpuTransformerOps(const ArchitectureConfig& architecture, const CpuAttentionContext& context)
       : arch_(architecture), context_(context) {}
-
-  // Row stride of the FFN's inner activations for `model`'s layers (padded for float32 GEMMs).
-  static int hidden_stride(const Model& model);
 
   std::size_t element_bytes() const override { return sizeof(float); }
   void embed(const Tensor& table, const int* ids, const int* positions, int count,
