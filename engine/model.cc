@@ -28,6 +28,7 @@ class ModelLoader {
 
   void load(int max_sequence_length) {
     const int d = arch_.d_model;
+    const int attention_dim = arch_.attention_dim();
     const int target_vocab = model_.target_vocabulary_->size();
     model_.weights_.decoder_embeddings = tensor("decoder.embeddings", {target_vocab, d});
     model_.weights_.encoder_embeddings =
@@ -62,10 +63,10 @@ class ModelLoader {
                                             /*bidirectional=*/false, max_sequence_length);
       const std::string cross = prefix + "cross_attention.";
       layer.cross_attention.norm = layer_norm(cross + "norm");
-      layer.cross_attention.query = linear(cross + "query", d, d, arch_.qkv_bias);
-      layer.cross_attention.output = linear(cross + "output", d, d, arch_.qkv_bias);
+      layer.cross_attention.query = linear(cross + "query", attention_dim, d, arch_.qkv_bias);
+      layer.cross_attention.output = linear(cross + "output", d, attention_dim, arch_.qkv_bias);
       for (const char* part : {"key", "value"}) {
-        LinearWeights projection = linear(cross + part, d, d, arch_.qkv_bias);
+        LinearWeights projection = linear(cross + part, attention_dim, d, arch_.qkv_bias);
         memory_weights.push_back(projection.weight);
         memory_biases.push_back(projection.bias);
       }
@@ -188,17 +189,18 @@ class ModelLoader {
   SelfAttentionWeights self_attention(const std::string& prefix, int k, bool bidirectional,
                                       int max_sequence_length) {
     const int d = arch_.d_model;
+    const int attention_dim = arch_.attention_dim();
     SelfAttentionWeights attention;
     attention.norm = layer_norm(prefix + "norm");
     std::vector<Tensor> weights;
     std::vector<Tensor> biases;
     for (const char* part : {"query", "key", "value"}) {
-      LinearWeights projection = linear(prefix + part, d, d, arch_.qkv_bias);
+      LinearWeights projection = linear(prefix + part, attention_dim, d, arch_.qkv_bias);
       weights.push_back(projection.weight);
       biases.push_back(projection.bias);
     }
     attention.qkv = fuse(weights, biases);
-    attention.output = linear(prefix + "output", d, d, arch_.qkv_bias);
+    attention.output = linear(prefix + "output", d, attention_dim, arch_.qkv_bias);
 
     const PositionConfig& position = config_.position;
     if (position.type == PositionType::kRelative && k > 0) {

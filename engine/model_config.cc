@@ -1,9 +1,12 @@
 #include "engine/model_config.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <sstream>
+#include <type_traits>
 
 #include "kernels/errors.h"
 
@@ -12,9 +15,42 @@ namespace {
 
 using nlohmann::json;
 
+// A config value of the right JSON type but out of range; reported as the file's error.
+struct ConfigValueError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Numbers read checked: nlohmann's get<int>() of 1e30 (or get<float>() of 1e300) is a cast out
+// of range, undefined behaviour.
+template <typename T>
+T read(const json& value, const char* key) {
+  if constexpr (std::is_same_v<T, int>) {
+    if (!value.is_number_integer() || value.get<long long>() < std::numeric_limits<int>::min() ||
+        value.get<long long>() > std::numeric_limits<int>::max() ||
+        (value.is_number_unsigned() &&
+         value.get<unsigned long long>() > std::numeric_limits<int>::max())) {
+      throw ConfigValueError(std::string(key) + " must be an integer in the int range");
+    }
+    return static_cast<int>(value.get<long long>());
+  } else if constexpr (std::is_same_v<T, float>) {
+    const double number = value.is_number() ? value.get<double>() : std::nan("");
+    if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<float>::max()) {
+      throw ConfigValueError(std::string(key) + " must be a finite float32 number");
+    }
+    return static_cast<float>(number);
+  } else {
+    return value.get<T>();
+  }
+}
+
 template <typename T>
 T value_or(const json& object, const char* key, T fallback) {
-  return object.contains(key) ? object.at(key).get<T>() : fallback;
+  return object.contains(key) ? read<T>(object.at(key), key) : fallback;
+}
+
+template <typename T>
+T required(const json& object, const char* key) {
+  return read<T>(object.at(key), key);
 }
 
 Activation parse_activation(const std::string& name, const std::string& origin) {
@@ -35,12 +71,23 @@ PositionType parse_position_type(const std::string& name, const std::string& ori
             "' (relative, t5_bucket, sinusoidal, none)");
 }
 
+// Far above any published model (MADLAD-400 10B: 16 heads of 256); keeps the widths' products
+// in range.
+constexpr long kMaxAttentionDim = 1L << 16;
+
 void validate(const ModelConfig& config, const std::string& origin) {
   const ArchitectureConfig& a = config.architecture;
   RPT_CHECK(a.encoder_layers > 0 && a.decoder_layers > 0, ModelError, origin,
             ": encoder_layers and decoder_layers must be positive");
-  RPT_CHECK(a.d_model > 0 && a.heads > 0 && a.d_model % a.heads == 0, ModelError, origin,
-            ": d_model (", a.d_model, ") must be a positive multiple of heads (", a.heads, ")");
+  RPT_CHECK(a.d_model > 0 && a.heads > 0, ModelError, origin,
+            ": d_model and heads must be positive");
+  RPT_CHECK(a.head_size >= 0, ModelError, origin, ": head_dim must be positive");
+  RPT_CHECK(a.head_size > 0 || a.d_model % a.heads == 0, ModelError, origin, ": d_model (",
+            a.d_model, ") must be a multiple of heads (", a.heads,
+            ") unless architecture.head_dim is given");
+  RPT_CHECK(static_cast<long>(a.heads) * a.head_dim() <= kMaxAttentionDim, ModelError, origin,
+            ": heads * head_dim (", static_cast<long>(a.heads) * a.head_dim(), ") exceeds ",
+            kMaxAttentionDim);
   RPT_CHECK(a.d_ff > 0, ModelError, origin, ": d_ff must be positive");
   RPT_CHECK(a.norm_eps > 0.0f, ModelError, origin, ": norm_eps must be positive");
   const PositionConfig& p = config.position;
@@ -80,7 +127,7 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
     const json root = json::parse(json_text);
     RPT_CHECK(value_or<std::string>(root, "format", "") == "rpt-model", ModelError, origin,
               " is not an rpt model config (\"format\" must be \"rpt-model\")");
-    const int version = root.at("format_version").get<int>();
+    const int version = required<int>(root, "format_version");
     RPT_CHECK(version <= kModelFormatVersion, ModelError, origin, " has format_version ", version,
               ", newer than this build supports (", kModelFormatVersion, "); upgrade rpt");
     config.name = value_or<std::string>(root, "name", "");
@@ -107,11 +154,14 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
 
     const json& a = root.at("architecture");
     ArchitectureConfig& arch = config.architecture;
-    arch.encoder_layers = a.at("encoder_layers").get<int>();
-    arch.decoder_layers = a.at("decoder_layers").get<int>();
-    arch.d_model = a.at("d_model").get<int>();
-    arch.heads = a.at("heads").get<int>();
-    arch.d_ff = a.at("d_ff").get<int>();
+    arch.encoder_layers = required<int>(a, "encoder_layers");
+    arch.decoder_layers = required<int>(a, "decoder_layers");
+    arch.d_model = required<int>(a, "d_model");
+    arch.heads = required<int>(a, "heads");
+    arch.head_size = value_or<int>(a, "head_dim", 0);
+    RPT_CHECK(!a.contains("head_dim") || arch.head_size > 0, ModelError, origin,
+              ": head_dim must be positive");
+    arch.d_ff = required<int>(a, "d_ff");
     arch.activation = parse_activation(value_or<std::string>(a, "activation", "relu"), origin);
     const auto placement = value_or<std::string>(a, "norm_placement", "pre");
     RPT_CHECK(placement == "pre" || placement == "post", ModelError, origin,
@@ -126,6 +176,7 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
     RPT_CHECK(feed_forward == "dense" || feed_forward == "gated", ModelError, origin,
               ": feed_forward must be dense or gated, not '", feed_forward, "'");
     arch.gated_ffn = feed_forward == "gated";
+    arch.scale_attention = value_or<bool>(a, "scale_attention", true);
     arch.embedding_scale = value_or<bool>(a, "embedding_scale", false);
     arch.qkv_bias = value_or<bool>(a, "qkv_bias", false);
     arch.ffn_bias = value_or<bool>(a, "ffn_bias", true);
@@ -146,6 +197,8 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
     pos.sinusoidal = value_or<bool>(p, "sinusoidal", pos.type == PositionType::kSinusoidal);
   } catch (const json::exception& error) {
     RPT_THROW(ModelError, origin, " is malformed: ", error.what());
+  } catch (const ConfigValueError& error) {
+    RPT_THROW(ModelError, origin, ": ", error.what());
   }
   validate(config, origin);
   return config;

@@ -34,6 +34,9 @@ struct ArchitectureConfig {
   int decoder_layers = 0;
   int d_model = 0;
   int heads = 0;
+  // Width of one head's queries, keys and values; 0: d_model / heads. T5 v1.1 and mT5 set it
+  // apart (6 heads of 64 in d_model 512), so attention works in heads * head_dim columns.
+  int head_size = 0;
   int d_ff = 0;
   Activation activation = Activation::kRelu;
   NormPlacement norm_placement = NormPlacement::kPre;
@@ -42,13 +45,18 @@ struct ArchitectureConfig {
   // The feed-forward's inner activations: act(gate x) * (inner x) (T5 v1.1) instead of
   // act(inner x).
   bool gated_ffn = false;
+  // Scores divided by sqrt(head_dim) (Vaswani et al.); T5 folded that into its weights and reads
+  // them unscaled.
+  bool scale_attention = true;
   bool embedding_scale = false;
   bool qkv_bias = false;
   bool ffn_bias = true;
   bool tied_generator = false;
   bool shared_embeddings = false;
 
-  int head_dim() const { return d_model / heads; }
+  int head_dim() const { return head_size > 0 ? head_size : d_model / heads; }
+  // Columns of the attention projections' outputs: queries, keys, values and the context.
+  int attention_dim() const { return heads * head_dim(); }
 };
 
 struct ModelConfig {

@@ -75,7 +75,7 @@ void attention_sub_layer(TransformerOps<Storage>& ops, const typename Storage::N
   }
   attend(in);
   ops.linear(output, {.in = buffers.context,
-                      .in_stride = arch.d_model,
+                      .in_stride = arch.attention_dim(),
                       .rows = rows,
                       .out = buffers.x,
                       .out_stride = arch.d_model,
@@ -83,7 +83,7 @@ void attention_sub_layer(TransformerOps<Storage>& ops, const typename Storage::N
   if (!pre_norm(arch)) ops.norm(norm, buffers.x, rows, buffers.x);
 }
 
-// buffers.qkv [rows, 3 d_model] = in W_qkv^T + b.
+// buffers.qkv [rows, 3 A] = in W_qkv^T + b (A: ArchitectureConfig::attention_dim).
 template <class Storage>
 void project_qkv(TransformerOps<Storage>& ops, const SelfAttentionOf<Storage>& attention,
                  const ArchitectureConfig& arch, const void* in, int rows,
@@ -92,7 +92,7 @@ void project_qkv(TransformerOps<Storage>& ops, const SelfAttentionOf<Storage>& a
                              .in_stride = arch.d_model,
                              .rows = rows,
                              .out = buffers.qkv,
-                             .out_stride = 3 * arch.d_model});
+                             .out_stride = 3 * arch.attention_dim()});
 }
 
 template <class Storage>
@@ -156,7 +156,7 @@ void decoder_step_forward(TransformerOps<Storage>& ops,
                                .in_stride = arch.d_model,
                                .rows = rows,
                                .out = buffers.qkv,
-                               .out_stride = arch.d_model});
+                               .out_stride = arch.attention_dim()});
       ops.cross_attention(index, buffers.qkv, rows, buffers.context);
     });
     feed_forward(ops, layer.ffn, arch, rows, buffers);

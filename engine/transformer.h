@@ -7,7 +7,8 @@
 // norm, a gated FFN, a position scheme) is made here once.
 //
 // Activations are [rows, d_model] in the device's memory and compute precision (float32 on the
-// CPU). Stateless; thread-safe as far as the ops are.
+// CPU); attention works in A = heads * head_dim columns (ArchitectureConfig::attention_dim,
+// d_model for most models). Stateless; thread-safe as far as the ops are.
 #pragma once
 
 #include <cstddef>
@@ -51,18 +52,18 @@ class TransformerOps {
   // in.
   virtual void norm(const typename Storage::Norm& weights, const void* in, int rows, void* out) = 0;
   virtual void linear(const typename Storage::Linear& layer, const LinearCall& call) = 0;
-  // The attention cores: context [rows, d_model] from projected queries, keys and values, before
+  // The attention cores: context [rows, A] from projected queries, keys and values, before
   // the output projection. `weights` gives the position terms (relative tables, T5 bias).
   //
-  // Encoder self-attention: qkv [rows, 3 d_model] (query, key, value columns) of the encoder
+  // Encoder self-attention: qkv [rows, 3 A] (query, key, value columns) of the encoder
   // batch the ops were made for; each row attends to its own sentence's rows.
   virtual void packed_self_attention(const SelfAttentionOf<Storage>& weights, const void* qkv,
                                      int rows, void* context) = 0;
-  // Decoder self-attention of layer `layer`: the step's keys and values (in qkv [rows,
-  // 3 d_model]) join each row's cache, then each row attends to its cached positions.
+  // Decoder self-attention of layer `layer`: the step's keys and values (in qkv [rows, 3 A])
+  // join each row's cache, then each row attends to its cached positions.
   virtual void cached_self_attention(const SelfAttentionOf<Storage>& weights, int layer,
                                      const void* qkv, int rows, void* context) = 0;
-  // Cross-attention of decoder layer `layer`: query [rows, d_model] over each row's sentence's
+  // Cross-attention of decoder layer `layer`: query [rows, A] over each row's sentence's
   // encoder memory.
   virtual void cross_attention(int layer, const void* query, int rows, void* context) = 0;
   // x [rows, cols] (row stride `stride`) *= y, element by element (a gated feed-forward).
@@ -87,13 +88,13 @@ struct ForwardBuffers {
   void* hidden = nullptr;   // [rows, hidden_stride]: the FFN's inner activations
   void* gate = nullptr;     // [rows, hidden_stride]: a gated FFN's linear half; else unused
   int hidden_stride = 0;    // >= d_ff
-  void* qkv = nullptr;      // [rows, 3 d_model]: self-attention's projections; cross-attention's
-                            // query [rows, d_model]
-  void* context = nullptr;  // [rows, d_model]: an attention core's output
+  void* qkv = nullptr;      // [rows, 3 A]: self-attention's projections; cross-attention's
+                            // query [rows, A]
+  void* context = nullptr;  // [rows, A]: an attention core's output
 };
 
 // Where the encoder writes the keys and values of rows [first_row, first_row + rows):
-// out [rows, decoder_layers * 2 * d_model], in the device's memory.
+// out [rows, decoder_layers * 2 A], in the device's memory.
 struct MemorySlice {
   int first_row = 0;
   int rows = 0;

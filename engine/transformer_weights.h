@@ -16,9 +16,10 @@ namespace rpt {
 template <class Storage>
 struct SelfAttentionOf {
   typename Storage::Norm norm;
-  typename Storage::Linear qkv;     // [3 * d_model, d_model]: query rows, key rows, value rows
-  typename Storage::Linear output;  // [d_model, d_model]
-  int max_relative_position = 0;    // k; 0: no relative term
+  // A = heads * head_dim (ArchitectureConfig::attention_dim), d_model for most models.
+  typename Storage::Linear qkv;             // [3 A, d_model]: query rows, key rows, value rows
+  typename Storage::Linear output;          // [d_model, A]
+  int max_relative_position = 0;            // k; 0: no relative term
   typename Storage::Table relative_keys;    // [2k+1, head_dim]
   typename Storage::Table relative_values;  // [2k+1, head_dim]; may share relative_keys' storage
   // T5: [heads, 2 * max_offset + 1] float32 on every device; the bias of offset o at
@@ -29,8 +30,8 @@ struct SelfAttentionOf {
 template <class Storage>
 struct CrossAttentionOf {
   typename Storage::Norm norm;
-  typename Storage::Linear query;   // [d_model, d_model]
-  typename Storage::Linear output;  // [d_model, d_model]
+  typename Storage::Linear query;   // [A, d_model]
+  typename Storage::Linear output;  // [d_model, A]
 };
 
 template <class Storage>
@@ -63,7 +64,7 @@ struct TransformerWeightsOf {
   typename Storage::Norm encoder_norm;  // pre-norm models only
   typename Storage::Norm decoder_norm;
   // Keys and values of the encoder output for every decoder layer, fused:
-  // [decoder_layers * 2 * d_model, d_model]; layer l's keys at rows [2 l d, (2 l + 1) d).
+  // [decoder_layers * 2 A, d_model]; layer l's keys at rows [2 l A, (2 l + 1) A).
   typename Storage::Linear memory_key_value;
   // [target_vocab, d_model]; its bias float32 on every device (the logits are float32).
   typename Storage::Linear generator;

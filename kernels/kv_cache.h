@@ -1,8 +1,8 @@
 // The decoder's self-attention cache on the device side of the engine: one buffer holds, for
 // every row (a beam of a sentence), every decoder layer's keys and values of every position:
 //
-//   cache [rows, layers, capacity, 2, d_model]   (position p of layer l of row r: keys, then
-//   values)
+//   cache [rows, layers, capacity, 2, width]   (position p of layer l of row r: keys, then
+//   values; width = heads * head_dim, the model's attention_dim)
 //
 // Two ops keep it: append writes this step's key and value of one layer for every row at the
 // row's own position (rows may sit at different steps); gather rearranges rows between steps
@@ -17,9 +17,9 @@ namespace rpt::kernels {
 struct CacheLayout {
   int layers = 0;
   int capacity = 0;  // positions per row and layer
-  int d_model = 0;
-  long row_elements() const { return static_cast<long>(layers) * capacity * 2 * d_model; }
-  long layer_elements() const { return static_cast<long>(capacity) * 2 * d_model; }
+  int width = 0;     // of one position's keys (and of its values)
+  long row_elements() const { return static_cast<long>(layers) * capacity * 2 * width; }
+  long layer_elements() const { return static_cast<long>(capacity) * 2 * width; }
 };
 
 struct CacheAppendArgs {
@@ -27,10 +27,10 @@ struct CacheAppendArgs {
   CacheLayout layout;
   int layer = 0;
   int rows = 0;
-  const void* qkv = nullptr;  // [rows, qkv_stride]: the key at column d_model, value at 2 d_model
+  const void* qkv = nullptr;  // [rows, qkv_stride]: the key at column width, value at 2 width
   int qkv_stride = 0;
   const int* positions = nullptr;  // [rows] (device for CUDA): where each row writes, < capacity
-  void* cache = nullptr;           // [rows, layers, capacity, 2, d_model]
+  void* cache = nullptr;           // [rows, layers, capacity, 2, width]
 };
 
 // The CPU engine keeps its cache as a tree of positions (engine/cpu/position_tree.h); these
@@ -41,12 +41,12 @@ struct CacheGatherArgs {
   Precision precision = Precision::kFloat32;
   CacheLayout layout;        // of both caches
   int rows = 0;              // rows of `out`
-  const void* in = nullptr;  // [any rows, layers, capacity, 2, d_model]
+  const void* in = nullptr;  // [any rows, layers, capacity, 2, width]
   // [rows] (device for CUDA): out row r copies positions [0, lengths[r]) of every layer of in
   // row parents[r]; parents[r] < 0 leaves out row r untouched (a new sentence).
   const int* parents = nullptr;
   const int* lengths = nullptr;
-  void* out = nullptr;  // [rows, layers, capacity, 2, d_model]; must not alias in
+  void* out = nullptr;  // [rows, layers, capacity, 2, width]; must not alias in
 };
 
 void cache_gather_cuda(const CacheGatherArgs& args, CudaStream stream);
@@ -58,7 +58,7 @@ struct CacheResizeArgs {
   int rows = 0;
   CacheLayout in_layout;
   const void* in = nullptr;
-  CacheLayout out_layout;  // same layers and d_model
+  CacheLayout out_layout;  // same layers and width
   void* out = nullptr;
 };
 

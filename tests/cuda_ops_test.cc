@@ -249,21 +249,21 @@ TEST_P(CudaPrecisionTest, Embedding) {
   }
 }
 
-// Cache layouts whose copy units differ: d_model 8 moves 16-byte units, 4 (float16) 8-byte
+// Cache layouts whose copy units differ: width 8 moves 16-byte units, 4 (float16) 8-byte
 // units, 3 the element itself.
 struct CacheShape {
   CacheLayout layout;
   int qkv_stride;
 };
-const CacheShape kCacheShapes[] = {{{.layers = 3, .capacity = 5, .d_model = 8}, 24},
-                                   {{.layers = 2, .capacity = 5, .d_model = 4}, 12},
-                                   {{.layers = 2, .capacity = 5, .d_model = 3}, 10}};
+const CacheShape kCacheShapes[] = {{{.layers = 3, .capacity = 5, .width = 8}, 24},
+                                   {{.layers = 2, .capacity = 5, .width = 4}, 12},
+                                   {{.layers = 2, .capacity = 5, .width = 3}, 10}};
 
 TEST_P(CudaPrecisionTest, CacheAppendAtEachRowsPosition) {
   const Precision precision = GetParam();
   const std::size_t element_bytes = precision_size(precision);
   for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(::testing::Message() << "d_model " << shape.layout.d_model);
+    SCOPED_TRACE(::testing::Message() << "width " << shape.layout.width);
     const int rows = 4;
     const std::vector<int> positions = {0, 4, 2, 3};
     const auto qkv = random_bytes(rows * shape.qkv_stride * element_bytes);
@@ -290,7 +290,7 @@ TEST_P(CudaPrecisionTest, CacheGatherBeamParentsAndNewRows) {
   const Precision precision = GetParam();
   const std::size_t element_bytes = precision_size(precision);
   for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(::testing::Message() << "d_model " << shape.layout.d_model);
+    SCOPED_TRACE(::testing::Message() << "width " << shape.layout.width);
     const int in_rows = 3, out_rows = 5;
     // Row 1 is a new sentence (untouched); rows 0 and 3 share a parent at different lengths.
     const std::vector<int> parents = {2, -1, 0, 2, 1};
@@ -322,7 +322,7 @@ TEST_P(CudaPrecisionTest, CacheResizeGrowAndShrink) {
   for (const CacheShape& shape : kCacheShapes) {
     for (const int new_capacity : {8, 2}) {
       SCOPED_TRACE(::testing::Message()
-                   << "d_model " << shape.layout.d_model << " capacity " << new_capacity);
+                   << "width " << shape.layout.width << " capacity " << new_capacity);
       const int rows = 3;
       CacheLayout out_layout = shape.layout;
       out_layout.capacity = new_capacity;

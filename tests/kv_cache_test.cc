@@ -52,8 +52,8 @@ TYPED_TEST_SUITE(KvCacheTest, ElementTypes);
 
 TYPED_TEST(KvCacheTest, AppendWritesKeyAndValueAtEachRowsOwnPosition) {
   using T = TypeParam;
-  // 2 layers, capacity 3, d_model 2: a position holds [k0 k1 v0 v1], a layer 12, a row 24.
-  const CacheLayout layout{.layers = 2, .capacity = 3, .d_model = 2};
+  // 2 layers, capacity 3, width 2: a position holds [k0 k1 v0 v1], a layer 12, a row 24.
+  const CacheLayout layout{.layers = 2, .capacity = 3, .width = 2};
   ASSERT_EQ(layout.row_elements(), 24);
   // qkv rows of stride 7 (one padding column): row r column c holds 100 r + c + 1, so the key
   // is 100 r + {3, 4} and the value 100 r + {5, 6}.
@@ -93,8 +93,8 @@ TYPED_TEST(KvCacheTest, AppendWritesKeyAndValueAtEachRowsOwnPosition) {
 
 TYPED_TEST(KvCacheTest, GatherCopiesParentPrefixesAndSkipsNewRows) {
   using T = TypeParam;
-  const CacheLayout layout{.layers = 2, .capacity = 3, .d_model = 2};  // rows of 24
-  const std::vector<T> in = this->numbered(3 * 24);                    // in element i holds i + 1
+  const CacheLayout layout{.layers = 2, .capacity = 3, .width = 2};  // rows of 24
+  const std::vector<T> in = this->numbered(3 * 24);                  // in element i holds i + 1
   // Beam reordering: two rows continue row 2 (at different lengths), one continues row 0, one
   // is a new sentence and keeps what it had.
   const std::vector<int> parents = {2, -1, 0, 2};
@@ -120,9 +120,9 @@ TYPED_TEST(KvCacheTest, GatherCopiesParentPrefixesAndSkipsNewRows) {
 
 TYPED_TEST(KvCacheTest, ResizeGrowthKeepsEveryPositionAndShrinkKeepsThePrefix) {
   using T = TypeParam;
-  // 2 rows, 2 layers, d_model 1: a position holds [k v]; capacity 2 -> 3.
-  const CacheLayout small{.layers = 2, .capacity = 2, .d_model = 1};  // layers of 4, rows of 8
-  const CacheLayout large{.layers = 2, .capacity = 3, .d_model = 1};  // layers of 6, rows of 12
+  // 2 rows, 2 layers, width 1: a position holds [k v]; capacity 2 -> 3.
+  const CacheLayout small{.layers = 2, .capacity = 2, .width = 1};  // layers of 4, rows of 8
+  const CacheLayout large{.layers = 2, .capacity = 3, .width = 1};  // layers of 6, rows of 12
   const std::vector<T> in = this->numbered(2 * 8);
   std::vector<T> grown(2 * 12, this->kUntouched);
   cache_resize_cpu({.precision = this->kPrecision,

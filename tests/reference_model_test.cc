@@ -1,7 +1,8 @@
 // The engine against the direct double-precision reference (tests/support) on synthetic models
 // covering every configuration the format allows: Shaw with shared or separate tables, k per
 // stack, T5 buckets, sinusoidal, no positions, pre- and post-norm, biases, activations, fp16,
-// and the T5 family's RMS norm and gated feed-forward (tools/convert_hf_t5.py).
+// and the T5 family's RMS norm, gated feed-forward, unscaled scores and heads * head_dim != d_model
+// (tools/convert_hf_t5.py).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -88,6 +89,18 @@ std::vector<Variant> variants() {
     c.architecture.norm_placement = NormPlacement::kPost;  // the variants compose
     c.architecture.activation = Activation::kRelu;
     out.push_back({"t5_gated_relu_post", c});
+    // T5 v1.1-small / mT5 / MADLAD: heads * head_dim != d_model, scores read unscaled.
+    c.architecture.norm_placement = NormPlacement::kPre;
+    c.architecture.activation = Activation::kGeluTanh;
+    c.architecture.head_size = 6;  // 3 heads of 6: attention 18 wide in d_model 12
+    c.architecture.scale_attention = false;
+    out.push_back({"t5_wide_heads_unscaled", c});
+  }
+  {
+    ModelConfig c = base_config();  // narrower attention than the model, with relative tables
+    c.architecture.head_size = 2;
+    c.position.separate_relative_values = true;
+    out.push_back({"shaw_narrow_heads", c});
   }
   out.push_back({"shaw_float16", base_config(), "float16"});
   return out;

@@ -188,5 +188,46 @@ TEST(ModelLoad, RefusesT5BucketsWithoutRoomForTheLogarithmicBins) {
   EXPECT_THROW(ModelConfig::parse(few, "t5_bucket"), ModelError);
 }
 
+// architecture.head_dim sets the attention width apart from d_model (T5 v1.1-small, mT5,
+// MADLAD); numbers out of their type's range are refused by name, never cast.
+TEST(ModelLoad, ReadsHeadDimAndRefusesOutOfRangeNumbers) {
+  std::string text;
+  {
+    std::ifstream in(testing::source_dir() + "/tests/fixtures/t5_bucket/model/config.json");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto with = [&](const std::string& fields) {
+    std::string changed = text;
+    const auto at = changed.find("\"architecture\": {");
+    EXPECT_NE(at, std::string::npos);
+    changed.insert(at + std::string("\"architecture\": {").size(), fields);
+    return changed;
+  };
+  const ModelConfig plain = ModelConfig::parse(text, "t5_bucket");
+  EXPECT_EQ(plain.architecture.attention_dim(), plain.architecture.d_model);
+  EXPECT_TRUE(plain.architecture.scale_attention);
+  const ModelConfig wide =
+      ModelConfig::parse(with(R"("head_dim": 40, "scale_attention": false, )"), "wide");
+  EXPECT_EQ(wide.architecture.head_dim(), 40);
+  EXPECT_EQ(wide.architecture.attention_dim(), 40 * wide.architecture.heads);
+  EXPECT_FALSE(wide.architecture.scale_attention);
+  for (const std::string& bad :
+       {std::string(R"("head_dim": 0, )"), std::string(R"("head_dim": 65536, )"),
+        std::string(R"("head_dim": 1e30, )"), std::string(R"("head_dim": 4294967296, )"),
+        std::string(R"("scale_attention": 3, )"), std::string(R"("head_dim": "64", )")}) {
+    try {
+      ModelConfig::parse(with(bad), "bad");
+      FAIL() << "accepted " << bad;
+    } catch (const ModelError& error) {
+      EXPECT_NE(error.message().find("bad"), std::string::npos) << error.message();
+    }
+  }
+  std::string huge_eps = text;
+  const std::string eps = "\"norm_eps\": 1e-06";
+  ASSERT_NE(huge_eps.find(eps), std::string::npos);
+  huge_eps.replace(huge_eps.find(eps), eps.size(), "\"norm_eps\": 1e300");
+  EXPECT_THROW(ModelConfig::parse(huge_eps, "bad"), ModelError);
+}
+
 }  // namespace
 }  // namespace rpt

@@ -44,13 +44,13 @@ Mapping (HF name -> rpt name; {s} is encoder or decoder, i a block, F the block'
     {s}.final_layer_norm                       {s}.norm.gamma
     lm_head (or shared, below)                 generator.weight
 
-(".weight" left out on both sides.) Two rewrites make rpt's computation equal to T5's:
+(".weight" left out on both sides.) Weights are copied as they are, with one rewrite; the
+config says the rest:
 
   * T5 does not scale attention scores by 1/sqrt(d_kv) (Mesh TensorFlow folded it into the
-    initialisation); rpt does. Every self- and cross-attention query weight is written multiplied
-    by sqrt(d_kv), so that (q sqrt(d_kv)) k^T / sqrt(d_kv) = q k^T. d_kv must be a power of 4 (64
-    is): its square root is then a power of two and the product is exact in every float format,
-    and the engine's 1/sqrt(d_kv) is exact too. Other values are refused.
+    initialisation): `architecture.scale_attention` false. d_kv is written as
+    `architecture.head_dim`, so attention is num_heads * d_kv wide whatever d_model is (Flan-T5-
+    small and mT5-small: 6 heads of 64 in 512; MADLAD-400 3B: 16 of 128 in 1024).
   * With tie_word_embeddings (T5 v1.0) T5ForConditionalGeneration multiplies the decoder output
     by d_model**-0.5 before the tied LM head; the converter writes generator.weight = shared *
     d_model**-0.5 (exact when d_model is a power of 4, else within one float32 rounding per
@@ -65,8 +65,7 @@ one line per embedding row.
 
 Refused, each with a message naming the value: model_type other than t5 and mt5 (umt5 has a
 relative bias in every layer), is_encoder_decoder false, feed_forward_proj other than relu,
-gated-relu and gated-gelu, d_kv * num_heads != d_model (Flan-T5-small, T5 v1.1-small and
-mT5-small: 6 heads of 64 in 512; t5-3b, t5-11b, MADLAD), d_kv not a power of 4, bucket settings
+gated-relu and gated-gelu, bucket settings
 the engine cannot run, an lm_head or encoder.embed_tokens that differ from what the config says
 they are tied to, missing tensors, tensors of the wrong shape, and any tensor the mapping does
 not use (except decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight, which
@@ -135,10 +134,6 @@ def hf_settings(hf):
     }
 
 
-def _power_of_4(n):
-    return isinstance(n, int) and n > 0 and n & (n - 1) == 0 and (n.bit_length() - 1) % 2 == 0
-
-
 def _refusals(s):
     """(key, value, reason) for everything in the config the engine cannot run."""
     model_type = s["model_type"]
@@ -150,13 +145,7 @@ def _refusals(s):
         ("is_encoder_decoder", not s["is_encoder_decoder"], "only encoder-decoder models"),
         ("feed_forward_proj", s["feed_forward_proj"] not in FEED_FORWARD,
          "only relu, gated-relu and gated-gelu"),
-        ("d_kv", s["d_kv"] * s["num_heads"] != s["d_model"],
-         f"d_kv * num_heads = {s['d_kv'] * s['num_heads']} differs from d_model "
-         f"{s['d_model']} (attention narrower or wider than the model, as in Flan-T5-small, "
-         "mT5-small, t5-3b or MADLAD): not supported yet"),
-        ("d_kv", not _power_of_4(s["d_kv"]),
-         "the query weights are scaled by sqrt(d_kv), exact only when d_kv is a power of 4 "
-         "(16, 64, 256)"),
+        ("d_kv", s["d_kv"] <= 0, "must be positive"),
         ("relative_attention_num_buckets", s["buckets"] < 4,
          "T5 buckets need at least 4 (split by direction, then exact / logarithmic)"),
         ("relative_attention_max_distance", s["max_distance"] <= s["buckets"] // 2,
@@ -244,13 +233,10 @@ def _same(a, b):
     return a.shape == b.shape and torch.equal(a.float(), b.float())
 
 
-def _attention(state, out, src, query_scale, relative_bias=None):
+def _attention(state, out, src, relative_bias=None):
     tensors = []
     for ours, theirs in (("query", "q"), ("key", "k"), ("value", "v"), ("output", "o")):
-        weight = state.take(f"{src}.{theirs}.weight").float()
-        if ours == "query":
-            weight = weight * query_scale  # a power of two: exact
-        tensors.append((f"{out}.{ours}.weight", weight))
+        tensors.append((f"{out}.{ours}.weight", state.take(f"{src}.{theirs}.weight")))
     if relative_bias is not None:
         tensors.append((out + ".relative_bias", relative_bias))
     return tensors
@@ -266,7 +252,7 @@ def _ffn(state, out, src, norm_src, gated):
     return tensors + [(out + ".outer.weight", state.take(src + ".wo.weight"))]
 
 
-def _stack(state, stack, layers, query_scale, gated):
+def _stack(state, stack, layers, gated):
     """One stack's layers and final norm; the relative bias of block 0 goes to every layer."""
     bias = state.take(f"{stack}.block.0.layer.0.SelfAttention.relative_attention_bias.weight")
     tensors = []
@@ -274,14 +260,12 @@ def _stack(state, stack, layers, query_scale, gated):
         out, src = f"{stack}.layer_{i}", f"{stack}.block.{i}.layer"
         tensors.append((out + ".self_attention.norm.gamma",
                         state.take(f"{src}.0.layer_norm.weight")))
-        tensors += _attention(state, out + ".self_attention", f"{src}.0.SelfAttention",
-                              query_scale, bias)
+        tensors += _attention(state, out + ".self_attention", f"{src}.0.SelfAttention", bias)
         ffn = 1
         if stack == "decoder":
             tensors.append((out + ".cross_attention.norm.gamma",
                             state.take(f"{src}.1.layer_norm.weight")))
-            tensors += _attention(state, out + ".cross_attention", f"{src}.1.EncDecAttention",
-                                  query_scale)
+            tensors += _attention(state, out + ".cross_attention", f"{src}.1.EncDecAttention")
             ffn = 2
         tensors += _ffn(state, out + ".ffn", f"{src}.{ffn}.DenseReluDense",
                         f"{src}.{ffn}.layer_norm.weight", gated)
@@ -300,11 +284,10 @@ def collect_tensors(weights, settings):
         if state.has(name) and not _same(state.take(name), shared):
             raise ConversionError(f"{name} differs from shared.weight: T5's stacks share one "
                                   "embedding, and rpt's shared_embeddings needs them equal")
-    query_scale = float(2 ** ((settings["d_kv"].bit_length() - 1) // 2))  # sqrt(d_kv)
     gated = FEED_FORWARD[settings["feed_forward_proj"]][0] == "gated"
-    tensors = _stack(state, "encoder", settings["num_layers"], query_scale, gated)
+    tensors = _stack(state, "encoder", settings["num_layers"], gated)
     tensors.append(("decoder.embeddings", shared))
-    tensors += _stack(state, "decoder", settings["num_decoder_layers"], query_scale, gated)
+    tensors += _stack(state, "decoder", settings["num_decoder_layers"], gated)
     if settings["tie_word_embeddings"]:
         if state.has("lm_head.weight") and not _same(state.take("lm_head.weight"), shared):
             raise ConversionError("tie_word_embeddings is true but lm_head.weight differs from "
@@ -321,13 +304,13 @@ def collect_tensors(weights, settings):
 
 
 def _expected_shape(name, s, rows):
-    d, d_ff = s["d_model"], s["d_ff"]
+    d, d_ff, inner = s["d_model"], s["d_ff"], s["num_heads"] * s["d_kv"]
     if name in ("decoder.embeddings", "generator.weight"):
         return [rows, d]
     for suffix, shape in ((".relative_bias", [s["buckets"], s["num_heads"]]),
                           (".gamma", [d]), ("ffn.gate.weight", [d_ff, d]),
                           ("ffn.inner.weight", [d_ff, d]), ("ffn.outer.weight", [d, d_ff]),
-                          (".weight", [d, d])):
+                          ("output.weight", [d, inner]), (".weight", [inner, d])):
         if name.endswith(suffix):
             return shape
     raise AssertionError(name)
@@ -449,6 +432,8 @@ def build_config(args, settings, specials, start):
         "decoder_layers": settings["num_decoder_layers"],
         "d_model": settings["d_model"],
         "heads": settings["num_heads"],
+        "head_dim": settings["d_kv"],
+        "scale_attention": False,
         "d_ff": settings["d_ff"],
         "activation": activation,
         "norm": "rms_norm",

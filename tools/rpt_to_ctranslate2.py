@@ -51,6 +51,11 @@ def check_supported(config):
         problems.append("embedding_scale without sinusoidal encodings (or the reverse)")
     if arch["activation"] not in ACTIVATIONS:
         problems.append(f"activation {arch['activation']}")
+    if arch.get("norm", "layer_norm") != "layer_norm" or arch.get("feed_forward", "dense") != "dense":
+        problems.append("RMS norm or gated feed-forward (convert the Hugging Face checkpoint with "
+                        "CTranslate2's own converter)")
+    if "head_dim" in arch or not arch.get("scale_attention", True):
+        problems.append("head_dim or unscaled attention")
     if problems:
         raise UnsupportedModel("CTranslate2 cannot run this model exactly: " + "; ".join(problems))
 

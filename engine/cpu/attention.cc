@@ -18,15 +18,22 @@ long attention_task_cost(int keys, int head_dim) { return 2L * keys * head_dim +
 // Below two chunks of this (a few µs of work), one thread does the step's attention alone.
 constexpr long kMinAttentionChunkCost = 1L << 14;
 
-// The queries of `rows` tokens (row stride `stride`) divided by sqrt(head_dim), copied out to a
-// contiguous [rows, heads, head_dim] so that the key-term GEMM covers all rows and heads at once.
-ScratchFloats scaled_queries(const float* queries, long stride, int rows, int d, int head_dim) {
+// The queries of `rows` tokens (row stride `stride`) divided by sqrt(head_dim) (unless the model
+// reads its scores unscaled, as T5), copied out to a contiguous [rows, heads, head_dim] so that
+// the key-term GEMM covers all rows and heads at once.
+ScratchFloats scaled_queries(const float* queries, long stride, int rows,
+                             const ArchitectureConfig& architecture) {
+  const int d = architecture.attention_dim();
   ScratchFloats scaled(static_cast<std::size_t>(rows) * d);
-  const float scale = std::sqrt(static_cast<float>(head_dim));
+  const float scale = std::sqrt(static_cast<float>(architecture.head_dim()));
   for (int r = 0; r < rows; ++r) {
     const float* q = queries + r * stride;
     float* out = scaled.data() + static_cast<long>(r) * d;
-    for (int i = 0; i < d; ++i) out[i] = q[i] / scale;
+    if (architecture.scale_attention) {
+      for (int i = 0; i < d; ++i) out[i] = q[i] / scale;
+    } else {
+      std::copy_n(q, d, out);
+    }
   }
   return scaled;
 }
@@ -49,7 +56,7 @@ RelativeTerms relative_terms(const SelfAttentionWeights& weights, const float* s
   const int query_rows = rows * heads;
   terms.key_term.resize(static_cast<std::size_t>(query_rows) * terms.width);
   terms.bucket_sums.assign(static_cast<std::size_t>(query_rows) * terms.width, 0.0f);
-  // P = (Q / sqrt(d)) K_rel^T: [rows * heads, head_dim] x [head_dim, 2k+1], one GEMM.
+  // P = (Q / sqrt(head_dim)) K_rel^T: [rows * heads, head_dim] x [head_dim, 2k+1], one GEMM.
   kernels::gemm_cpu({.transpose_b = true,
                      .m = query_rows,
                      .n = terms.width,
@@ -104,7 +111,7 @@ kernels::RelativeSoftmaxArgs softmax_args(const SelfAttentionWeights& weights, R
 void self_attention_forward(const SelfAttentionWeights& weights,
                             const ArchitectureConfig& architecture, const float* qkv,
                             const std::vector<int>& offsets, float* context) {
-  const int d = architecture.d_model;
+  const int d = architecture.attention_dim();
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
   const int sequences = static_cast<int>(offsets.size()) - 1;
@@ -114,7 +121,7 @@ void self_attention_forward(const SelfAttentionWeights& weights,
     longest = std::max(
         longest, offsets[static_cast<std::size_t>(b) + 1] - offsets[static_cast<std::size_t>(b)]);
   }
-  const ScratchFloats scaled_query = scaled_queries(qkv, 3L * d, tokens, d, head_dim);
+  const ScratchFloats scaled_query = scaled_queries(qkv, 3L * d, tokens, architecture);
   RelativeTerms terms = relative_terms(weights, scaled_query.data(), tokens, heads, head_dim);
 
   // Every (sequence, head) is independent, and writes its slice of context: one task each across
@@ -196,11 +203,11 @@ void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture, const float* qkv,
                          const StepHistory& history, const StepAttentionPlan& plan, int layer,
                          float* context) {
-  const int d = architecture.d_model;
+  const int d = architecture.attention_dim();
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
   const int rows = history.rows();
-  const ScratchFloats scaled_query = scaled_queries(qkv, 3L * d, rows, d, head_dim);
+  const ScratchFloats scaled_query = scaled_queries(qkv, 3L * d, rows, architecture);
   RelativeTerms terms = relative_terms(weights, scaled_query.data(), rows, heads, head_dim);
 
   // (row, head) pairs are independent: each writes only its own head's slice of its row's new
@@ -251,11 +258,11 @@ void self_attention_step(const SelfAttentionWeights& weights,
 void cross_attention_step(const ArchitectureConfig& architecture, const float* query,
                           const std::vector<MemoryGroup>& groups, const StepAttentionPlan& plan,
                           int layer, float* context) {
-  const int d = architecture.d_model;
+  const int d = architecture.attention_dim();
   const auto rows = static_cast<int>(plan.memory_group.size());
   const int heads = architecture.heads;
   const int head_dim = architecture.head_dim();
-  const ScratchFloats scaled_query = scaled_queries(query, d, rows, d, head_dim);
+  const ScratchFloats scaled_query = scaled_queries(query, d, rows, architecture);
 
   // Each (row, head) of a row in a group writes its slice; a row no group covers keeps zeros.
   for (int r = 0; r < rows; ++r) {

@@ -14,19 +14,19 @@
 namespace rpt {
 
 // The attention cores (engine/transformer.h): queries, keys and values already projected, the
-// context written before the output projection.
+// context written before the output projection. A = heads * head_dim (attention_dim).
 
 // Encoder self-attention over packed sequences: sequence b is rows offsets[b] .. offsets[b + 1].
 void self_attention_forward(const SelfAttentionWeights& weights,
                             const ArchitectureConfig& architecture,
-                            const float* qkv,  // [tokens, 3 d_model]: query, key, value
+                            const float* qkv,                 // [tokens, 3 A]: query, key, value
                             const std::vector<int>& offsets,  // [sequences + 1]
-                            float* context);                  // [tokens, d_model]
+                            float* context);                  // [tokens, A]
 
 // The self-attention history of a decoder step's rows (engine/cpu/position_tree.h): row r at
 // position t has t + 1 cached positions, positions[first[r]] .. positions[first[r] + t], its own
 // new one last. Each points at that position's keys and values for every layer,
-// [layer][keys | values][d_model]; the new ones are written by the step.
+// [layer][keys | values][A]; the new ones are written by the step.
 struct StepHistory {
   std::vector<float*> positions;  // every row's positions, root first, rows one after another
   std::vector<long> first;        // [rows + 1]
@@ -42,7 +42,7 @@ struct StepHistory {
 
 // Rows [first_row, first_row + rows) attend to one sentence's encoder memory.
 struct MemoryGroup {
-  // [memory_length, row_stride]: decoder layer l's keys at l * 2 * d_model, its values d_model on
+  // [memory_length, row_stride]: decoder layer l's keys at l * 2 A, its values A on
   const float* keys_values = nullptr;
   int row_stride = 0;
   int memory_length = 0;
@@ -67,15 +67,15 @@ StepAttentionPlan plan_step_attention(const ArchitectureConfig& architecture,
 // at its last position and attends to all of its positions.
 void self_attention_step(const SelfAttentionWeights& weights,
                          const ArchitectureConfig& architecture,
-                         const float* qkv,  // [rows, 3 d_model]: query, key, value
+                         const float* qkv,  // [rows, 3 A]: query, key, value
                          const StepHistory& history, const StepAttentionPlan& plan, int layer,
-                         float* context);  // [rows, d_model]
+                         float* context);  // [rows, A]
 
 // Decoder layer `layer`'s cross-attention: each row attends to its group's encoder memory.
 void cross_attention_step(const ArchitectureConfig& architecture,
-                          const float* query,  // [rows, d_model]
+                          const float* query,  // [rows, A]
                           const std::vector<MemoryGroup>& groups, const StepAttentionPlan& plan,
                           int layer,
-                          float* context);  // [rows, d_model]
+                          float* context);  // [rows, A]
 
 }  // namespace rpt

@@ -13,7 +13,7 @@
 namespace rpt {
 namespace {
 
-// One sentence's encoder keys and values [length, decoder_layers * 2 * d_model], charged while
+// One sentence's encoder keys and values [length, decoder_layers * 2 A], charged while
 // any of its beams decodes.
 struct ChargedMemory {
   kernels::MemoryCharge charge;
@@ -59,7 +59,7 @@ class CpuBackend final : public DecoderBackend {
     for (const StepRowGroup& group : input.groups) {
       step_input.memory.push_back(
           {.keys_values = static_cast<const float*>(group.sentence->keys_values),
-           .row_stride = arch.decoder_layers * 2 * arch.d_model,
+           .row_stride = arch.decoder_layers * 2 * arch.attention_dim(),
            .memory_length = group.sentence->length,
            .first_row = group.first_row,
            .rows = group.rows});
@@ -83,10 +83,11 @@ class CpuBackend final : public DecoderBackend {
   void encode_group(const std::vector<std::vector<int>>& sources, std::size_t tokens,
                     std::vector<EncodedSentence>& sentences) {
     // What rpt::encode keeps of the group: final states [tokens, d] and the decoder layers' keys
-    // and values [tokens, layers * 2 * d].
+    // and values [tokens, layers * 2 A].
     const ArchitectureConfig& arch = model_->config().architecture;
-    const std::size_t per_token = static_cast<std::size_t>(arch.d_model) *
-                                  (1 + 2 * static_cast<std::size_t>(arch.decoder_layers));
+    const std::size_t per_token =
+        static_cast<std::size_t>(arch.d_model) +
+        2 * static_cast<std::size_t>(arch.decoder_layers) * arch.attention_dim();
     const kernels::MemoryCharge batch_charge(&budget_, tokens * per_token * sizeof(float));
     const EncodedBatch batch = rpt::encode(*model_, sources);
     const long stride = batch.memory_keys_values.dim(1);

@@ -8,9 +8,8 @@
 namespace rpt {
 
 DecoderState::DecoderState(const Model& model, kernels::MemoryBudget* budget)
-    : d_model_(model.config().architecture.d_model),
-      layers_(model.config().architecture.decoder_layers),
-      tree_(2 * layers_ * d_model_, budget) {}
+    : layers_(model.config().architecture.decoder_layers),
+      tree_(2 * layers_ * model.config().architecture.attention_dim(), budget) {}
 
 void DecoderState::reorder(const std::vector<int>& parents, const std::vector<int>& lengths) {
   RPT_CHECK(parents.size() == lengths.size(), InvalidArgument, "reorder with ", parents.size(),

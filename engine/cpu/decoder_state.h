@@ -37,7 +37,6 @@ class DecoderState {
   int cached_positions() const { return tree_.live(); }
 
  private:
-  int d_model_;
   int layers_;
   PositionTree tree_;
   std::vector<int> last_;  // [rows]: each row's last cached position (tree node), -1 when none
@@ -48,7 +47,7 @@ struct DecoderStepInput {
   std::vector<int> tokens;          // [rows]: the previous token of each row
   std::vector<int> positions;       // [rows]: the step of each row (0 for the start token)
   std::vector<MemoryGroup> memory;  // row groups and their sentence's encoder memory
-  // memory[g].keys_values points at layer 0; layer l adds l * 2 * d_model.
+  // memory[g].keys_values points at layer 0; layer l adds l * 2 A (A: attention_dim).
 };
 
 // Runs one step for every row and returns the output logits [rows, target_vocab].

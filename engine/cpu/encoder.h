@@ -14,7 +14,7 @@ namespace rpt {
 struct EncodedBatch {
   std::vector<int> offsets;   // [batch + 1]
   Tensor output;              // [tokens, d_model]: final encoder states
-  Tensor memory_keys_values;  // [tokens, decoder_layers * 2 * d_model]
+  Tensor memory_keys_values;  // [tokens, decoder_layers * 2 A] (A: attention_dim)
 
   int batch() const { return static_cast<int>(offsets.size()) - 1; }
   int tokens() const { return offsets.back(); }

@@ -22,7 +22,8 @@ class PositionTree {
  public:
   static constexpr int kNodesPerChunk = 64;
 
-  // node_floats: one position's keys and values in all layers ([layers][keys | values][d_model]).
+  // node_floats: one position's keys and values in all layers ([layers][keys | values][A], A:
+  // attention_dim).
   PositionTree(int node_floats, kernels::MemoryBudget* budget);
 
   // Makes room for `count` more nodes than are live: add() then allocates nothing, so a step

@@ -43,8 +43,8 @@ CpuForwardScratch::CpuForwardScratch(const Model& model, int rows)
       normed_(static_cast<std::size_t>(rows) * model.config().architecture.d_model),
       hidden_(static_cast<std::size_t>(rows) * hidden_stride_),
       gate_(model.config().architecture.gated_ffn ? hidden_.size() : 0),
-      qkv_(3 * normed_.size()),
-      context_(normed_.size()) {}
+      qkv_(static_cast<std::size_t>(rows) * 3 * model.config().architecture.attention_dim()),
+      context_(qkv_.size() / 3) {}
 
 ForwardBuffers CpuForwardScratch::buffers(float* x) {
   return {.x = x,

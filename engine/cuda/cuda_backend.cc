@@ -108,7 +108,7 @@ CudaBackend::CudaBackend(const CudaEngine& engine)
     RPT_CUBLAS_CHECK(cublasSetWorkspace(cublas_->get(), cublas_workspace_.data(), workspace_bytes));
   }
   const ArchitectureConfig& arch = model_.config().architecture;
-  layout_ = {.layers = arch.decoder_layers, .capacity = 0, .d_model = arch.d_model};
+  layout_ = {.layers = arch.decoder_layers, .capacity = 0, .width = arch.attention_dim()};
 }
 
 CudaBackend::~CudaBackend() {
@@ -129,6 +129,7 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   if (sources.empty()) return {};
   const ArchitectureConfig& arch = model_.config().architecture;
   const int d = arch.d_model;
+  const int attention = arch.attention_dim();  // A
   // Packed like the CPU, without padding: sentence b is rows offsets[b] .. offsets[b + 1].
   std::vector<int> offsets{0};
   for (const auto& sentence : sources) {
@@ -136,14 +137,14 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   }
   const int tokens = offsets.back();
   const std::size_t element = kernels::precision_size(precision_);
-  const int stride = weights_.memory_key_value.outputs;  // [layers * 2 d] per token
+  const int stride = weights_.memory_key_value.outputs;  // [layers * 2 A] per token
 
   // Activations [tokens, ...] and the packed inputs, in one workspace.
   Layout layout;
   const std::size_t x_at = layout.add(static_cast<std::size_t>(tokens) * d * element);
   const std::size_t normed_at = layout.add(static_cast<std::size_t>(tokens) * d * element);
-  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(tokens) * 3 * d * element);
-  const std::size_t context_at = layout.add(static_cast<std::size_t>(tokens) * d * element);
+  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(tokens) * 3 * attention * element);
+  const std::size_t context_at = layout.add(static_cast<std::size_t>(tokens) * attention * element);
   const std::size_t hidden_at = layout.add(static_cast<std::size_t>(tokens) * arch.d_ff * element);
   const std::size_t gate_at =
       layout.add(arch.gated_ffn ? static_cast<std::size_t>(tokens) * arch.d_ff * element : 0);
@@ -173,8 +174,8 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   for (std::size_t b = 0; b < sources.size(); ++b) {
     const auto& sentence = sources[b];
     const int n = static_cast<int>(sentence.size());
-    const void* start =
-        at<char>(workspace, qkv_at + static_cast<std::size_t>(offsets[b]) * 3 * d * element);
+    const void* start = at<char>(
+        workspace, qkv_at + static_cast<std::size_t>(offsets[b]) * 3 * attention * element);
     for (int i = 0; i < n; ++i) {
       const int t = offsets[b] + i;
       at<int>(host, ids_at)[t] = sentence[static_cast<std::size_t>(i)];
@@ -254,6 +255,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   kernels::set_current_device(engine_.options().device_index);
   const ArchitectureConfig& arch = model_.config().architecture;
   const int d = arch.d_model;
+  const int attention = arch.attention_dim();  // A
   const int rows = static_cast<int>(input.tokens.size());
   const int width = input.width;
   RPT_CHECK(input.positions.size() == input.tokens.size() &&
@@ -289,8 +291,8 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   Layout layout;
   const std::size_t x_at = layout.add(static_cast<std::size_t>(padded) * d * element);
   const std::size_t normed_at = layout.add(static_cast<std::size_t>(padded) * d * element);
-  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(padded) * 3 * d * element);
-  const std::size_t context_at = layout.add(static_cast<std::size_t>(padded) * d * element);
+  const std::size_t qkv_at = layout.add(static_cast<std::size_t>(padded) * 3 * attention * element);
+  const std::size_t context_at = layout.add(static_cast<std::size_t>(padded) * attention * element);
   const std::size_t hidden_at = layout.add(static_cast<std::size_t>(padded) * arch.d_ff * element);
   const std::size_t gate_at =
       layout.add(arch.gated_ffn ? static_cast<std::size_t>(padded) * arch.d_ff * element : 0);

@@ -2,7 +2,7 @@
 //
 // Per step the host sends one packed buffer (tokens, positions, beam parents, blocked tokens and
 // the per-row sequence addresses) and gets back one: each row's top-k candidates. Everything
-// else stays on the device: the KV cache [rows, layers, capacity, 2, d_model] (rows at different
+// else stays on the device: the KV cache [rows, layers, capacity, 2, A] (rows at different
 // steps; reordered by a gather kernel), the encoder memory of every sentence (shared by its
 // beams), the activations and the logits.
 //

@@ -90,7 +90,8 @@ void CudaTransformerOps::attend(const SelfAttentionOf<DeviceStorage>* relative, 
   args.rows = rows;
   args.heads = arch_.heads;
   args.head_dim = arch_.head_dim();
-  args.scale = 1.0f / std::sqrt(static_cast<float>(arch_.head_dim()));
+  args.scale =
+      arch_.scale_attention ? 1.0f / std::sqrt(static_cast<float>(arch_.head_dim())) : 1.0f;
   args.queries = queries;
   args.query_stride = query_stride;
   args.sequences = sequences;
@@ -109,14 +110,14 @@ void CudaTransformerOps::attend(const SelfAttentionOf<DeviceStorage>* relative, 
     args.offset_bias_width = relative->offset_bias.cols;
   }
   args.out = context;
-  args.out_stride = arch_.d_model;
+  args.out_stride = arch_.attention_dim();
   kernels::fused_attention_cuda(args, stream_);
 }
 
 void CudaTransformerOps::packed_self_attention(const SelfAttentionOf<DeviceStorage>& weights,
                                                const void* qkv, int rows, void* context) {
   RPT_CHECK(context_.sentences != nullptr, InvalidArgument, "no encoder batch for the attention");
-  const int d = arch_.d_model;
+  const int d = arch_.attention_dim();  // A
   // Every row reads its own sentence's keys and values in qkv (context_.sentences point into it).
   attend(&weights, rows, qkv, 3 * d, context_.sentences, d, 2L * d, 3 * d,
          context_.sentence_lengths, context);
@@ -126,7 +127,7 @@ void CudaTransformerOps::cached_self_attention(const SelfAttentionOf<DeviceStora
                                                int layer, const void* qkv, int rows,
                                                void* context) {
   RPT_CHECK(context_.cache_rows != nullptr, InvalidArgument, "no decoder step for the attention");
-  const int d = arch_.d_model;
+  const int d = arch_.attention_dim();  // A
   // This step's key and value join the row's cache, then the row attends to positions 0..t.
   kernels::cache_append_cuda({.precision = precision_,
                               .layout = context_.layout,
@@ -145,7 +146,7 @@ void CudaTransformerOps::cached_self_attention(const SelfAttentionOf<DeviceStora
 void CudaTransformerOps::cross_attention(int layer, const void* query, int rows, void* context) {
   RPT_CHECK(context_.memory_rows != nullptr, InvalidArgument,
             "no encoder memory for the attention");
-  const int d = arch_.d_model;
+  const int d = arch_.attention_dim();  // A
   // Every beam reads its sentence's memory, this layer's slice; no relative term.
   const long layer_shift = static_cast<long>(layer) * 2 * d;
   attend(nullptr, rows, query, d, context_.memory_rows, layer_shift, layer_shift + d,

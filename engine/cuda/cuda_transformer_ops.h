@@ -67,7 +67,7 @@ class CudaTransformerOps final : public TransformerOps<DeviceStorage> {
   // compute precision or, for the logits, into float32.
   void multiply_by_weight(const DeviceLinear& layer, const void* in, int rows,
                           kernels::Precision out_precision, float beta, void* out);
-  // context [rows, d_model] = attention of `rows` queries (row stride query_stride) over the keys
+  // context [rows, A] = attention of `rows` queries (row stride query_stride) over the keys
   // and values at key_shift / value_shift from each row's sequence; Shaw or T5 terms from
   // `relative` when not nullptr.
   void attend(const SelfAttentionOf<DeviceStorage>* relative, int rows, const void* queries,

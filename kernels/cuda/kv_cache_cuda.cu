@@ -10,7 +10,7 @@ namespace rpt::kernels {
 namespace {
 
 // The cache ops only move elements, so they copy in the widest unit (16, 8, 4 or 2 bytes) that
-// divides every address and byte offset they touch: with d_model a multiple of 8, a warp moves
+// divides every address and byte offset they touch: with width a multiple of 8, a warp moves
 // 512 contiguous bytes per load instead of 64 with 2-byte elements.
 int copy_unit_bytes(std::initializer_list<std::uintptr_t> addresses_and_offsets) {
   for (const int unit : {16, 8, 4}) {
@@ -50,11 +50,11 @@ constexpr int kMaxSegmentBlocks = 8;
 template <typename Unit>
 __global__ void cache_append_kernel(const Unit* qkv,               // [rows, qkv_stride] in units
                                     long qkv_stride,               // units
-                                    long key_offset,               // units: column d_model
+                                    long key_offset,               // units: column width
                                     const int* positions,          // [rows]
-                                    int rows, long segment_units,  // 2 d_model, in units
+                                    int rows, long segment_units,  // 2 width, in units
                                     long row_units, long layer_offset,  // units
-                                    Unit* cache) {  // [rows, layers, capacity, 2, d_model]
+                                    Unit* cache) {  // [rows, layers, capacity, 2, width]
   const long total = static_cast<long>(rows) * segment_units;
   for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
@@ -67,13 +67,13 @@ __global__ void cache_append_kernel(const Unit* qkv,               // [rows, qkv
 
 // blockIdx.y strides over (out row, layer) pairs, the x dimension over the positions copied.
 template <typename Unit>
-__global__ void cache_gather_kernel(const Unit* in,      // [any, layers, capacity, 2, d_model]
+__global__ void cache_gather_kernel(const Unit* in,      // [any, layers, capacity, 2, width]
                                     const int* parents,  // [rows]
                                     const int* lengths,  // [rows]
                                     int rows, int layers,
-                                    long layer_units,     // capacity * 2 d_model, in units
-                                    long position_units,  // 2 d_model, in units
-                                    Unit* out) {          // [rows, layers, capacity, 2, d_model]
+                                    long layer_units,     // capacity * 2 width, in units
+                                    long position_units,  // 2 width, in units
+                                    Unit* out) {          // [rows, layers, capacity, 2, width]
   const long row_layers = static_cast<long>(rows) * layers;
   for (long row_layer = blockIdx.y; row_layer < row_layers; row_layer += gridDim.y) {
     const long r = row_layer / layers;
@@ -118,20 +118,20 @@ std::uintptr_t address(const void* pointer) { return reinterpret_cast<std::uintp
 }  // namespace
 
 void cache_append_cuda(const CacheAppendArgs& args, CudaStream stream) {
-  if (args.rows == 0 || args.layout.d_model == 0) return;
+  if (args.rows == 0 || args.layout.width == 0) return;
   const long element_bytes = static_cast<long>(precision_size(args.precision));
-  const long d_model_bytes = args.layout.d_model * element_bytes;
+  const long width_bytes = args.layout.width * element_bytes;
   const long qkv_stride_bytes = args.qkv_stride * element_bytes;
   const int unit = copy_unit_bytes({address(args.qkv), address(args.cache),
-                                    static_cast<std::uintptr_t>(d_model_bytes),
+                                    static_cast<std::uintptr_t>(width_bytes),
                                     static_cast<std::uintptr_t>(qkv_stride_bytes)});
-  // Every offset below is a multiple of d_model_bytes or qkv_stride_bytes, so of the unit.
-  const long segment_units = 2 * d_model_bytes / unit;
+  // Every offset below is a multiple of width_bytes or qkv_stride_bytes, so of the unit.
+  const long segment_units = 2 * width_bytes / unit;
   const long total = args.rows * segment_units;
   dispatch_unit(unit, [&](auto zero) {
     using Unit = decltype(zero);
     cache_append_kernel<Unit><<<grid_blocks(total, kThreads), kThreads, 0, stream>>>(
-        static_cast<const Unit*>(args.qkv), qkv_stride_bytes / unit, d_model_bytes / unit,
+        static_cast<const Unit*>(args.qkv), qkv_stride_bytes / unit, width_bytes / unit,
         args.positions, args.rows, segment_units, args.layout.row_elements() * element_bytes / unit,
         args.layer * args.layout.layer_elements() * element_bytes / unit,
         static_cast<Unit*>(args.cache));
@@ -141,9 +141,9 @@ void cache_append_cuda(const CacheAppendArgs& args, CudaStream stream) {
 
 void cache_gather_cuda(const CacheGatherArgs& args, CudaStream stream) {
   const CacheLayout& layout = args.layout;
-  if (args.rows == 0 || layout.layers == 0 || layout.capacity == 0 || layout.d_model == 0) return;
+  if (args.rows == 0 || layout.layers == 0 || layout.capacity == 0 || layout.width == 0) return;
   const long element_bytes = static_cast<long>(precision_size(args.precision));
-  const long position_bytes = 2L * layout.d_model * element_bytes;
+  const long position_bytes = 2L * layout.width * element_bytes;
   const int unit = copy_unit_bytes(
       {address(args.in), address(args.out), static_cast<std::uintptr_t>(position_bytes)});
   const long position_units = position_bytes / unit;
@@ -163,9 +163,9 @@ void cache_resize_cuda(const CacheResizeArgs& args, CudaStream stream) {
   const CacheLayout& out_layout = args.out_layout;
   const long row_layers = static_cast<long>(args.rows) * in_layout.layers;
   const int positions = std::min(in_layout.capacity, out_layout.capacity);
-  if (row_layers == 0 || positions == 0 || in_layout.d_model == 0) return;
+  if (row_layers == 0 || positions == 0 || in_layout.width == 0) return;
   const long element_bytes = static_cast<long>(precision_size(args.precision));
-  const long position_bytes = 2L * in_layout.d_model * element_bytes;
+  const long position_bytes = 2L * in_layout.width * element_bytes;
   const int unit = copy_unit_bytes(
       {address(args.in), address(args.out), static_cast<std::uintptr_t>(position_bytes)});
   const long position_units = position_bytes / unit;

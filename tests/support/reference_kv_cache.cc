@@ -11,16 +11,16 @@ namespace rpt::kernels {
 
 void reference_cache_append(const CacheAppendArgs& args) {
   const std::size_t element_bytes = precision_size(args.precision);
-  const long d_model = args.layout.d_model;
+  const long width = args.layout.width;
   const auto* qkv = static_cast<const std::byte*>(args.qkv);
   auto* cache = static_cast<std::byte*>(args.cache);
   for (int r = 0; r < args.rows; ++r) {
     // The key and value columns are adjacent in qkv, as keys then values at a cache position.
-    const long source = static_cast<long>(r) * args.qkv_stride + d_model;
+    const long source = static_cast<long>(r) * args.qkv_stride + width;
     const long target = r * args.layout.row_elements() + args.layer * args.layout.layer_elements() +
-                        static_cast<long>(args.positions[r]) * 2 * d_model;
+                        static_cast<long>(args.positions[r]) * 2 * width;
     std::memcpy(cache + target * element_bytes, qkv + source * element_bytes,
-                2 * d_model * element_bytes);
+                2 * width * element_bytes);
   }
 }
 
@@ -34,7 +34,7 @@ void reference_cache_gather(const CacheGatherArgs& args) {
     if (parent < 0) continue;
     // Positions [0, length) of a layer are contiguous: one copy per layer.
     const std::size_t bytes =
-        static_cast<std::size_t>(args.lengths[r]) * 2 * layout.d_model * element_bytes;
+        static_cast<std::size_t>(args.lengths[r]) * 2 * layout.width * element_bytes;
     for (int layer = 0; layer < layout.layers; ++layer) {
       const long source = parent * layout.row_elements() + layer * layout.layer_elements();
       const long target = r * layout.row_elements() + layer * layout.layer_elements();
@@ -49,7 +49,7 @@ void cache_resize_cpu(const CacheResizeArgs& args) {
   const CacheLayout& out_layout = args.out_layout;
   const int positions = std::min(in_layout.capacity, out_layout.capacity);
   const std::size_t bytes =
-      static_cast<std::size_t>(positions) * 2 * in_layout.d_model * element_bytes;
+      static_cast<std::size_t>(positions) * 2 * in_layout.width * element_bytes;
   const auto* in = static_cast<const std::byte*>(args.in);
   auto* out = static_cast<std::byte*>(args.out);
   for (int r = 0; r < args.rows; ++r) {

@@ -105,7 +105,7 @@ struct ReferenceTransformer::Impl {
         index[i][j] = kernels::relative_index(static_cast<int>(i), static_cast<int>(j), stack_k);
       }
     }
-    Matrix context(lq, std::vector<double>(static_cast<std::size_t>(a.d_model), 0.0));
+    Matrix context(lq, std::vector<double>(static_cast<std::size_t>(a.attention_dim()), 0.0));
     for (int h = 0; h < heads; ++h) {
       const std::size_t base = static_cast<std::size_t>(h) * dh;
       for (std::size_t i = 0; i < lq; ++i) {
@@ -120,7 +120,7 @@ struct ReferenceTransformer::Impl {
                 (relative ? k_rel[static_cast<std::size_t>(index[i][j]) * dh + c] : 0.0);
             dot += q[i][base + c] * key;
           }
-          e[j] = dot / std::sqrt(static_cast<double>(dh));
+          e[j] = a.scale_attention ? dot / std::sqrt(static_cast<double>(dh)) : dot;
           if (t5) {
             const int bucket =
                 kernels::t5_bucket(static_cast<int>(j) - static_cast<int>(i), !causal,

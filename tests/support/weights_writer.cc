@@ -154,9 +154,10 @@ void attention_tensors(TensorFactory& f, const std::string& prefix, const ModelC
                        int k, bool self) {
   const ArchitectureConfig& a = config.architecture;
   f.norm(prefix + "norm", a.d_model, a.norm == NormType::kRmsNorm);
-  for (const char* part : {"query", "key", "value", "output"}) {
-    f.linear(prefix + part, a.d_model, a.d_model, a.qkv_bias);
+  for (const char* part : {"query", "key", "value"}) {
+    f.linear(prefix + part, a.attention_dim(), a.d_model, a.qkv_bias);
   }
+  f.linear(prefix + "output", a.d_model, a.attention_dim(), a.qkv_bias);
   if (!self) return;
   if (config.position.type == PositionType::kRelative && k > 0) {
     f.random(prefix + "relative_keys", {2 * k + 1, a.head_dim()}, 0.5f);
@@ -240,6 +241,7 @@ std::string write_synthetic_model(const std::string& directory,
         {"d_model", a.d_model},
         {"heads", a.heads},
         {"d_ff", a.d_ff},
+        {"scale_attention", a.scale_attention},
         {"activation", activation_name(a.activation)},
         {"norm_placement", a.norm_placement == NormPlacement::kPre ? "pre" : "post"},
         {"norm_eps", a.norm_eps},
@@ -256,6 +258,7 @@ std::string write_synthetic_model(const std::string& directory,
         {"buckets", p.buckets},
         {"max_distance", p.max_distance},
         {"sinusoidal", p.sinusoidal}}}};
+  if (a.head_size > 0) json["architecture"]["head_dim"] = a.head_size;
   json["append_source_eos"] = config.append_source_eos;
   if (!config.source_prefix.empty()) json["source_prefix"] = config.source_prefix;
   std::ofstream(std::filesystem::path(directory) / "config.json") << json.dump(2);
