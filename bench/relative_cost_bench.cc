@@ -19,9 +19,10 @@ namespace {
 
 enum Variant { kShaw, kT5, kSinusoidal, kNoPosition };
 
-std::shared_ptr<const Model> model_for(Variant variant) {
-  static std::map<Variant, std::shared_ptr<const Model>> cache;
-  auto found = cache.find(variant);
+// cpu_layout: the CPU engine's weight layout (kernels/packed_sgemm.h), else a GPU's.
+std::shared_ptr<const Model> model_for(Variant variant, bool cpu_layout) {
+  static std::map<std::pair<Variant, bool>, std::shared_ptr<const Model>> cache;
+  auto found = cache.find({variant, cpu_layout});
   if (found != cache.end()) return found->second;
   testing::SyntheticModelOptions options;
   options.vocabulary_size = 8000;
@@ -49,9 +50,9 @@ std::shared_ptr<const Model> model_for(Variant variant) {
   }
   const std::string directory = testing::make_temp_directory("rpt-bench");
   testing::write_synthetic_model(directory, options);
-  auto model = Model::load(directory);
+  auto model = Model::load(directory, {.cpu_layout = cpu_layout});
   std::filesystem::remove_all(directory);
-  cache[variant] = model;
+  cache[{variant, cpu_layout}] = model;
   return model;
 }
 
@@ -81,7 +82,8 @@ std::shared_ptr<const Engine> engine_for(benchmark::State& state) {
                             : kernels::Precision::kFloat32;
     options.gpu_graphs = device == kCudaFloat32 || device == kCudaFloat16;
   }
-  auto engine = Engine::create(model_for(static_cast<Variant>(state.range(0))), options);
+  auto engine = Engine::create(
+      model_for(static_cast<Variant>(state.range(0)), options.device == Device::kCpu), options);
   cache[key] = engine;
   return engine;
 }

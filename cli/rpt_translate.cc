@@ -200,7 +200,8 @@ int run(const CliOptions& cli) {
   rpt::kernels::set_cpu_threads(cli.compute.threads);
   const rpt::kernels::Precision precision = cli.compute.precision;
   const auto model =
-      rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8});
+      rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8,
+                                   .cpu_layout = cli.compute.device == rpt::Device::kCpu});
   const auto engine = rpt::Engine::create(
       model, cli.compute.compute_options(
                  precision, static_cast<std::size_t>(cli.compute.memory_limit_mib * 1048576.0)));

@@ -18,13 +18,14 @@ class ModelLoader {
   // all made loading peak above the float32 model's footprint: docs/PERFORMANCE.md "int8 on the
   // CPU, and where rpt-translate's memory went").
   ModelLoader(const WeightsFile& weights, const ModelConfig& config, Model& model, bool int8,
-              bool int8_generator)
+              bool int8_generator, bool pack_float32)
       : weights_(weights),
         config_(config),
         arch_(config.architecture),
         model_(model),
         int8_(int8),
-        int8_generator_(int8_generator) {}
+        int8_generator_(int8_generator),
+        pack_float32_(pack_float32) {}
 
   void load(int max_sequence_length) {
     const int d = arch_.d_model;
@@ -92,7 +93,11 @@ class ModelLoader {
     if (weights_.contains("generator.bias")) {
       model_.weights_.generator.bias = tensor("generator.bias", {target_vocab});
     }
-    if (int8_generator_) finish(model_.weights_.generator);
+    if (int8_generator_) {
+      finish(model_.weights_.generator);
+    } else if (pack_float32_) {
+      pack(model_.weights_.generator);
+    }
   }
 
   std::size_t bytes_loaded() const { return bytes_; }
@@ -134,8 +139,12 @@ class ModelLoader {
   }
 
   // A linear layer as it will be used: in int8, quantized and its float32 weight dropped.
+  // A linear layer's weight in the layout its CPU GEMM reads: int8, packed float32 or as it is.
   void finish(LinearWeights& layer) {
-    if (!int8_) return;
+    if (!int8_) {
+      if (pack_float32_) pack(layer);
+      return;
+    }
     try {
       layer.int8 = kernels::Int8Weights::quantize(layer.weight.data<float>(), layer.out_features(),
                                                   layer.in_features());
@@ -144,6 +153,16 @@ class ModelLoader {
     }
     bytes_ += layer.int8->bytes();
     // A tied generator's weight is also the embedding table, which stays counted.
+    if (layer.weight.data<float>() != model_.weights_.decoder_embeddings.data<float>()) {
+      bytes_ -= layer.weight.nbytes();
+    }
+    layer.weight = Tensor();
+  }
+
+  void pack(LinearWeights& layer) {
+    layer.packed = kernels::PackedFloat32Weights::pack(layer.weight.data<float>(),
+                                                       layer.out_features(), layer.in_features());
+    bytes_ += layer.packed->bytes();
     if (layer.weight.data<float>() != model_.weights_.decoder_embeddings.data<float>()) {
       bytes_ -= layer.weight.nbytes();
     }
@@ -252,6 +271,7 @@ class ModelLoader {
   Model& model_;
   const bool int8_;
   const bool int8_generator_;
+  const bool pack_float32_;
   std::size_t bytes_ = 0;
 };
 
@@ -303,7 +323,8 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   const std::string first_linear = "decoder.layer_0.ffn.inner.weight";
   model->stored_dtype_ = std::string(dtype_name(
       weights.get(weights.contains(first_linear) ? first_linear : "decoder.embeddings").dtype()));
-  ModelLoader loader(weights, config, *model, options.int8, options.int8 && options.int8_generator);
+  ModelLoader loader(weights, config, *model, options.int8, options.int8 && options.int8_generator,
+                     options.cpu_layout && kernels::float32_linear_packed());
   loader.load(options.max_sequence_length);
   model->int8_ = options.int8;
   model->weights_bytes_ = loader.bytes_loaded();

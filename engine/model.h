@@ -15,16 +15,24 @@
 #include "engine/transformer_weights.h"
 #include "engine/vocabulary.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/packed_sgemm.h"
 
 namespace rpt {
 
 struct LinearWeights {
-  Tensor weight;  // [out_features, in_features] float32; undefined once quantized
+  Tensor weight;  // [out_features, in_features] float32; undefined once quantized or packed
   // The weight quantized for CPU int8 compute (ModelLoadOptions::int8); null otherwise.
   std::shared_ptr<const kernels::Int8Weights> int8;
+  // The float32 weight packed for the CPU's float32 GEMM where it takes packed weights
+  // (ModelLoadOptions::cpu_layout, kernels/packed_sgemm.h); null otherwise.
+  std::shared_ptr<const kernels::PackedFloat32Weights> packed;
   Tensor bias;  // [out_features]; undefined when the layer has no bias
-  int out_features() const { return int8 ? int8->rows() : static_cast<int>(weight.dim(0)); }
-  int in_features() const { return int8 ? int8->cols() : static_cast<int>(weight.dim(1)); }
+  int out_features() const {
+    return int8 ? int8->rows() : packed ? packed->rows() : static_cast<int>(weight.dim(0));
+  }
+  int in_features() const {
+    return int8 ? int8->cols() : packed ? packed->cols() : static_cast<int>(weight.dim(1));
+  }
 };
 
 struct LayerNormWeights {
@@ -57,6 +65,10 @@ struct ModelLoadOptions {
   // int8_generator; embeddings, layer norms and relative tables stay float32 (docs/MODELS.md).
   bool int8 = false;
   bool int8_generator = true;
+  // float32 linear layers laid out for the CPU engine: packed once where the CPU's float32 GEMM
+  // takes packed weights (kernels/packed_sgemm.h: oneDNN on AVX-512), their plain copy dropped.
+  // false for a model bound for a GPU, whose upload reads the plain weights.
+  bool cpu_layout = true;
 };
 
 class Model {

@@ -10,9 +10,13 @@ namespace rpt::kernels {
 struct CpuKernels {
   std::string isa;      // the CPU's vector extensions, e.g. "avx avx2 fma f16c"
   std::string float32;  // the float32 GEMMs, e.g. "blis-0.9.0 sup zen3"
-  std::string int8;     // the int8 products, e.g. "onednn-2.6.3 packed avx2"
+  // float32 linear layers (weights): "onednn-2.6.3 packed avx512_core" on AVX-512, else as
+  // float32 (kernels/packed_sgemm.h)
+  std::string float32_linear;
+  std::string int8;  // the int8 products, e.g. "onednn-2.6.3 packed avx2"
 
-  // "cpu: avx avx2 fma f16c; float32: blis-0.9.0 sup zen3; int8: onednn-2.6.3 packed avx2"
+  // "cpu: avx avx2 fma f16c; float32: blis-0.9.0 sup zen3; float32 linear: blis-0.9.0 sup zen3;
+  // int8: onednn-2.6.3 packed avx2"
   std::string summary() const;
 };
 

@@ -156,7 +156,10 @@ CacheMetrics Metrics::add_cache(const std::string& model) {
 
 void Metrics::set_cpu_kernels(const kernels::CpuKernels& kernels) {
   cpu_kernels_info_
-      .Add({{"isa", kernels.isa}, {"float32", kernels.float32}, {"int8", kernels.int8}})
+      .Add({{"isa", kernels.isa},
+            {"float32", kernels.float32},
+            {"float32_linear", kernels.float32_linear},
+            {"int8", kernels.int8}})
       .Set(1);
 }
 

@@ -45,7 +45,8 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
     auto served = std::make_unique<ServedModel>();
     served->name = spec.name;
     served->model =
-        Model::load(spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8});
+        Model::load(spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8,
+                                     .cpu_layout = compute.device == Device::kCpu});
     served->engine = Engine::create(served->model, compute);
     const ModelConfig& config = served->model->config();
     const bool on_gpu = compute.device == Device::kCuda;

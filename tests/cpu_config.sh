@@ -10,8 +10,11 @@
 #                       rpt's sup path on each AVX2 sub-configuration (RPT_BLIS_CONFIG)
 #   packed-sandybridge, packed-generic
 #                       the packed path, which CPUs without AVX2 or FMA take
+#   float32-onednn      float32 linear layers on oneDNN's packed sgemm (RPT_FLOAT32_GEMM=onednn),
+#                       the default where oneDNN dispatches to AVX-512
 #   onednn-avx2, onednn-sse41
-#                       oneDNN's int8 kernels held to AVX2 and to SSE4.1, the oldest it packs on
+#                       oneDNN held to AVX2 and to SSE4.1, the oldest it packs on: int8 there,
+#                       float32 linear layers back on BLIS
 #   int8-matmul         int8 through oneDNN's matmul primitive (RPT_INT8_PACKED=0), the fallback
 #                       where the packed GEMM is missing
 #   int8-7bit           7-bit activations, what CPUs without VNNI use, on a CPU with it too
@@ -41,6 +44,9 @@ case "$config" in
     needs avx
     export RPT_BLIS_CONFIG=sandybridge RPT_FLOAT32_GEMM=packed ;;
   packed-generic) export RPT_BLIS_CONFIG=generic RPT_FLOAT32_GEMM=packed ;;
+  float32-onednn)
+    needs avx512f avx512bw avx512vl avx512dq
+    export RPT_FLOAT32_GEMM=onednn ;;
   onednn-avx2)
     needs avx2
     export ONEDNN_MAX_CPU_ISA=AVX2 ;;

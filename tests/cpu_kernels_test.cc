@@ -53,7 +53,7 @@ TEST(CpuKernels, NameWhatThisConfigurationAsksFor) {
   const CpuFeatures& cpu = cpu_features();
   const std::string forced_config = environment("RPT_BLIS_CONFIG");
   const std::string forced_path = environment("RPT_FLOAT32_GEMM");
-  const std::string expected_path = !forced_path.empty() ? forced_path
+  const std::string expected_path = !forced_path.empty() && forced_path != "onednn" ? forced_path
                                     : forced_config == "sandybridge" || forced_config == "generic"
                                         ? "packed"
                                     : forced_config.empty() && !(cpu.avx2 && cpu.fma) ? "packed"
@@ -65,6 +65,17 @@ TEST(CpuKernels, NameWhatThisConfigurationAsksFor) {
     // BLIS's own guess (BLIS_ARCH_TYPE included) is never what decides.
     EXPECT_EQ(kernels.float32.substr(kernels.float32.rfind(' ') + 1),
               cpu.vendor == "AuthenticAMD" ? "zen3" : "haswell");
+  }
+  // Linear layers: oneDNN's packed sgemm where it dispatches to AVX-512 and nothing forces BLIS.
+  const bool avx512_onednn = cpu.avx512f && cpu.avx512bw && cpu.avx512vl &&
+                             (environment("ONEDNN_MAX_CPU_ISA").empty() ||
+                              environment("ONEDNN_MAX_CPU_ISA").rfind("AVX512", 0) == 0);
+  if ((forced_path.empty() || forced_path == "onednn") && avx512_onednn) {
+    EXPECT_EQ(kernels.float32_linear.rfind("onednn-", 0), 0u) << kernels.float32_linear;
+    EXPECT_NE(kernels.float32_linear.find(" packed avx512_core"), std::string::npos)
+        << kernels.float32_linear;
+  } else {
+    EXPECT_EQ(kernels.float32_linear, kernels.float32);
   }
   EXPECT_NE(kernels.int8.find(environment("RPT_INT8_PACKED") == "0" ? " matmul " : " packed "),
             std::string::npos)

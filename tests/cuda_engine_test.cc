@@ -63,7 +63,7 @@ class CudaEngineTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     RPT_SKIP_WITHOUT_GPU("GPU translations");
-    model_ = Model::load((fixture(GetParam()) / "model").string());
+    model_ = Model::load((fixture(GetParam()) / "model").string(), {.cpu_layout = false});
     sources_ = fixture_sources(GetParam());
   }
 
@@ -336,7 +336,7 @@ TEST(CudaEngineSynthetic, PostNormModelTranslatesAsTheCpu) {
   c.position.encoder_max_relative_position = 5;
   c.position.decoder_max_relative_position = 3;
   testing::write_synthetic_model(directory, options);
-  const auto model = Model::load(directory);
+  const auto model = Model::load(directory, {.cpu_layout = false});
   const std::vector<std::vector<int>> sources = {
       {5, 6, 7, 8}, {9}, {10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}};
   const auto expected = Translator(model).translate_ids(sources, search(3, 20));
@@ -360,7 +360,7 @@ TEST(CudaEngineLimits, RelativeTablesOverSharedMemoryRefusedAtCreation) {
       directory,
       testing::relative_model_options(
           {.encoder_layers = 1, .decoder_layers = 1, .d_model = 256, .heads = 1, .d_ff = 32}, 800));
-  const auto model = Model::load(directory);
+  const auto model = Model::load(directory, {.cpu_layout = false});
   try {
     cuda_engine(model, kernels::Precision::kFloat32);
     ADD_FAILURE() << "a CUDA engine was created for a model its attention cannot run";
@@ -394,7 +394,7 @@ class CudaEngineResourcesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     RPT_SKIP_WITHOUT_GPU("GPU memory handling");
-    model_ = Model::load((fixture("shaw_k4") / "model").string());
+    model_ = Model::load((fixture("shaw_k4") / "model").string(), {.cpu_layout = false});
   }
   std::shared_ptr<const Model> model_;
 };

@@ -8,6 +8,7 @@
 #include "kernels/gemm.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/layer_norm.h"
+#include "kernels/packed_sgemm.h"
 
 namespace rpt {
 
@@ -25,17 +26,26 @@ void linear_activation(const float* in, int in_stride, int rows, const LinearWei
                               .output = out});
     return;
   }
-  kernels::gemm_cpu({.transpose_a = false,
-                     .transpose_b = true,
-                     .m = rows,
-                     .n = layer.out_features(),
-                     .k = layer.in_features(),
-                     .a = in,
-                     .lda = in_stride,
-                     .b = layer.weight.data<float>(),
-                     .ldb = layer.in_features(),
-                     .c = out,
-                     .ldc = out_stride});
+  if (layer.packed) {
+    kernels::packed_linear_cpu({.input = in,
+                                .input_stride = in_stride,
+                                .rows = rows,
+                                .weights = layer.packed.get(),
+                                .output = out,
+                                .output_stride = out_stride});
+  } else {
+    kernels::gemm_cpu({.transpose_a = false,
+                       .transpose_b = true,
+                       .m = rows,
+                       .n = layer.out_features(),
+                       .k = layer.in_features(),
+                       .a = in,
+                       .lda = in_stride,
+                       .b = layer.weight.data<float>(),
+                       .ldb = layer.in_features(),
+                       .c = out,
+                       .ldc = out_stride});
+  }
   if (bias != nullptr || activation != kernels::ActivationKind::kIdentity) {
     kernels::bias_activation_cpu(out, bias, rows, layer.out_features(), out_stride, activation);
   }

@@ -47,6 +47,9 @@ class Staging {
   }
 
   void add_linear(const LinearWeights& layer, DeviceLinear& out) {
+    RPT_CHECK(!layer.packed, InvalidArgument,
+              "the model's weights are packed for the CPU: load it with "
+              "ModelLoadOptions::cpu_layout false for a GPU");
     add(layer.weight, &out.weight);
     add(layer.bias, &out.bias);
     out.outputs = layer.out_features();

@@ -91,10 +91,11 @@ bool has_sup_kernels(cntx_t* context) {
 Path chosen_path(const BlisConfig& config, bool sup_available) {
   const char* forced = std::getenv("RPT_FLOAT32_GEMM");
   const std::string_view setting = forced != nullptr ? forced : "";
-  if (setting.empty()) return sup_available ? Path::kSup : Path::kPacked;
+  // onednn: linear layers on oneDNN's packed sgemm (kernels/packed_sgemm.h), the rest here.
+  if (setting.empty() || setting == "onednn") return sup_available ? Path::kSup : Path::kPacked;
   if (setting == "packed") return Path::kPacked;
   RPT_CHECK(setting == "sup", InvalidArgument, "RPT_FLOAT32_GEMM=", setting,
-            " is neither sup nor packed");
+            " is not one of sup, packed, onednn");
   RPT_CHECK(sup_available, InvalidArgument, "RPT_FLOAT32_GEMM=sup: BLIS's ", config.name,
             " configuration has no float32 sup kernels");
   return Path::kSup;

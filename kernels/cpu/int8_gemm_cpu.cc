@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/cpu/int8_products_cpu.h"
+#include "kernels/cpu/onednn_cpu.h"
 #include "kernels/cpu/vector_clones.h"
 #include "kernels/errors.h"
 #include "kernels/int8_gemm.h"
@@ -87,20 +88,6 @@ RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, int z
   }
 }
 
-// Output features per packed block: one block for each thread's share of a matrix's columns (in
-// multiples of 64, at least 256), so that a thread's share is one product call: oneDNN spends
-// microseconds setting up each call, a cost that weighs at few rows (docs/PERFORMANCE.md "rpt vs
-// CTranslate2 after the unpadded encoder", "int8 products in one call per thread"). Narrower
-// blocks than 256 would cost the packed layout's per-block headers a quarter or more of a
-// 256-wide matrix's bytes (int8_products packs under half).
-int block_columns_for(int n) {
-  constexpr int kMultiple = 64;
-  constexpr int kNarrowest = 256;
-  const int threads = cpu_threads();
-  const int share = (n + threads - 1) / threads;
-  return std::max(kNarrowest, (share + kMultiple - 1) / kMultiple * kMultiple);
-}
-
 // Integer sums per product call at most (256 KiB, a quarter of a 1 MiB L2): a call covers fewer
 // rows the wider its block, so that its sums are still in cache when they are dequantized.
 constexpr int kSumsInCache = 65536;
@@ -148,7 +135,7 @@ std::shared_ptr<const Int8Weights> Int8Weights::quantize(const float* weights, i
   std::shared_ptr<Int8Weights> out(new Int8Weights());
   out->rows_ = rows;
   out->cols_ = cols;
-  out->block_columns_ = block_columns_for(rows);
+  out->block_columns_ = packed_block_columns(rows);
   out->scales_ = std::move(quantized.scales);
   out->row_sums_ = std::move(quantized.row_sums);
   out->products_ = int8_products(std::move(quantized.values), rows, cols, out->block_columns_);

@@ -362,7 +362,8 @@ TEST_F(ServerApiTest, MetricsCountRequestsByCode) {
   // The kernels chosen for this CPU (kernels/cpu_kernels.h), one series of value 1.
   EXPECT_THAT(after, ::testing::ContainsRegex(
                          "\nrpt_cpu_kernels_info\\{float32=\"blis-[^\"]+ (sup|packed) [a-z0-9]+\","
-                         "int8=\"onednn-[^\"]+\",isa=\"[a-z0-9_ ]+\"\\} 1\n"));
+                         "float32_linear=\"(blis-[^\"]+ (sup|packed)|onednn-[^\"]+ packed) "
+                         "[a-z0-9_]+\",int8=\"onednn-[^\"]+\",isa=\"[a-z0-9_ ]+\"\\} 1\n"));
   EXPECT_EQ(http_get(server_->metrics_port(), "/other").rfind("not found", 0), 0u);
 }
 
