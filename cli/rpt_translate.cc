@@ -17,6 +17,9 @@
 // (cli/document_translation.h, docs/documents_markup.md); --n-best > 1 and --with-scores are
 // refused there, --verbose prints the score. Malformed XML exits 1 with libxml2's message.
 //
+// A multilingual model (several language pairs: T5's en->de, en->fr, en->ro; MADLAD-400's *->xx)
+// translates in the pair --target-language (and --language) pick, else its first.
+//
 // --format po|xliff: a gettext catalogue (PO/POT) or an XLIFF 1.2/2.0 file, translated in place:
 // every entry without a translation gets one, marked for review (#, fuzzy; XLIFF state), the rest
 // of the file as it was (cli/catalog_translation.h, docs/localization.md).
@@ -61,10 +64,10 @@ struct CliOptions {
   bool accelerators = true;
   bool span_masking = true;
   std::string glossary;
-  std::string language;         // empty: the model's source language
+  std::string language;         // empty: the source language of the model's pair
   std::string input;            // --format other than text: empty or "-": stdin
   std::string output;           // likewise: empty or "-": stdout
-  std::string target_language;  // po|xliff: empty: the model's target language
+  std::string target_language;  // empty: the target language of the model's pair
   bool translate_fuzzy = false;
   bool mark_for_review = true;
   std::string format = "text";
@@ -72,13 +75,30 @@ struct CliOptions {
   rpt::DecodingOptions decoding;
 };
 
-// How the input is cut: --split-sentences, the sentence rules of --language (else the model's
-// source language), the glossary's terms never cut (`glossary` outlives the options).
-rpt::documents::SegmentationOptions segmentation(const CliOptions& cli, const rpt::Model& model,
+// The model's language pair the input is translated in: with several, the one --language and
+// --target-language pick (neither: the first, the model's default direction); with one, that
+// one whatever they say (they then name only the sentence rules and a catalogue's language).
+std::size_t language_pair(const CliOptions& cli, const rpt::Model& model) {
+  const std::vector<rpt::LanguagePair>& pairs = model.language_pairs();
+  if (pairs.size() == 1 || (cli.language.empty() && cli.target_language.empty())) return 0;
+  try {
+    return rpt::pick_language_pair(pairs, {cli.language, cli.target_language});
+  } catch (const rpt::InvalidArgument& e) {
+    throw std::runtime_error(e.message() + " (--language, --target-language)");
+  }
+}
+
+// How the input is cut: --split-sentences, the sentence rules of --language (else the source
+// language of the translator's pair), the glossary's terms never cut (`glossary` outlives the
+// options).
+rpt::documents::SegmentationOptions segmentation(const CliOptions& cli,
+                                                 const rpt::Translator& translator,
                                                  const rpt::GlossaryUse& glossary) {
   rpt::documents::SegmentationOptions options;
   options.split = cli.text.split_sentences;
-  const std::string& source = model.config().source_language;
+  const rpt::LanguagePair& pair =
+      translator.model().language_pairs()[translator.options().language_pair];
+  const std::string source = pair.reads_any_source() ? std::string() : pair.source;
   options.language = !cli.language.empty() ? cli.language : source.empty() ? "en" : source;
   if (!glossary.empty()) options.keep_together = rpt::glossary_terms_of(glossary);
   return options;
@@ -132,7 +152,7 @@ void write_output(const std::string& path, const std::string& text) {
 rpt::tools::DocumentTranslationOptions document_translation_options(
     const CliOptions& cli, const rpt::Translator& translator, const rpt::GlossaryUse& glossary) {
   rpt::tools::DocumentTranslationOptions options;
-  options.document.segmentation = segmentation(cli, translator.model(), glossary);
+  options.document.segmentation = segmentation(cli, translator, glossary);
   options.document.ignore_tags = cli.ignore_tags;
   options.decoding = cli.decoding;
   options.spans = {
@@ -151,9 +171,10 @@ int translate_whole_document(const CliOptions& cli, const rpt::Translator& trans
   options.document.format = rpt::documents::parse_text_format(cli.format);
   if (rpt::documents::is_catalog_format(options.document.format)) {
     rpt::documents::CatalogOptions& catalog = options.document.catalog;
-    catalog.target_language = !cli.target_language.empty()
-                                  ? cli.target_language
-                                  : translator.model().config().target_language;
+    catalog.target_language =
+        !cli.target_language.empty()
+            ? cli.target_language
+            : translator.model().language_pairs()[translator.options().language_pair].target;
     if (catalog.target_language.empty()) {
       throw std::runtime_error("the model names no target language: give --target-language");
     }
@@ -207,7 +228,8 @@ int run(const CliOptions& cli) {
                  precision, static_cast<std::size_t>(cli.compute.memory_limit_mib * 1048576.0)));
   const rpt::Translator translator(engine, {.max_batch_size = cli.batch_size,
                                             .max_input_length = cli.max_input_length,
-                                            .admission_group = cli.admission_group});
+                                            .admission_group = cli.admission_group,
+                                            .language_pair = language_pair(cli, *model)});
 
   std::optional<rpt::Glossary> glossary;
   rpt::GlossaryUse glossary_use{.glossaries = {}, .method = cli.text.glossary_method};
@@ -227,7 +249,7 @@ int run(const CliOptions& cli) {
     totals = rpt::tools::translate_stream(
         translator,
         {.decoding = cli.decoding,
-         .segmentation = segmentation(cli, *model, glossary_use),
+         .segmentation = segmentation(cli, translator, glossary_use),
          .spans = {.enabled = cli.protect_spans,
                    .accelerators = cli.accelerators,
                    .mask = cli.span_masking},
@@ -315,7 +337,8 @@ int main(int argc, char** argv) {
   rpt::flags::add_text_flags(app, cli.text);
   rpt::flags::add_batching_flags(app, cli.max_input_length, cli.admission_group);
   app.add_option("--language", cli.language,
-                 "Source language whose sentence rules cut lines (default: the model's)");
+                 "Source language: its sentence rules cut lines and, with --target-language, it "
+                 "picks a multilingual model's language pair (default: the model's)");
   app.add_option("--format", cli.format,
                  "text: each stdin line translated on its own; html, xml: all of stdin one "
                  "document (or fragment) translated with its markup kept, written to stdout as "
@@ -333,8 +356,9 @@ int main(int argc, char** argv) {
   app.add_option("--output,-o", cli.output,
                  "--format other than text: where its translation goes (default: stdout)");
   app.add_option("--target-language", cli.target_language,
-                 "--format po|xliff: the language the file is translated into, for its header "
-                 "and plural forms (default: the model's target language)");
+                 "The language to translate into: picks a multilingual model's language pair "
+                 "(default: its first; docs/model-format.md), and --format po|xliff's header and "
+                 "plural forms (default: the model's target language)");
   app.add_flag("--translate-fuzzy", cli.translate_fuzzy,
                "--format po: retranslate fuzzy entries too (their msgstr replaced)");
   app.add_flag("--fuzzy,!--no-fuzzy", cli.mark_for_review,

@@ -59,9 +59,14 @@ int list_models(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
   const grpc::Status status = stub.ListModels(&context, {}, &response);
   if (!status.ok()) return fail(status);
   for (const auto& model : response.models()) {
-    std::printf("%s\t%s->%s\t%s\t%s\t%s\n", model.name().c_str(), model.source_language().c_str(),
-                model.target_language().c_str(), model.device().c_str(), model.dtype().c_str(),
-                model.position_type().c_str());
+    // Every language pair, "en->de,en->fr"; an older server names the one pair only.
+    std::string pairs;
+    for (const auto& pair : model.language_pairs()) {
+      pairs += (pairs.empty() ? "" : ",") + pair.source_language() + "->" + pair.target_language();
+    }
+    if (pairs.empty()) pairs = model.source_language() + "->" + model.target_language();
+    std::printf("%s\t%s\t%s\t%s\t%s\n", model.name().c_str(), pairs.c_str(), model.device().c_str(),
+                model.dtype().c_str(), model.position_type().c_str());
   }
   return 0;
 }

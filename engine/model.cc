@@ -1,5 +1,6 @@
 #include "engine/model.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -289,6 +290,34 @@ int required_id(const Vocabulary& vocabulary, const std::string& token, const ch
 
 }  // namespace
 
+const std::vector<int>& Model::source_prefix_ids(std::size_t pair) const {
+  RPT_CHECK(pair < source_prefix_ids_.size(), InvalidArgument, "language pair ", pair,
+            " is not one of the model's ", source_prefix_ids_.size());
+  return source_prefix_ids_[pair];
+}
+
+void Model::read_source_prefixes(int max_sequence_length) {
+  const std::string config_file = (std::filesystem::path(directory_) / "config.json").string();
+  const int eos = config_.append_source_eos ? 1 : 0;
+  const int unknown = source_vocabulary_->unk_id();
+  for (const LanguagePair& pair : config_.language_pairs) {
+    std::vector<int>& ids = source_prefix_ids_.emplace_back();
+    for (const std::string& piece : source_tokenizer_->encode(pair.prefix)) {
+      const int id = source_vocabulary_->to_id(piece);
+      // A prefix the model cannot read (a misspelt "<2xx>" token) would translate, wrongly.
+      RPT_CHECK(id != unknown || piece == config_.special_tokens.unk, ModelError, config_file,
+                ": the prefix '", pair.prefix, "' of language pair ", pair.name(), " has '", piece,
+                "', which the source vocabulary does not have");
+      ids.push_back(id);
+    }
+    max_added_source_ids_ = std::max(max_added_source_ids_, static_cast<int>(ids.size()) + eos);
+  }
+  RPT_CHECK(max_added_source_ids_ < max_sequence_length, ModelError, config_file,
+            ": a source prefix of ", max_added_source_ids_ - eos,
+            " ids leaves no room for text within the maximum sequence length ",
+            max_sequence_length);
+}
+
 std::shared_ptr<const Model> Model::load(const std::string& directory,
                                          const ModelLoadOptions& options) {
   RPT_CHECK(std::filesystem::is_directory(directory), ModelError, "model directory ", directory,
@@ -313,9 +342,7 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   model->eos_id_ = required_id(target, special.eos, "end-of-sentence");
   model->pad_id_ = target.contains(special.pad) ? target.to_id(special.pad) : -1;
   model->max_sequence_length_ = options.max_sequence_length;
-  for (const std::string& piece : model->source_tokenizer_->encode(config.source_prefix)) {
-    model->source_prefix_ids_.push_back(model->source_vocabulary_->to_id(piece));
-  }
+  model->read_source_prefixes(options.max_sequence_length);
 
   const WeightsFile weights(in_directory(directory, config.weights_file),
                             WeightsFileOptions{.verify_checksums = options.verify_checksums});

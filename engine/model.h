@@ -94,9 +94,15 @@ class Model {
   int decoder_start_id() const { return decoder_start_id_; }
   int eos_id() const { return eos_id_; }
   int pad_id() const { return pad_id_; }
-  // The source ids of ModelConfig::source_prefix (T5's "translate English to German: "), which
-  // every source starts with; empty for most models.
-  const std::vector<int>& source_prefix_ids() const { return source_prefix_ids_; }
+  // The directions the model translates (ModelConfig::language_pairs; at least one).
+  const std::vector<LanguagePair>& language_pairs() const { return config_.language_pairs; }
+  // The source ids of language pair `pair`'s prefix (T5's "translate English to German: ",
+  // MADLAD-400's "<2de> "), which every source of that pair starts with; empty for most models.
+  // Throws InvalidArgument for a pair the model does not have.
+  const std::vector<int>& source_prefix_ids(std::size_t pair) const;
+  // The most ids a source holds beside its text's own: the longest prefix and the eos
+  // (append_source_eos). An input limit leaves room for them within max_sequence_length.
+  int max_added_source_ids() const { return max_added_source_ids_; }
 
   // Every weight, in the arrangement both devices compose (engine/transformer_weights.h).
   const ModelWeights& weights() const { return weights_; }
@@ -112,6 +118,9 @@ class Model {
  private:
   Model() = default;
   friend class ModelLoader;
+  // Each language pair's prefix as source ids, and max_added_source_ids_; throws ModelError for a
+  // prefix with pieces the source vocabulary lacks or one that fills max_sequence_length.
+  void read_source_prefixes(int max_sequence_length);
 
   ModelConfig config_;
   std::string directory_;
@@ -126,7 +135,8 @@ class Model {
   int decoder_start_id_ = 0;
   int eos_id_ = 0;
   int pad_id_ = 0;
-  std::vector<int> source_prefix_ids_;
+  std::vector<std::vector<int>> source_prefix_ids_;  // per language pair
+  int max_added_source_ids_ = 0;
 
   ModelWeights weights_;
 };

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <limits>
 #include <sstream>
+#include <tuple>
 #include <type_traits>
 
 #include "kernels/errors.h"
@@ -69,6 +70,38 @@ PositionType parse_position_type(const std::string& name, const std::string& ori
   if (name == "none") return PositionType::kNone;
   RPT_THROW(ModelError, origin, ": unknown position type '", name,
             "' (relative, t5_bucket, sinusoidal, none)");
+}
+
+// config.json's language_pairs into config->language_pairs; the top-level languages, where left
+// out, name the first pair, and source_prefix is then refused (each pair has its own).
+void read_language_pairs(const json& root, const std::string& origin, ModelConfig* config) {
+  const json& list = root.at("language_pairs");
+  RPT_CHECK(list.is_array(), ModelError, origin,
+            ": language_pairs must be a list of {\"source\", \"target\", \"prefix\"}");
+  RPT_CHECK(!root.contains("source_prefix"), ModelError, origin,
+            ": source_prefix goes without language_pairs; give each pair its \"prefix\"");
+  for (const json& each : list) {
+    RPT_CHECK(each.is_object(), ModelError, origin,
+              ": each of language_pairs must be {\"source\", \"target\", \"prefix\"}");
+    for (const auto& [key, value] : each.items()) {
+      RPT_CHECK(key == "source" || key == "target" || key == "prefix", ModelError, origin,
+                ": language_pairs has an unknown key '", key, "' (source, target, prefix)");
+    }
+    config->language_pairs.push_back({value_or<std::string>(each, "source", ""),
+                                      value_or<std::string>(each, "target", ""),
+                                      value_or<std::string>(each, "prefix", "")});
+  }
+  validate_language_pairs(config->language_pairs, origin);
+  const LanguagePair& first = config->language_pairs.front();
+  for (auto [key, declared, paired] :
+       {std::tuple{"source_language", &config->source_language, &first.source},
+        std::tuple{"target_language", &config->target_language, &first.target}}) {
+    RPT_CHECK(!root.contains(key) || *declared == *paired, ModelError, origin, ": ", key, " '",
+              *declared, "' is not language_pairs[0]'s ('", *paired,
+              "'); it names the default pair, or leave it out");
+    *declared = *paired;
+  }
+  config->source_prefix = first.prefix;
 }
 
 // Far above any published model (MADLAD-400 10B: 16 heads of 256); keeps the widths' products
@@ -151,6 +184,12 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
         value_or<std::string>(root, "decoder_start_token", config.special_tokens.bos);
     config.append_source_eos = value_or<bool>(root, "append_source_eos", false);
     config.source_prefix = value_or<std::string>(root, "source_prefix", "");
+    if (root.contains("language_pairs")) {
+      read_language_pairs(root, origin, &config);
+    } else {
+      config.language_pairs = {
+          {config.source_language, config.target_language, config.source_prefix}};
+    }
 
     const json& a = root.at("architecture");
     ArchitectureConfig& arch = config.architecture;

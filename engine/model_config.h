@@ -2,6 +2,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "engine/language_pair.h"
 
 namespace rpt {
 
@@ -61,6 +64,7 @@ struct ArchitectureConfig {
 
 struct ModelConfig {
   std::string name;
+  // The default direction: language_pairs' first (given, they must agree with it).
   std::string source_language;
   std::string target_language;
   std::string weights_file = "model.bin";
@@ -72,9 +76,13 @@ struct ModelConfig {
   std::string decoder_start_token = "<s>";
   // Every source ends with the eos token, as T5's tokenizer writes it.
   bool append_source_eos = false;
-  // What a multilingual model reads before the text to pick its task (T5's "translate English
-  // to German: "); recorded by the converter, empty for most models.
+  // What a model reads before the text to pick its task (T5's "translate English to German: ");
+  // recorded by the converter, empty for most models. The first pair's prefix; a config with
+  // language_pairs gives each pair its own instead.
   std::string source_prefix;
+  // Every direction the model translates, never empty: config.json's language_pairs, else the
+  // one pair source_language -> target_language with source_prefix.
+  std::vector<LanguagePair> language_pairs;
   ArchitectureConfig architecture;
   PositionConfig position;
 

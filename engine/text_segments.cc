@@ -28,29 +28,25 @@ void merge_terms(const std::vector<GlossaryTermResult>& terms,
 
 }  // namespace
 
-PreparedSource prepare_source(const Model& model, const SpanProtector* protector,
-                              const std::string& segment, const SpanProtectionOptions& spans,
-                              const GlossaryUse& glossary) {
+PreparedSource prepare_source(const Model& model, const std::string& segment,
+                              const SourcePreparation& how) {
   PreparedSource prepared;
   std::optional<ProtectedSource> rewritten;
-  if (protector) rewritten = protector->protect(segment, spans, glossary);
+  if (how.protector) rewritten = how.protector->protect(segment, how.spans, how.glossary);
   const bool constrained = rewritten && rewritten->constraints;
   const std::vector<std::string> pieces =
       model.source_tokenizer().encode(constrained ? rewritten->text : segment);
-  const Vocabulary& vocabulary = model.source_vocabulary();
-  const std::vector<int>& prefix = model.source_prefix_ids();
-  prepared.ids = prefix;
-  prepared.ids.reserve(prefix.size() + pieces.size() + 1);
-  for (const std::string& piece : pieces) prepared.ids.push_back(vocabulary.to_id(piece));
   // A source the model reads nothing of stays empty (it becomes layout, not a lone prefix or
   // eos).
-  if (prepared.ids.size() == prefix.size()) {
-    prepared.ids.clear();
-    return prepared;
-  }
-  if (model.config().append_source_eos) {
-    prepared.ids.push_back(vocabulary.to_id(model.config().special_tokens.eos));
-  }
+  if (pieces.empty()) return prepared;
+  const Vocabulary& vocabulary = model.source_vocabulary();
+  const std::vector<int>& prefix = model.source_prefix_ids(how.language_pair);
+  const bool eos = model.config().append_source_eos;
+  prepared.ids.reserve(prefix.size() + pieces.size() + 1);
+  prepared.ids.assign(prefix.begin(), prefix.end());
+  for (const std::string& piece : pieces) prepared.ids.push_back(vocabulary.to_id(piece));
+  if (eos) prepared.ids.push_back(vocabulary.to_id(model.config().special_tokens.eos));
+  prepared.added_ids = static_cast<int>(prefix.size()) + (eos ? 1 : 0);
   if (constrained) prepared.spans = std::make_shared<const ProtectedSource>(std::move(*rewritten));
   return prepared;
 }
@@ -67,7 +63,7 @@ std::vector<PreparedSource> prepare_segments(
     while (documents::has_words(text.segments[i])) {  // a cut part may have none
       if (text.segments[i].size() <= byte_limit) {
         segment = prepare(text.segments[i]);
-        if (static_cast<int>(segment->ids.size()) <= max_input_length) break;
+        if (segment->text_ids() <= max_input_length) break;
         segment.reset();
       }
       RPT_CHECK(documents::cut_segment(text, i, keep_together), InvalidArgument, "a segment of ",

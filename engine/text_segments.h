@@ -16,17 +16,26 @@
 
 namespace rpt {
 
-// One segment as the model reads it: its protected spans and glossary terms rewritten by
-// `protector` (nullptr: read as it is), tokenized, mapped to source ids, after the model's task
-// prefix and before its eos when it asks for them (ModelConfig::source_prefix,
-// append_source_eos). The one text-to-ids path of
-// rpt-translate and the server; `spans` of the result set only when there is something to
-// enforce. Throws what the tokenizer throws.
-PreparedSource prepare_source(const Model& model, const SpanProtector* protector,
-                              const std::string& segment, const SpanProtectionOptions& spans,
-                              const GlossaryUse& glossary = {});
+// How prepare_source makes a segment ready: the direction it is translated in (the prefix the
+// model reads first) and what may rewrite it.
+struct SourcePreparation {
+  std::size_t language_pair = 0;             // index into Model::language_pairs()
+  const SpanProtector* protector = nullptr;  // nullptr: the segment is read as it is
+  SpanProtectionOptions spans = {};
+  GlossaryUse glossary = {};  // borrows its glossaries
+};
 
-// Prepares each segment of `text` with `prepare`; a segment over `max_input_length` ids is cut
+// One segment as the model reads it: its protected spans and glossary terms rewritten by
+// `how.protector`, tokenized, mapped to source ids, after its language pair's prefix and before
+// the model's eos when it asks for one (append_source_eos); the prefix is added after the
+// rewriting, so spans and terms are only ever looked for in the segment. The one text-to-ids
+// path of rpt-translate and the server; `spans` of the result set only when there is something
+// to enforce. Throws what the tokenizer throws, InvalidArgument for a pair the model lacks.
+PreparedSource prepare_source(const Model& model, const std::string& segment,
+                              const SourcePreparation& how);
+
+// Prepares each segment of `text` with `prepare`; a segment over `max_input_length` ids of its own
+// (PreparedSource::text_ids: the prefix and eos the model adds do not count) is cut
 // (documents::cut_segment) and its parts prepared until every part fits, and one the model reads
 // nothing of (no ids) becomes layout; a cut never falls inside what `keep_together` names. One
 // result per remaining segment. Throws InvalidArgument

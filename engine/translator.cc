@@ -19,9 +19,15 @@ Translator::Translator(std::shared_ptr<const Engine> engine, TranslatorOptions o
   RPT_CHECK(options_.max_batch_size >= 1, InvalidArgument, "max_batch_size must be >= 1");
   options_.admission_group = admission_group_for(engine_->options().device,
                                                  options_.admission_group, options_.max_batch_size);
-  RPT_CHECK(
-      options_.max_input_length >= 1 && options_.max_input_length <= model_->max_sequence_length(),
-      InvalidArgument, "max_input_length must be in [1, ", model_->max_sequence_length(), "]");
+  RPT_CHECK(options_.language_pair < model_->language_pairs().size(), InvalidArgument,
+            "language_pair ", options_.language_pair, " is not one of the model's ",
+            model_->language_pairs().size());
+  // The text's ids and what the model adds around them fit its longest sequence.
+  const int longest_text = model_->max_sequence_length() - model_->max_added_source_ids();
+  RPT_CHECK(options_.max_input_length >= 1 && options_.max_input_length <= longest_text,
+            InvalidArgument, "max_input_length must be in [1, ", longest_text,
+            "]: the model reads at most ", model_->max_sequence_length(), " ids, ",
+            model_->max_added_source_ids(), " of them its prefix and eos");
 }
 
 void Translator::check_options(const DecodingOptions& options) const {
@@ -31,17 +37,26 @@ void Translator::check_options(const DecodingOptions& options) const {
             model_->max_sequence_length());
 }
 
-void Translator::check_source(const std::vector<int>& ids, std::size_t index) const {
+void Translator::check_source(const std::vector<int>& ids, int added_ids, std::size_t index) const {
   RPT_CHECK(!ids.empty(), InvalidArgument, "sentence ", index, " is empty");
-  RPT_CHECK(static_cast<int>(ids.size()) <= options_.max_input_length, InvalidArgument, "sentence ",
-            index, " has ", ids.size(), " tokens, over the limit of ", options_.max_input_length);
+  const int own = static_cast<int>(ids.size()) - added_ids;
+  RPT_CHECK(own <= options_.max_input_length, InvalidArgument, "sentence ", index, " has ", own,
+            " tokens, over the limit of ", options_.max_input_length);
+}
+
+SourcePreparation Translator::preparation(const SpanProtectionOptions& spans,
+                                          const GlossaryUse& glossary) const {
+  return {.language_pair = options_.language_pair,
+          .protector = span_protector_.get(),
+          .spans = spans,
+          .glossary = glossary};
 }
 
 PreparedSource Translator::prepare(const std::string& source, std::size_t index,
                                    const SpanProtectionOptions& spans,
                                    const GlossaryUse& glossary) const {
-  PreparedSource prepared = prepare_source(*model_, span_protector_.get(), source, spans, glossary);
-  check_source(prepared.ids, index);
+  PreparedSource prepared = prepare_source(*model_, source, preparation(spans, glossary));
+  check_source(prepared.ids, prepared.added_ids, index);
   return prepared;
 }
 
@@ -50,11 +65,10 @@ std::vector<PreparedSource> Translator::prepare_segments(documents::SegmentedTex
                                                          const SpanProtectionOptions& spans,
                                                          const GlossaryUse& glossary) const {
   try {
+    const SourcePreparation how = preparation(spans, glossary);
     return rpt::prepare_segments(
         text, options_.max_input_length,
-        [&](const std::string& segment) {
-          return prepare_source(*model_, span_protector_.get(), segment, spans, glossary);
-        },
+        [&](const std::string& segment) { return prepare_source(*model_, segment, how); },
         glossary.empty() ? documents::KeepTogether() : glossary_terms_of(glossary));
   } catch (const InvalidArgument& e) {
     throw InvalidArgument("sentence " + std::to_string(index) + ": " + e.message(), __FILE__,
@@ -108,7 +122,7 @@ std::vector<std::vector<Hypothesis>> Translator::translate_ids(
   check_options(options);
   std::vector<SentenceRequest> requests;
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    check_source(sources[i], i);
+    check_source(sources[i], 0, i);
     requests.push_back(
         {.id = i, .source_ids = sources[i], .options = options, .constraints = nullptr});
   }

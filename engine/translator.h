@@ -20,16 +20,23 @@
 
 namespace rpt {
 
+struct SourcePreparation;  // engine/text_segments.h
+
 struct TranslatorOptions {
   // Sentences decoded together; as one finishes, the next waiting one joins (in-flight).
   int max_batch_size = 32;
-  // Longest accepted source, in tokens (pieces); longer input is refused, never truncated.
+  // Longest accepted source, in tokens (pieces) of its text: the prefix and eos the model adds
+  // (Model::max_added_source_ids) do not count. Longer input is refused, never truncated.
   int max_input_length = 1024;
   // Waiting sentences join a running batch once this many can (or every waiting one can): fewer,
   // larger encoder calls, for rows left empty meanwhile. 1: each joins as soon as a slot frees;
   // kAdmissionGroupByDevice: the device's measured best (admission_group_for). Translations do
   // not change (batch invariance); only speed does (docs/engine.md).
   int admission_group = kAdmissionGroupByDevice;
+  // Which of the model's directions (Model::language_pairs) every source is translated in: the
+  // prefix the model reads before it; pick_language_pair (engine/language_pair.h) finds it by
+  // languages.
+  std::size_t language_pair = 0;
 };
 
 struct TranslationHypothesis {
@@ -66,6 +73,10 @@ struct TranslationResult {
 struct PreparedSource {
   std::vector<int> ids;
   std::shared_ptr<const ProtectedSource> spans;
+  // Of `ids`, those the model adds around the text: its language pair's prefix and the eos. Input
+  // limits count the rest, the text's own.
+  int added_ids = 0;
+  int text_ids() const { return static_cast<int>(ids.size()) - added_ids; }
 };
 
 // Finished hypotheses as text: detokenized, with protected spans restored when `spans` is set.
@@ -119,7 +130,11 @@ class Translator {
   const SpanProtector& span_protector() const { return *span_protector_; }
 
  private:
-  void check_source(const std::vector<int>& ids, std::size_t index) const;
+  // `ids` holds `added_ids` beside the text's own (PreparedSource::added_ids).
+  void check_source(const std::vector<int>& ids, int added_ids, std::size_t index) const;
+  // How prepare_source reads a sentence for this translator (its language pair and protector).
+  SourcePreparation preparation(const SpanProtectionOptions& spans,
+                                const GlossaryUse& glossary) const;
   // Decodes every request (ids 0..n-1, checked), max_batch_size at a time; results by id.
   std::vector<std::vector<Hypothesis>> decode(std::vector<SentenceRequest> requests) const;
 

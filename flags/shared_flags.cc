@@ -106,8 +106,9 @@ void add_text_flags(CLI::App& app, TextFlags& flags) {
 
 void add_batching_flags(CLI::App& app, int& max_input_length, int& admission_group) {
   app.add_option("--max-input-length", max_input_length,
-                 "Longest segment the model reads, in source tokens; a longer one is cut at a "
-                 "clause or a space (docs/documents.md)")
+                 "Longest segment the model reads, in source tokens of its own (the prefix of a "
+                 "multilingual model's language pair and the eos aside); a longer one is cut at "
+                 "a clause or a space (docs/documents.md)")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
   app.add_option("--admission-group", admission_group,

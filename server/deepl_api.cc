@@ -129,14 +129,15 @@ std::string auth_key(const HttpRequest& request, const FormFields& fields) {
 // (source or target): the code itself when a model has it, else without its region. Empty when
 // no served model has it.
 std::string served_language(const ServiceContext& service, const std::string& code, bool target) {
-  std::set<std::string> served;
-  for (const auto& model : service.registry.models()) {
-    served.insert(target ? model->description.target_language : model->description.source_language);
-  }
+  const std::vector<std::string>& served =
+      target ? service.registry.target_languages() : service.registry.source_languages();
+  const auto has = [&served](const std::string& language) {
+    return std::find(served.begin(), served.end(), language) != served.end();
+  };
   const std::string wanted = lower(code);
-  if (served.contains(wanted)) return wanted;
+  if (has(wanted)) return wanted;
   const std::string primary = wanted.substr(0, wanted.find_first_of("-_"));
-  return served.contains(primary) ? primary : std::string();
+  return has(primary) ? primary : std::string();
 }
 
 // An omitted source_lang: the source of the one served model into `target`, else the language
@@ -172,8 +173,8 @@ RequestStatus deepl_request(const ServiceContext& service, const DeepLAccounts& 
     source = detect_source(service, target, texts, tags);
   }
   *detected = upper(source);
-  ServedModel* model = nullptr;
-  if (!service.registry.find({"", source, target}, &model).ok()) {
+  ModelRoute route;
+  if (!service.registry.find({"", source, target}, &route).ok()) {
     return invalid("Value for 'target_lang' not supported: no served model translates " +
                    upper(source) + " into " + upper(target) + ".");
   }
@@ -289,12 +290,9 @@ HttpResponse languages(const ServiceContext& service, const FormFields& fields) 
     return deepl_error(400, "Value for 'type' not supported.");
   }
   const bool target = type == "target";
-  std::set<std::string> codes;
-  for (const auto& model : service.registry.models()) {
-    const ModelDescription& d = model->description;
-    const std::string& code = target ? d.target_language : d.source_language;
-    if (!code.empty()) codes.insert(code);
-  }
+  const std::vector<std::string>& served =
+      target ? service.registry.target_languages() : service.registry.source_languages();
+  const std::set<std::string> codes(served.begin(), served.end());  // sorted
   json list = json::array();
   for (const std::string& code : codes) {
     json language = {{"language", upper(code)}, {"name", language_name(code)}};
@@ -306,10 +304,10 @@ HttpResponse languages(const ServiceContext& service, const FormFields& fields) 
 
 HttpResponse language_pairs(const ServiceContext& service) {
   json pairs = json::array();
-  for (const auto& model : service.registry.models()) {
-    pairs.push_back({{"source_lang", model->description.source_language},
-                     {"target_lang", model->description.target_language}});
-  }
+  service.registry.for_each_direction(
+      [&pairs](const std::string& source, const std::string& target) {
+        pairs.push_back({{"source_lang", source}, {"target_lang", target}});
+      });
   return json_response(200, dump(json{{"supported_languages", std::move(pairs)}}));
 }
 
@@ -543,9 +541,9 @@ HttpResponse DeepLApi::create_glossary(const std::string& key, const FormFields&
   }
   glossary.source_language = served_language(service_, first(fields, "source_lang"), false);
   glossary.target_language = served_language(service_, first(fields, "target_lang"), true);
-  ServedModel* model = nullptr;
+  ModelRoute route;
   if (glossary.source_language.empty() || glossary.target_language.empty() ||
-      !service_.registry.find({"", glossary.source_language, glossary.target_language}, &model)
+      !service_.registry.find({"", glossary.source_language, glossary.target_language}, &route)
            .ok()) {
     return deepl_error(400, "Unsupported glossary source and target pair.");
   }
@@ -556,7 +554,9 @@ HttpResponse DeepLApi::create_glossary(const std::string& key, const FormFields&
   }
   try {  // the rules of a call's own glossary: sizes, UTF-8, no placeholders, one target each
     const Glossary checked(entries, GlossaryLimits::kEntriesPerCall, "entries");
-    if (model->span_protector) model->span_protector->check_glossary(checked, "entries");
+    if (route.model->span_protector) {
+      route.model->span_protector->check_glossary(checked, "entries");
+    }
   } catch (const InvalidArgument& e) {
     return deepl_error(400, "Invalid glossary entries: " + e.message());
   }

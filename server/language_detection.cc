@@ -186,25 +186,28 @@ std::string language_detector_version() {
 
 std::vector<std::string> sources_into(const ModelRegistry& registry, const std::string& target) {
   std::vector<std::string> sources;
+  const auto add = [&sources](const std::string& source) {
+    if (!source.empty() && std::find(sources.begin(), sources.end(), source) == sources.end()) {
+      sources.push_back(source);
+    }
+  };
   for (const auto& model : registry.models()) {
-    const ModelDescription& d = model->description;
-    if (d.target_language == target && !d.source_language.empty() &&
-        std::find(sources.begin(), sources.end(), d.source_language) == sources.end()) {
-      sources.push_back(d.source_language);
+    for (const LanguagePair& pair : model->model->language_pairs()) {
+      if (pair.target != target) continue;
+      if (!pair.reads_any_source()) {
+        add(pair.source);
+        continue;
+      }
+      for (const std::string& source : registry.languages()) {
+        if (source != target) add(source);
+      }
     }
   }
   return sources;
 }
 
 std::vector<std::string> served_sources(const ModelRegistry& registry) {
-  std::vector<std::string> sources;
-  for (const auto& model : registry.models()) {
-    const std::string& source = model->description.source_language;
-    if (!source.empty() && std::find(sources.begin(), sources.end(), source) == sources.end()) {
-      sources.push_back(source);
-    }
-  }
-  return sources;
+  return registry.source_languages();
 }
 
 }  // namespace rpt::server

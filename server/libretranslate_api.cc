@@ -229,12 +229,10 @@ HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& r
 
 HttpResponse libretranslate_languages(ServiceContext& service) {
   std::map<std::string, std::set<std::string>> targets;  // source -> targets, sorted
-  for (const auto& model : service.registry.models()) {
-    const ModelDescription& d = model->description;
-    if (!d.source_language.empty() && !d.target_language.empty()) {
-      targets[d.source_language].insert(d.target_language);
-    }
-  }
+  service.registry.for_each_direction(
+      [&targets](const std::string& source, const std::string& target) {
+        if (!source.empty() && !target.empty()) targets[source].insert(target);
+      });
   json languages = json::array();
   for (const auto& [code, to] : targets) {
     languages.push_back({{"code", code}, {"name", language_name(code)}, {"targets", to}});
@@ -248,6 +246,7 @@ HttpResponse libretranslate_settings(ServiceContext& service) {
   if (!service.registry.models().empty()) {
     source = service.registry.models().front()->description.source_language;
     target = service.registry.models().front()->description.target_language;
+    if (source == kAnySourceLanguage) source = "auto";  // a model that reads any language
   }
   const json settings = {{"apiKeys", service.api_keys.enabled()},
                          {"keyRequired", service.api_keys.enabled()},

@@ -1,6 +1,8 @@
 #include "server/model_registry.h"
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -10,8 +12,57 @@
 namespace rpt::server {
 namespace {
 
-std::string pair_name(const ServedModel& served) {
-  return served.description.source_language + "->" + served.description.target_language;
+// "en-de (en->de)", "t5 (en->de, en->fr, en->ro)"; a long list cut short.
+std::string loaded_name(const ServedModel& served) {
+  constexpr std::size_t kMostPairs = 4;
+  const std::vector<LanguagePair>& pairs = served.model->language_pairs();
+  std::string name = served.name + " (";
+  for (std::size_t i = 0; i < pairs.size() && i < kMostPairs; ++i) {
+    name += (i == 0 ? "" : ", ") + pairs[i].name();
+  }
+  if (pairs.size() > kMostPairs) name += ", ... " + std::to_string(pairs.size()) + " pairs";
+  return name + ")";
+}
+
+std::string asked_pair(const ModelQuery& query) {
+  return (query.source_language.empty() ? "*" : echoed_text(query.source_language)) + "->" +
+         (query.target_language.empty() ? "*" : echoed_text(query.target_language));
+}
+
+// "fr", "pt-BR", "zh_Hant": what a language code looks like (BCP 47's shape, loosely). A request's
+// source names a pair's sentence rules only then: ICU makes an iterator per name it is given.
+bool looks_like_language_code(std::string_view code) {
+  if (code.size() < 2 || code.size() > 35) return false;
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    const char c = code[i];
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    const bool digit = c >= '0' && c <= '9';
+    const bool separator = (c == '-' || c == '_') && i >= 2 && i + 1 < code.size();
+    if (!letter && !(digit && i >= 2) && !separator) return false;
+  }
+  return true;
+}
+
+// `served` with the one of `found` (indexes of its pairs that serve `query` equally well).
+RequestStatus route_to_pair(ServedModel* served, const ModelQuery& query,
+                            const std::vector<std::size_t>& found, ModelRoute* route) {
+  const std::vector<LanguagePair>& pairs = served->model->language_pairs();
+  if (found.empty()) {
+    return {StatusCode::kNotFound,
+            "model " + loaded_name(*served) + " does not translate " + asked_pair(query)};
+  }
+  if (found.size() > 1) {
+    return {StatusCode::kInvalidArgument, "model " + loaded_name(*served) + " serves several " +
+                                              "language pairs for " + asked_pair(query) + "; " +
+                                              what_to_name(pairs, found)};
+  }
+  const LanguagePair& pair = pairs[found.front()];
+  std::string source = pair.source;
+  if (pair.reads_any_source()) {
+    source = looks_like_language_code(query.source_language) ? query.source_language : "";
+  }
+  *route = {.model = served, .pair = {.index = found.front(), .source_language = source}};
+  return RequestStatus::Ok();
 }
 
 // --device-memory-limit in bytes, its default resolved (see ServerOptions).
@@ -30,6 +81,10 @@ std::size_t memory_limit_bytes(const ServerOptions& options, Device device) {
 }
 
 }  // namespace
+
+int served_input_limit(const Model& model, int limit) {
+  return std::min(limit, model.max_sequence_length() - model.max_added_source_ids());
+}
 
 ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
   const Device device = options.compute.device;
@@ -62,8 +117,7 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
         .weights_bytes = static_cast<double>(on_gpu ? served->engine->device_memory_bytes()
                                                     : served->model->weights_bytes())};
     served->span_protector = std::make_shared<const SpanProtector>(served->model);
-    served->max_input_length =
-        std::min(options.limits.max_input_length, served->model->max_sequence_length());
+    served->max_input_length = served_input_limit(*served->model, options.limits.max_input_length);
     served->scheduler = std::make_unique<Scheduler>(spec.name, served->engine, options.scheduler,
                                                     metrics.add_model(served->description));
     if (options.cache_size_mib > 0) {
@@ -82,51 +136,111 @@ ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
       spdlog::info("model {}: glossary {} ({} entries) from {}", spec.name, glossary.name,
                    loaded->size(), glossary.path);
     }
-    spdlog::info("loaded model {} ({} -> {}, {}, {}, {} MiB) from {} on {}", spec.name,
-                 config.source_language, config.target_language, served->description.position_type,
-                 served->description.dtype,
+    spdlog::info("loaded model {} ({}, {}, {} MiB) from {} on {}", loaded_name(*served),
+                 served->description.position_type, served->description.dtype,
                  static_cast<long>(served->description.weights_bytes) >> 20, spec.directory,
                  served->engine->device_description());
     models_.push_back(std::move(served));
   }
+  index_languages();
 }
 
-RequestStatus ModelRegistry::find(const ModelQuery& query, ServedModel** found) {
-  *found = nullptr;
+namespace {
+
+void add_once(const std::string& language, std::vector<std::string>* languages) {
+  if (!language.empty() &&
+      std::find(languages->begin(), languages->end(), language) == languages->end()) {
+    languages->push_back(language);
+  }
+}
+
+}  // namespace
+
+void ModelRegistry::index_languages() {
+  bool any_source = false;
+  for (const auto& served : models_) {
+    for (const LanguagePair& pair : served->model->language_pairs()) {
+      if (pair.reads_any_source()) {
+        any_source = true;
+      } else {
+        add_once(pair.source, &languages_);
+      }
+      add_once(pair.target, &languages_);
+    }
+  }
+  std::sort(languages_.begin(), languages_.end());
+  for (const auto& served : models_) {
+    for (const LanguagePair& pair : served->model->language_pairs()) {
+      if (!pair.reads_any_source()) add_once(pair.source, &source_languages_);
+      add_once(pair.target, &target_languages_);
+    }
+  }
+  // After the models' own sources, so that their order leads.
+  if (any_source) {
+    for (const std::string& language : languages_) add_once(language, &source_languages_);
+  }
+}
+
+void ModelRegistry::for_each_direction(
+    const std::function<void(const std::string& source, const std::string& target)>& each) const {
+  for (const auto& served : models_) {
+    for (const LanguagePair& pair : served->model->language_pairs()) {
+      if (!pair.reads_any_source()) {
+        each(pair.source, pair.target);
+        continue;
+      }
+      for (const std::string& source : languages_) {
+        if (source != pair.target) each(source, pair.target);
+      }
+    }
+  }
+}
+
+RequestStatus ModelRegistry::find(const ModelQuery& query, ModelRoute* found) {
+  *found = {};
   std::string loaded;
   for (const auto& served : models_) {
-    loaded += (loaded.empty() ? "" : ", ") + served->name + " (" + pair_name(*served) + ")";
+    loaded += (loaded.empty() ? "" : ", ") + loaded_name(*served);
   }
+  const LanguageQuery languages{query.source_language, query.target_language};
   if (!query.name.empty()) {
     for (const auto& served : models_) {
-      if (served->name == query.name) {
-        *found = served.get();
-        return RequestStatus::Ok();
+      if (served->name != query.name) continue;
+      // One pair: the languages are ignored, as before models had several.
+      if (served->model->language_pairs().size() == 1) {
+        return route_to_pair(served.get(), query, {0}, found);
       }
+      return route_to_pair(served.get(), query,
+                           matching_pairs(served->model->language_pairs(), languages), found);
     }
     return {StatusCode::kNotFound,
             "no model named '" + echoed_text(query.name) + "'; loaded: " + loaded};
   }
-  std::vector<ServedModel*> matches;
+  // The models with pairs that serve the query best, and those pairs.
+  std::vector<std::pair<ServedModel*, std::vector<std::size_t>>> matches;
+  PairMatch best = PairMatch::kNone;
   for (const auto& served : models_) {
-    const ModelDescription& d = served->description;
-    if ((query.source_language.empty() || d.source_language == query.source_language) &&
-        (query.target_language.empty() || d.target_language == query.target_language)) {
-      matches.push_back(served.get());
+    const std::vector<LanguagePair>& pairs = served->model->language_pairs();
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      const PairMatch match = match_pair(pairs[i], languages);
+      if (match == PairMatch::kNone || match < best) continue;
+      if (match > best) matches.clear();
+      best = match;
+      if (matches.empty() || matches.back().first != served.get()) {
+        matches.emplace_back(served.get(), std::vector<std::size_t>());
+      }
+      matches.back().second.push_back(i);
     }
   }
   if (matches.size() == 1) {
-    *found = matches.front();
-    return RequestStatus::Ok();
+    return route_to_pair(matches.front().first, query, matches.front().second, found);
   }
-  const std::string asked =
-      (query.source_language.empty() ? "*" : echoed_text(query.source_language)) + "->" +
-      (query.target_language.empty() ? "*" : echoed_text(query.target_language));
   if (matches.empty()) {
-    return {StatusCode::kNotFound, "no model translates " + asked + "; loaded: " + loaded};
+    return {StatusCode::kNotFound,
+            "no model translates " + asked_pair(query) + "; loaded: " + loaded};
   }
-  return {StatusCode::kInvalidArgument,
-          "several models match " + asked + "; name one with model.model (loaded: " + loaded + ")"};
+  return {StatusCode::kInvalidArgument, "several models match " + asked_pair(query) +
+                                            "; name one with model.model (loaded: " + loaded + ")"};
 }
 
 void ModelRegistry::stop() {

@@ -165,10 +165,11 @@ RequestStatus too_many_segments(const RequestLimits& limits) {
                  " segments (sentences), the limit per request; split the call");
 }
 
-// Segments `text` (request text `index`) into prepared->texts.back() and its segments' ids
-// into prepared: a segment over the input limit is cut until every part fits.
+// Segments `text` (request text `index`) into prepared->texts.back() and its segments' ids, made
+// ready as `how` says, into prepared: a segment over the input limit is cut until every part fits.
 RequestStatus prepare_text(const std::string& text, int index, const ServedModel& model,
-                           const ServerOptions& options, bool rewrite, PreparedRequest* prepared) {
+                           const ServerOptions& options, const SourcePreparation& how,
+                           PreparedRequest* prepared) {
   const std::string where = "texts[" + std::to_string(index) + "]";
   if (!is_valid_utf8(text)) return invalid(where + " is not valid UTF-8");
   const RequestLimits& limits = options.limits;
@@ -200,11 +201,7 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
     for (documents::SegmentedText& part : document->parts()) {
       std::vector<PreparedSource> ready = rpt::prepare_segments(
           part, model.max_input_length,
-          [&](const std::string& segment) {
-            return prepare_source(*model.model, rewrite ? model.span_protector.get() : nullptr,
-                                  segment, {.enabled = prepared->protect_spans},
-                                  prepared->glossary);
-          },
+          [&](const std::string& segment) { return prepare_source(*model.model, segment, how); },
           prepared->document.segmentation.keep_together);
       std::move(ready.begin(), ready.end(), std::back_inserter(segments));
     }
@@ -223,7 +220,7 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
   for (PreparedSource& segment : segments) {
     prepared->source_ids.push_back(std::move(segment.ids));
     prepared->segment_owner.push_back(index);
-    if (rewrite) prepared->spans.push_back(std::move(segment.spans));
+    if (how.protector != nullptr) prepared->spans.push_back(std::move(segment.spans));
   }
   out.document = std::move(document);
   return RequestStatus::Ok();
@@ -232,8 +229,16 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
 }  // namespace
 
 RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedModel& model,
-                              const ServerOptions& options, PreparedRequest* prepared) {
+                              const ChosenPair& pair, const ServerOptions& options,
+                              PreparedRequest* prepared) {
   const RequestLimits& limits = options.limits;
+  const std::vector<LanguagePair>& pairs = model.model->language_pairs();
+  if (pair.index >= pairs.size()) {
+    return {StatusCode::kInternal, "language pair " + std::to_string(pair.index) + " of model " +
+                                       model.name + " does not exist"};
+  }
+  const std::string& target_language = pairs[pair.index].target;
+  prepared->pair = pair;
   const int count = request.texts_size();
   if (count == 0) return invalid("texts is empty; send at least one text");
   if (count > limits.max_texts_per_request) {
@@ -258,12 +263,12 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   prepared->document.format = to_format(given.format());
   prepared->document.ignore_tags.assign(given.ignore_tags().begin(), given.ignore_tags().end());
   if (documents::is_catalog_format(prepared->document.format)) {
-    if (model.description.target_language.empty()) {
+    if (target_language.empty()) {
       return invalid("options.format " + v1::TextFormat_Name(given.format()) +
                      ": the model names no target language to fill the file in");
     }
     documents::CatalogOptions& catalog = prepared->document.catalog;
-    catalog.target_language = model.description.target_language;
+    catalog.target_language = target_language;
     catalog.translate_fuzzy = given.translate_fuzzy();
     catalog.mark_for_review = !given.has_mark_for_review() || given.mark_for_review();
     catalog.max_bytes = static_cast<std::size_t>(limits.max_text_bytes);
@@ -271,7 +276,7 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   prepared->document.segmentation.split =
       to_split(given.split_sentences(), options.text.split_sentences);
   prepared->document.segmentation.language =
-      model.description.source_language.empty() ? "en" : model.description.source_language;
+      pair.source_language.empty() ? "en" : pair.source_language;
   prepared->return_scores = request.options().return_scores();
   prepared->return_tokens = request.options().return_tokens();
   prepared->use_cache = !request.options().has_use_cache() || request.options().use_cache();
@@ -285,9 +290,13 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   prepared->protect_spans = model.span_protector && (!request.options().has_protect_spans() ||
                                                      request.options().protect_spans());
   const bool rewrite = prepared->protect_spans || !prepared->glossary.empty();
+  const SourcePreparation how{.language_pair = pair.index,
+                              .protector = rewrite ? model.span_protector.get() : nullptr,
+                              .spans = {.enabled = prepared->protect_spans},
+                              .glossary = prepared->glossary};
   prepared->texts.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
-    RequestStatus text = prepare_text(request.texts(i), i, model, options, rewrite, prepared);
+    RequestStatus text = prepare_text(request.texts(i), i, model, options, how, prepared);
     if (!text.ok()) return text;
   }
   return RequestStatus::Ok();

@@ -38,6 +38,9 @@ struct PreparedRequest {
   std::shared_ptr<const Glossary> call_glossary;
   std::shared_ptr<const Glossary> named_glossary;
   GlossaryUse glossary;
+  // The model's language pair the texts are translated in (ModelRoute): the prefix each segment
+  // is read after, so part of the cache key.
+  ChosenPair pair;
   DecodingOptions options;              // defaults filled in, validated
   documents::DocumentOptions document;  // format, segmentation, ignored tags
   bool return_scores = false;
@@ -53,10 +56,13 @@ RequestStatus resolve_options(const v1::DecodingOptions& request, const Decoding
                               const RequestLimits& limits, const Model& model,
                               DecodingOptions* resolved);
 
-// Validates `request` for `model`, cuts its texts into segments and tokenizes them (a segment
-// over the model's input limit cut again): INVALID_ARGUMENT as above, also for a bad glossary
-// entry (naming glossary[i]); NOT_FOUND for a glossary_name the model does not have.
+// Validates `request` for `model` and its language pair `pair` (ModelRegistry::find), cuts its
+// texts into segments (by the rules of the pair's source language) and tokenizes them after the
+// pair's prefix (a segment over the model's input limit cut again): INVALID_ARGUMENT as above,
+// also for a bad glossary entry (naming glossary[i]); NOT_FOUND for a glossary_name the model
+// does not have.
 RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedModel& model,
-                              const ServerOptions& options, PreparedRequest* prepared);
+                              const ChosenPair& pair, const ServerOptions& options,
+                              PreparedRequest* prepared);
 
 }  // namespace rpt::server

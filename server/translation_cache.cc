@@ -67,10 +67,12 @@ TranslationCache::TranslationCache(const TranslationCacheOptions& options, Cache
 TranslationCache::~TranslationCache() = default;
 
 std::string TranslationCache::key(std::string_view text, const DecodingOptions& options,
-                                  bool protect, std::string_view glossary) {
-  // Fixed-size options first, then the text: no two distinct (options, text) pairs meet.
+                                  bool protect, std::string_view glossary,
+                                  std::string_view prefix) {
+  // Fixed-size options first, then the length-prefixed glossary and prefix, then the text: no
+  // two distinct (options, glossary, prefix, text) meet.
   std::string key;
-  key.reserve(32 + text.size());
+  key.reserve(40 + glossary.size() + prefix.size() + text.size());
   options.visit([&key](auto field) {  // every option (DecodingOptions::visit), 4 bytes each
     static_assert(sizeof(field) == 4);
     append_bytes(key, std::bit_cast<std::uint32_t>(field));
@@ -78,6 +80,8 @@ std::string TranslationCache::key(std::string_view text, const DecodingOptions& 
   key.push_back(protect ? '\1' : '\0');
   append_bytes(key, static_cast<std::uint32_t>(glossary.size()));
   key.append(glossary);
+  append_bytes(key, static_cast<std::uint32_t>(prefix.size()));
+  key.append(prefix);
   key.append(text);
   return key;
 }

@@ -2,8 +2,10 @@
 // translation does not depend on what it is batched with (tested bit for bit), so a cached
 // result is exactly what decoding it again would give: the cache changes nothing but speed.
 //
-// Key: the raw text and every option that changes the result (beam, n-best, lengths, length
-// penalty, span protection, the glossaries' identity); return_scores / return_tokens only filter
+// Key: the raw text, the prefix the model reads before it (its language pair's: a multilingual
+// model's directions never share entries) and every option that changes the result (beam,
+// n-best, lengths, length penalty, span protection, the glossaries' identity); return_scores /
+// return_tokens only filter
 // what is sent, so the whole result is kept. Bounded by bytes (an estimate of each entry's heap
 // use), in shards with a mutex each so that concurrent calls rarely contend. Eviction is segmented
 // LRU by default: an entry enters a probation segment and moves to a protected one (80% of the
@@ -59,10 +61,11 @@ class TranslationCache {
   TranslationCache(const TranslationCache&) = delete;
   TranslationCache& operator=(const TranslationCache&) = delete;
 
-  // The key of `text` decoded with `options`, span protection on or off, with the glossaries
-  // of `glossary` (GlossaryUse::identity(); empty: none).
+  // The key of `text` read after `prefix` (its language pair's, Model::language_pairs) and
+  // decoded with `options`, span protection on or off, with the glossaries of `glossary`
+  // (GlossaryUse::identity(); empty: none).
   static std::string key(std::string_view text, const DecodingOptions& options, bool protect,
-                         std::string_view glossary = {});
+                         std::string_view glossary = {}, std::string_view prefix = {});
 
   // The cached result of `key` (now the most recently used), counted as a hit or a miss.
   std::optional<TranslationResult> find(const std::string& key);

@@ -34,8 +34,10 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   // Routed first, so that a call refused while draining is counted under its model; a model the
   // tenant may not use is refused before the request is looked at (nothing charged).
   const v1::ModelSelector& selector = request.model();
+  ModelRoute route;
   RequestStatus routed = service.registry.find(
-      {selector.model(), selector.source_language(), selector.target_language()}, &pending->model);
+      {selector.model(), selector.source_language(), selector.target_language()}, &route);
+  pending->model = route.model;
   if (routed.ok()) {
     record.set_model(pending->model->name);
     RequestStatus allowed = service.api_keys.check_model(api_key, pending->model->name);
@@ -44,7 +46,7 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   if (service.draining.load()) return draining_status();
   if (!routed.ok()) return routed;
   RequestStatus valid =
-      prepare_request(request, *pending->model, service.options, &pending->prepared);
+      prepare_request(request, *pending->model, route.pair, service.options, &pending->prepared);
   if (!valid.ok()) return valid;
   std::int64_t characters = 0;
   for (const std::string& text : request.texts()) characters += billed_characters(text);
@@ -67,11 +69,14 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   auto assembly = std::make_shared<TextAssembly>(observer, prepared, cache);
   const bool rewritten = !prepared.spans.empty();
   const std::string glossary = cache != nullptr ? prepared.glossary.identity() : std::string();
+  // The pair's prefix is what its segments are read after: one pair's translation never answers
+  // another's.
+  const std::string& prefix = pending->model->model->language_pairs()[prepared.pair.index].prefix;
   for (int i = 0; i < prepared.segments(); ++i) {
     const auto at = static_cast<std::size_t>(i);
     if (cache != nullptr) {
       std::string key = TranslationCache::key(prepared.segment_texts[at], prepared.options,
-                                              prepared.protect_spans, glossary);
+                                              prepared.protect_spans, glossary, prefix);
       if (std::optional<TranslationResult> hit = cache->find(key)) {
         assembly->known.emplace_back(i, std::move(*hit));
         continue;
@@ -147,6 +152,11 @@ RequestStatus list_models(ServiceContext& service, v1::ListModelsResponse* respo
           static_cast<std::uint32_t>(position.encoder_max_relative_position));
     }
     info->set_max_input_length(static_cast<std::uint32_t>(served->max_input_length));
+    for (const LanguagePair& pair : served->model->language_pairs()) {
+      v1::LanguagePairInfo* served_pair = info->add_language_pairs();
+      served_pair->set_source_language(pair.source);
+      served_pair->set_target_language(pair.target);
+    }
     for (const auto& [name, glossary] : served->glossaries) {
       v1::GlossaryInfo* entry = info->add_glossaries();
       entry->set_name(name);

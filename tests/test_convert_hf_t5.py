@@ -140,6 +140,20 @@ def source_sentences():
     return plain[:20]
 
 
+def train_sentencepiece(path, **options):
+    """A SentencePiece model of PIECES pieces with T5's special ids at `path`, loaded."""
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(training_text()), model_writer=model, vocab_size=PIECES,
+        model_type="unigram", pad_id=PAD, eos_id=EOS, unk_id=UNK, bos_id=-1,
+        hard_vocab_limit=True, minloglevel=2, num_threads=1, **options)
+    with open(path, "wb") as f:
+        f.write(model.getvalue())
+    processor = sentencepiece.SentencePieceProcessor()
+    processor.Load(path)
+    return processor
+
+
 class Fixtures:
     """The SentencePiece model, the HF models and their conversions in one temporary tree."""
 
@@ -147,15 +161,7 @@ class Fixtures:
         self.temp = tempfile.TemporaryDirectory(prefix="rpt-hf-t5-")
         self.root = self.temp.name
         self.spm = os.path.join(self.root, "spiece.model")
-        model = io.BytesIO()
-        sentencepiece.SentencePieceTrainer.train(
-            sentence_iterator=iter(training_text()), model_writer=model, vocab_size=PIECES,
-            model_type="unigram", pad_id=PAD, eos_id=EOS, unk_id=UNK, bos_id=-1,
-            hard_vocab_limit=True, minloglevel=2, num_threads=1)
-        with open(self.spm, "wb") as f:
-            f.write(model.getvalue())
-        self.sp = sentencepiece.SentencePieceProcessor()
-        self.sp.Load(self.spm)
+        self.sp = train_sentencepiece(self.spm)
         self.hf, self.hf_dirs, self.converted = {}, {}, {}
         for seed, (name, (config, save, scales)) in enumerate(MODELS.items()):
             self.hf[name] = self.make_model(config, seed, *scales)
@@ -393,6 +399,35 @@ class ConversionTest(unittest.TestCase):
         config = read_config(out)
         self.assertEqual(config["source_prefix"], "translate English to German: ")
         self.assertEqual((config["source_language"], config["target_language"]), ("en", "de"))
+
+    def test_language_pairs(self):
+        out = self.fx.convert("t5_v1_0", "--pair", "en:de:translate English to German: ",
+                              "--pair", "en:fr:translate English to French: ", "--pair", "de:en")
+        config = read_config(out)
+        self.assertEqual(config["language_pairs"], [
+            {"source": "en", "target": "de", "prefix": "translate English to German: "},
+            {"source": "en", "target": "fr", "prefix": "translate English to French: "},
+            {"source": "de", "target": "en", "prefix": ""}])
+        self.assertEqual((config["source_language"], config["target_language"]), ("en", "de"))
+        self.assertNotIn("source_prefix", config)
+        self.assertNotIn("language_pairs", read_config(self.fx.converted["t5_v1_0"]))
+
+    def test_refuses_conflicting_language_options(self):
+        directory = self.fx.hf_dirs["t5_v1_0"]
+        for label, options, message in (
+                ("bad_pair", ["--pair", "en"], "is not SOURCE:TARGET[:PREFIX]"),
+                ("pair_prefix", ["--pair", "en:de", "--prefix", "x: "], "go without --pair"),
+                ("pair_language", ["--pair", "en:de", "--target-language", "de"],
+                 "go without --pair"),
+                ("both", ["--pair", "en:de", "--target-token-pairs"], "exclude each other"),
+                ("no_tokens", ["--madlad"], "the vocabulary has no <2xx> target tokens")):
+            with self.subTest(label=label):
+                out = os.path.join(self.fx.root, "refused-out", label)
+                status, err = run_converter("--model-dir", directory, "--output", out, "--quiet",
+                                            *options)
+                self.assertEqual(status, 2, err)
+                self.assertIn(message, err)
+                self.assertFalse(os.path.exists(os.path.join(out, "config.json")))
 
     def test_tensor_names_and_shapes(self):
         for name, (config_args, _, _) in MODELS.items():
@@ -814,6 +849,62 @@ class RptTranslateTest(unittest.TestCase):
                 if EOS in ids:
                     ids = ids[:ids.index(EOS)]
                 self.assertEqual(text, detokenize(tokens, ids, self.fx.sp))
+
+    def assert_greedy_matches(self, out, sp, prefix, options):
+        """rpt-translate with `options` on `out` gives transformers' greedy output for
+        `prefix` + each sentence (flan_v1_1's weights), text for text."""
+        tokens = read_vocabulary(os.path.join(out, "target_vocab.txt"))
+        sentences = self.sentences[:5]
+        result = run_rpt_translate(out, sentences, "--beam-size", "1",
+                                   "--length-penalty-type", "none", *options)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        texts = [text for _, text in parse_scored(result.stdout)]
+        for source, text in zip(sentences, texts):
+            with self.subTest(prefix=prefix, source=source):
+                source_ids = sp.EncodeAsIds(prefix + source) + [EOS]
+                with torch.no_grad():
+                    ids = self.fx.hf["flan_v1_1"].generate(
+                        torch.tensor([source_ids]), num_beams=1, do_sample=False,
+                        max_new_tokens=MAX_LENGTH, synced_gpus=False)[0].tolist()[1:]
+                if EOS in ids:
+                    ids = ids[:ids.index(EOS)]
+                self.assertEqual(text, detokenize(tokens, ids, sp))
+        return texts
+
+    def test_language_pairs_pick_the_prefix(self):
+        """T5's directions by prefix: --target-language picks the pair whose prefix is read."""
+        prefixes = {"de": "translate English to German: ", "fr": "translate English to French: "}
+        out = self.fx.convert("flan_v1_1", *[f"--pair=en:{target}:{prefix}"
+                                             for target, prefix in prefixes.items()])
+        outputs = {target: self.assert_greedy_matches(out, self.fx.sp, prefix,
+                                                      ["--target-language", target])
+                   for target, prefix in prefixes.items()}
+        self.assertNotEqual(outputs["de"], outputs["fr"])
+        # Without languages: the first pair, the model's default.
+        self.assert_greedy_matches(out, self.fx.sp, prefixes["de"], [])
+        refused = run_rpt_translate(out, ["Open"], "--target-language", "ro")
+        self.assertEqual(refused.returncode, 1)
+        self.assertIn("does not translate *->ro", refused.stderr)
+
+    def test_target_token_pairs_pick_the_target(self):
+        """MADLAD-400's way: a <2xx> token before any source picks the target. A SentencePiece
+        model with the tokens as user-defined symbols (as one piece each) and flan_v1_1's
+        weights, converted with --madlad."""
+        directory = os.path.join(self.fx.root, "hf", "target_tokens")
+        shutil.copytree(self.fx.hf_dirs["flan_v1_1"], directory)
+        sp = train_sentencepiece(os.path.join(directory, "spiece.model"),
+                                 user_defined_symbols=["<2de>", "<2fr>", "<2pt_BR>"])
+        out = self.fx.convert("flan_v1_1", "--madlad", model_dir=directory)
+        config = read_config(out)
+        self.assertEqual(config["language_pairs"], [
+            {"source": "*", "target": target, "prefix": f"<2{target}> "}
+            for target in ("de", "fr", "pt_BR")])
+        self.assertEqual((config["source_language"], config["target_language"]), ("*", "de"))
+        outputs = {target: self.assert_greedy_matches(out, sp, f"<2{target}> ",
+                                                      ["--target-language", target,
+                                                       "--language", "en"])
+                   for target in ("fr", "pt_BR")}
+        self.assertNotEqual(outputs["fr"], outputs["pt_BR"])
 
     def test_every_stored_dtype_loads(self):
         """float16, bfloat16 and int8 files load and translate (their outputs differ a little

@@ -145,7 +145,7 @@ TEST(TranslatorSourceEos, AModelThatAsksGetsItsPrefixAndEosAroundEverySource) {
     const Translator translator(Engine::create(Model::load(directory)));
     const int eos = translator.model().source_vocabulary().to_id("</s>");
     EXPECT_EQ(translator.prepare("w5 w9", 0, {}).ids, (std::vector<int>{5, 9, eos}));
-    EXPECT_TRUE(prepare_source(translator.model(), nullptr, "", {}).ids.empty());
+    EXPECT_TRUE(prepare_source(translator.model(), "", {}).ids.empty());
     const auto results = translator.translate({"w5 w9"}, {.beam_size = 2, .max_length = 5});
     EXPECT_EQ(results[0].source_tokens, 3);
   }
@@ -154,7 +154,7 @@ TEST(TranslatorSourceEos, AModelThatAsksGetsItsPrefixAndEosAroundEverySource) {
   const Translator translator(Engine::create(Model::load(directory)));
   const int eos = translator.model().source_vocabulary().to_id("</s>");
   EXPECT_EQ(translator.prepare("w5 w9", 0, {}).ids, (std::vector<int>{7, 8, 5, 9, eos}));
-  EXPECT_TRUE(prepare_source(translator.model(), nullptr, " ", {}).ids.empty());
+  EXPECT_TRUE(prepare_source(translator.model(), " ", {}).ids.empty());
   std::filesystem::remove_all(directory);
 }
 

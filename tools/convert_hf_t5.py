@@ -4,6 +4,8 @@
     python3 tools/convert_hf_t5.py --model-dir HF_DIR --output OUT_DIR
         [--dtype float32|float16|bfloat16|int8] [--source-language en --target-language de]
         [--prefix "translate English to German: "] [--name N] [--spm F] [--quiet]
+        [--pair en:de:"translate English to German: " --pair en:fr:"translate English to French: "]
+        [--target-token-pairs]
 
 HF_DIR is a directory as `save_pretrained` writes it (or a downloaded hub snapshot): config.json;
 the weights as model.safetensors, as sharded model-0000x-of-0000y.safetensors with
@@ -23,6 +25,14 @@ gelu_new, the tanh approximation), `position.type` "t5_bucket", and top-level
 <pad>, eos </s>, unk <unk>; the decoder starts from <pad> (decoder_start_token_id 0), which is
 also written as bos. --prefix is recorded as `source_prefix` (e.g. "translate English to German: "
 for the original T5 checkpoints).
+
+A multilingual model gets `language_pairs` (docs/model-format.md) instead: --pair
+SOURCE:TARGET:PREFIX once per direction (the original T5's en:de, en:fr and en:ro with their
+"translate English to ...: " prefixes), or --target-token-pairs (alias --madlad) for a model that
+picks its target by a token before the source: one pair per `<2xx>` token of the vocabulary,
+source "*" (any) and prefix "<2xx> " (MADLAD-400). The first pair is the model's default
+direction (source_language, target_language); --source-language, --target-language and --prefix
+do not go with them.
 
 Mapping (HF name -> rpt name; {s} is encoder or decoder, i a block, F the block's last layer:
 1 in the encoder, 2 in the decoder):
@@ -75,6 +85,7 @@ the original T5 checkpoints carry and transformers itself ignores).
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -408,14 +419,56 @@ def special_tokens(settings, tokens, processor):
 # Output
 
 
-def build_config(args, settings, specials, start):
+TARGET_TOKEN = re.compile(r"<2([A-Za-z][A-Za-z0-9_-]*)>")
+
+
+def language_pairs(args, tokens, processor):
+    """The language_pairs --pair or --target-token-pairs ask for, else None."""
+    if args.pair:
+        pairs = []
+        for given in args.pair:
+            source, _, rest = given.partition(":")
+            target, _, prefix = rest.partition(":")
+            if not source or not target:
+                raise ConversionError(f"--pair {given!r} is not SOURCE:TARGET[:PREFIX]")
+            pairs.append({"source": source, "target": target, "prefix": prefix})
+        return pairs
+    if not args.target_token_pairs:
+        return None
+    pairs = []
+    for token in tokens:
+        match = TARGET_TOKEN.fullmatch(token)
+        if not match:
+            continue
+        # The engine tokenizes the prefix with the SentencePiece model alone: it must read the
+        # token as one piece (a user-defined symbol), as transformers' tokenizer does.
+        if token not in processor.EncodeAsPieces(token + " x"):
+            raise ConversionError(f"the SentencePiece model does not read {token} as one piece")
+        pairs.append({"source": "*", "target": match.group(1), "prefix": token + " "})
+    if not pairs:
+        raise ConversionError("--target-token-pairs: the vocabulary has no <2xx> target tokens")
+    return pairs
+
+
+def check_language_options(args):
+    if args.pair and args.target_token_pairs:
+        raise ConversionError("--pair and --target-token-pairs exclude each other")
+    if (args.pair or args.target_token_pairs) and (
+            args.prefix is not None or args.source_language or args.target_language):
+        raise ConversionError("--source-language, --target-language and --prefix go without "
+                              "--pair and --target-token-pairs (each pair names its own)")
+
+
+def build_config(args, settings, specials, start, pairs=None):
     feed_forward, activation = FEED_FORWARD[settings["feed_forward_proj"]]
+    default = pairs[0] if pairs else {"source": args.source_language or "und",
+                                      "target": args.target_language or "und"}
     config = {
         "format": "rpt-model",
         "format_version": FORMAT_VERSION,
         "name": args.name or os.path.basename(os.path.normpath(args.output)),
-        "source_language": args.source_language,
-        "target_language": args.target_language,
+        "source_language": default["source"],
+        "target_language": default["target"],
         "weights": "model.bin",
         "source_vocabulary": "source_vocab.txt",
         "target_vocabulary": "target_vocab.txt",
@@ -427,6 +480,8 @@ def build_config(args, settings, specials, start):
     }
     if args.prefix is not None:
         config["source_prefix"] = args.prefix
+    if pairs:
+        config["language_pairs"] = pairs
     config["architecture"] = {
         "encoder_layers": settings["num_layers"],
         "decoder_layers": settings["num_decoder_layers"],
@@ -474,6 +529,7 @@ class Stages:
 
 def convert(args):
     stage = Stages(not args.quiet)
+    check_language_options(args)
     settings = hf_settings(read_json(os.path.join(args.model_dir, "config.json"), "config.json"))
     check_supported(settings)
     spm = args.spm or os.path.join(args.model_dir, "spiece.model")
@@ -489,6 +545,7 @@ def convert(args):
     tokens = build_vocabulary(processor, added_tokens(args.model_dir, processor.GetPieceSize()),
                               rows)
     specials, start = special_tokens(settings, tokens, processor)
+    pairs = language_pairs(args, tokens, processor)
 
     os.makedirs(args.output, exist_ok=True)
     stage(f"writing {len(tensors)} tensors as {args.dtype}")
@@ -496,7 +553,7 @@ def convert(args):
     for side in ("source", "target"):
         convert_onmt.write_vocabulary(os.path.join(args.output, f"{side}_vocab.txt"), tokens)
         shutil.copyfile(spm, os.path.join(args.output, f"{side}.spm.model"))
-    config = build_config(args, settings, specials, start)
+    config = build_config(args, settings, specials, start, pairs)
     convert_onmt.write_config(args.output, config)
     return config
 
@@ -510,10 +567,17 @@ def parse_args(argv):
     parser.add_argument("--dtype", choices=sorted(DTYPES), default="float32",
                         help="weight type in model.bin (default float32; int8: linear layers in "
                         "int8 with per-row scales, the rest float16)")
-    parser.add_argument("--source-language", default="und", help="e.g. en (default und)")
-    parser.add_argument("--target-language", default="und", help="e.g. de (default und)")
+    parser.add_argument("--source-language", help="e.g. en (default und)")
+    parser.add_argument("--target-language", help="e.g. de (default und)")
     parser.add_argument("--prefix", help="task prefix the source needs, recorded as "
                         "source_prefix (e.g. 'translate English to German: ')")
+    parser.add_argument("--pair", action="append", metavar="SOURCE:TARGET[:PREFIX]",
+                        help="a direction of a multilingual model and the prefix that selects "
+                        "it, e.g. 'en:fr:translate English to French: ' (repeat it; the first is "
+                        "the default); written as language_pairs")
+    parser.add_argument("--target-token-pairs", "--madlad", action="store_true",
+                        help="one language pair per <2xx> token of the vocabulary: any source, "
+                        "target xx, prefix '<2xx> ' (MADLAD-400)")
     parser.add_argument("--name", help="model name (default: the output directory's name)")
     parser.add_argument("--spm", help="SentencePiece model (default: MODEL_DIR/spiece.model)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")

@@ -113,8 +113,11 @@ def main():
             reply = method("ListModels", pb.ListModelsResponse)(pb.ListModelsRequest(),
                                                                 timeout=args.timeout)
             for m in reply.models:
-                print(f"{m.name}\t{m.source_language}->{m.target_language}\t{m.device}\t"
-                      f"{m.dtype}\t{m.position_type}")
+                # Every language pair; an older server names the one pair only.
+                pairs = ",".join(f"{p.source_language}->{p.target_language}"
+                                 for p in m.language_pairs)
+                pairs = pairs or f"{m.source_language}->{m.target_language}"
+                print(f"{m.name}\t{pairs}\t{m.device}\t{m.dtype}\t{m.position_type}")
             return 0
         glossary = read_glossary(args.glossary) if args.glossary else []
         texts = args.texts or [line.rstrip("\n") for line in sys.stdin]

@@ -1,6 +1,5 @@
 #include "fuzz_model.h"
 
-#include <algorithm>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -22,7 +21,7 @@ const server::ServedModel& fuzz_model() {
     served->model = Model::load(std::string(RPT_SOURCE_DIR) + "/tests/fixtures/shaw_k4/model");
     served->span_protector = std::make_shared<const SpanProtector>(served->model);
     served->max_input_length =
-        std::min(fuzz_options().limits.max_input_length, served->model->max_sequence_length());
+        server::served_input_limit(*served->model, fuzz_options().limits.max_input_length);
     return served;
   }();
   return *model;

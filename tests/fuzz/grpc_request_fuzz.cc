@@ -23,6 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!server::decode_translate_request(raw, &request).ok()) return 0;
   const server::ServerOptions& options = fuzz::fuzz_options();
   server::PreparedRequest prepared;
-  server::prepare_request(request, fuzz::fuzz_model(), options, &prepared);
+  server::prepare_request(request, fuzz::fuzz_model(), {}, options, &prepared);
   return 0;
 }

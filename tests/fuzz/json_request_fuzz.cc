@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!server::parse_translate_json(body, &parsed).ok()) return 0;
   const server::ServerOptions& options = fuzz::fuzz_options();
   server::PreparedRequest prepared;
-  server::prepare_request(parsed.request, fuzz::fuzz_model(), options, &prepared);
+  server::prepare_request(parsed.request, fuzz::fuzz_model(), {}, options, &prepared);
   server::json_error({server::StatusCode::kInvalidArgument, std::string(body.substr(0, 64))});
   return 0;
 }

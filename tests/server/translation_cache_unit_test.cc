@@ -78,6 +78,16 @@ TEST(TranslationCacheTest, KeysDifferForEveryOptionThatChangesTheResult) {
                                   GlossaryUse{{&akte}, GlossaryMethod::kPhrase}.identity()));
   EXPECT_NE(TranslationCache::key("c", base, true, "ab"),
             TranslationCache::key("bc", base, true, "a"));
+  // The language pair's prefix: each pair of a multilingual model keys its own translations, and
+  // the prefix's bytes never run into the glossary's or the text's.
+  EXPECT_EQ(key, TranslationCache::key("Save", base, true, "", ""));
+  EXPECT_NE(key, TranslationCache::key("Save", base, true, "", "<2de> "));
+  EXPECT_NE(TranslationCache::key("Save", base, true, "", "<2de> "),
+            TranslationCache::key("Save", base, true, "", "<2fr> "));
+  EXPECT_NE(TranslationCache::key("c", base, true, "", "ab"),
+            TranslationCache::key("bc", base, true, "", "a"));
+  EXPECT_NE(TranslationCache::key("Save", base, true, "ab", ""),
+            TranslationCache::key("Save", base, true, "a", "b"));
 }
 
 TEST(TranslationCacheTest, AHitIsTheWholeStoredResult) {

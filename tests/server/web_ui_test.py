@@ -1,11 +1,11 @@
 """The translation page for browsers (server/web_ui.h, GET /) on the real rpt-server, driven in
 headless Chromium through chromedriver and Selenium (Debian's chromium and chromium-driver,
-selenium from PyPI: tools/setup.sh installs them): a model picked from /v1/models, a text
-translated with the button and with Ctrl+Enter, plain text and HTML, alternatives, a glossary,
-the kept placeholders and tags highlighted, the API's errors shown; the answer is the same as
-the JSON API's. Beside the browser: the headers (a Content-Security-Policy whose hashes are the
-page's inline style and script), the page on the --http-listen port and not on the admin port,
-and --no-web-ui.
+selenium from PyPI: tools/setup.sh installs them): a model (or a multilingual model's language
+pair) picked from /v1/models, a text translated with the button and with Ctrl+Enter, plain text
+and HTML, alternatives, a glossary, the kept placeholders and tags highlighted, the API's errors
+shown; the answer is the same as the JSON API's. Beside the browser: the headers (a
+Content-Security-Policy whose hashes are the page's inline style and script), the page on the
+--http-listen port and not on the admin port, and --no-web-ui.
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/web_ui_test.py
 
@@ -260,6 +260,38 @@ class BrowserTest(unittest.TestCase):
                              self.api(PLACEHOLDER_TEXT)["hypotheses"][0]["text"])
         finally:
             keyed.close()
+            shutil.rmtree(directory, ignore_errors=True)
+
+    def test_a_multilingual_model_lists_each_pair(self):
+        """One entry per language pair (tests/server/language_pairs_test.py's model); the call
+        names the chosen pair's languages, and is answered as the JSON API answers them."""
+        from selenium.webdriver.support.ui import Select, WebDriverWait
+        from language_pairs_test import multilingual_model
+
+        directory = tempfile.mkdtemp(prefix="rpt_web_ui_multi_")
+        multi = ServerProcess(["--model", "multi=" + multilingual_model(directory),
+                               "--beam-size", "2"])
+        try:
+            self.driver.get(f"http://127.0.0.1:{multi.http_port}/")
+            WebDriverWait(self.driver, 30).until(
+                lambda d: len(d.find_elements("css selector", "#model option")) == 3)
+            names = [option.text for option in
+                     self.driver.find_elements("css selector", "#model option")]
+            self.assertEqual(names, ["multi (en → de)", "multi (en → fr)", "multi (any → ro)"])
+            texts = []
+            for index, target in enumerate(("de", "fr", "ro")):
+                Select(self.element("model")).select_by_index(index)
+                self.element("source").clear()
+                self.element("source").send_keys(PLACEHOLDER_TEXT)
+                self.run_translation()
+                status, _, answer = multi.translate(
+                    {"model": "multi", "target_language": target, "texts": [PLACEHOLDER_TEXT]})
+                self.assertEqual(status, 200, answer)
+                texts.append(self.element("result").text)
+                self.assertEqual(texts[-1], answer["translations"][0]["hypotheses"][0]["text"])
+            self.assertEqual(len(set(texts)), 3, texts)
+        finally:
+            multi.close()
             shutil.rmtree(directory, ignore_errors=True)
 
     def test_the_policy_refuses_other_inline_code(self):

@@ -261,6 +261,10 @@ std::string write_synthetic_model(const std::string& directory,
   if (a.head_size > 0) json["architecture"]["head_dim"] = a.head_size;
   json["append_source_eos"] = config.append_source_eos;
   if (!config.source_prefix.empty()) json["source_prefix"] = config.source_prefix;
+  for (const LanguagePair& pair : config.language_pairs) {
+    json["language_pairs"].push_back(
+        {{"source", pair.source}, {"target", pair.target}, {"prefix", pair.prefix}});
+  }
   std::ofstream(std::filesystem::path(directory) / "config.json") << json.dump(2);
   return directory;
 }

@@ -27,7 +27,9 @@ std::vector<unsigned char> write_weights(const std::string& path,
                                          std::uint32_t version = 1);
 
 struct SyntheticModelOptions {
-  ModelConfig config;        // architecture and position settings to use
+  // Architecture and position settings to use; append_source_eos, source_prefix and
+  // language_pairs (written when not empty) too.
+  ModelConfig config;
   int vocabulary_size = 40;  // shared by both sides; tokens are "w0".."wN" plus specials
   std::uint32_t seed = 7;
   // float32 or float16 for every tensor; int8: linear weights quantized per row (with their
