@@ -497,10 +497,16 @@ std::vector<TenantSpec> ApiKeys::tenants() const {
 }
 
 std::optional<std::string> ApiKeys::tenant_name(std::string_view presented) const {
+  std::optional<TenantIdentity> identity = identify(presented);
+  if (!identity.has_value()) return std::nullopt;
+  return std::move(identity->name);
+}
+
+std::optional<TenantIdentity> ApiKeys::identify(std::string_view presented) const {
   const std::shared_ptr<const Table> current = table();
   const Tenant* tenant = current != nullptr ? current->find(presented) : nullptr;
   if (tenant == nullptr) return std::nullopt;
-  return tenant->spec.name;
+  return TenantIdentity{tenant->spec.name, tenant->spec.priority};
 }
 
 RequestStatus ApiKeys::authenticate(std::string_view presented) const {

@@ -22,7 +22,7 @@
 //       characters_per_minute: 200000  # optional token bucket; 0 or absent: unlimited
 //       burst_seconds: 2               # a bucket holds rate x burst_seconds (default 1)
 //       characters_per_month: 5000000  # the calendar month's (UTC) quota; 0 or absent: none
-//       priority: 1                    # 1-10 (default 1): kept for fair sharing, unused yet
+//       priority: 1                    # 1-10 (default 1): weight in fair admission
 //
 // Unknown fields, a field given twice, a value of the wrong type or out of range, a tenant name or
 // a key listed twice: std::invalid_argument naming the file and the YAML line. A call larger than
@@ -72,6 +72,12 @@ struct TenantSpec {
   int priority = 1;
 
   bool may_use(std::string_view model) const;
+};
+
+// A caller's tenant as the schedulers' fair admission sees it (server/fair_queue.h).
+struct TenantIdentity {
+  std::string name;
+  int priority = 1;
 };
 
 // The clocks the limits read; tests inject their own.
@@ -147,6 +153,8 @@ class ApiKeys {
   std::vector<TenantSpec> tenants() const;
   // The tenant of the key `presented`, or nullopt (also when disabled).
   std::optional<std::string> tenant_name(std::string_view presented) const;
+  // The tenant of the key `presented`, its name and priority, or nullopt (also when disabled).
+  std::optional<TenantIdentity> identify(std::string_view presented) const;
 
   // OK when disabled or `presented` is a listed key; UNAUTHENTICATED otherwise. Charges nothing.
   RequestStatus authenticate(std::string_view presented) const;

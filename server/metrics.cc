@@ -42,6 +42,17 @@ Metrics::Metrics()
                              .Name("rpt_tenant_characters_total")
                              .Help("With --api-keys: characters charged to each tenant's quota")
                              .Register(*registry_)),
+      tenant_queue_seconds_(BuildHistogram()
+                                .Name("rpt_tenant_queue_duration_seconds")
+                                .Help("With --api-keys: time a tenant's sentence waited in the "
+                                      "admission queue (its fair share, server/fair_queue.h)")
+                                .Register(*registry_)),
+      tenant_queue_refusals_(BuildCounter()
+                                 .Name("rpt_tenant_queue_refusals_total")
+                                 .Help("With --api-keys: a tenant's calls the admission queue "
+                                       "refused, by bound: share (past the tenant's share while "
+                                       "others wait) or queue (the queue's bounds)")
+                                 .Register(*registry_)),
       queue_seconds_(BuildHistogram()
                          .Name("rpt_queue_duration_seconds")
                          .Help("Time a sentence waited in the admission queue")
@@ -198,7 +209,18 @@ ModelMetrics Metrics::add_model(const ModelDescription& model) {
   m.queued_tokens = &queued_tokens_.Add(labels);
   m.active_rows = &active_rows_.Add(labels);
   m.active_sentences = &active_sentences_.Add(labels);
+  m.tenants = {.queue_seconds = &tenant_queue_seconds_, .refusals = &tenant_queue_refusals_};
   return m;
+}
+
+prometheus::Histogram* TenantQueueMetrics::wait_seconds(const std::string& tenant) const {
+  if (queue_seconds == nullptr) return nullptr;
+  return &queue_seconds->Add({{"tenant", tenant}}, latency_buckets());
+}
+
+void TenantQueueMetrics::count_refusal(const std::string& tenant, std::string_view bound) const {
+  if (refusals == nullptr) return;
+  refusals->Add({{"tenant", tenant}, {"bound", std::string(bound)}}).Increment();
 }
 
 void Metrics::add_glossary(const std::string& model, const std::string& glossary, int entries) {

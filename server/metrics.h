@@ -21,6 +21,23 @@
 
 namespace rpt::server {
 
+// With --api-keys, what the schedulers' fair admission (server/fair_queue.h) records per tenant.
+// Every model's scheduler shares the families; tenants are the keys file's names, so the series
+// are bounded. Calls of no tenant (without --api-keys) are not recorded here.
+struct TenantQueueMetrics {
+  // rpt_tenant_queue_duration_seconds{tenant}
+  prometheus::Family<prometheus::Histogram>* queue_seconds = nullptr;
+  // rpt_tenant_queue_refusals_total{tenant, bound}
+  prometheus::Family<prometheus::Counter>* refusals = nullptr;
+
+  // The queue time histogram of `tenant` (nullptr when not registered). Resolving it allocates:
+  // the scheduler keeps what it resolved.
+  prometheus::Histogram* wait_seconds(const std::string& tenant) const;
+  // A call of `tenant` refused by the admission queue, past `bound`: "share" (its share while
+  // other tenants wait) or "queue" (the queue's bounds).
+  void count_refusal(const std::string& tenant, std::string_view bound) const;
+};
+
 // The metrics one model's scheduler updates, resolved once for its label set.
 struct ModelMetrics {
   prometheus::Histogram* queue_seconds = nullptr;        // per sentence, admission to encode
@@ -48,6 +65,7 @@ struct ModelMetrics {
   // Memory of the decoder (KV cache, workspaces, encoder memory; on the CPU what the memory
   // limit counts).
   prometheus::Gauge* decoder_memory_bytes = nullptr;
+  TenantQueueMetrics tenants;
 };
 
 struct ModelDescription {
@@ -104,6 +122,8 @@ class Metrics {
   prometheus::Family<prometheus::Histogram>& request_seconds_;
   prometheus::Family<prometheus::Counter>& tenant_requests_;
   prometheus::Family<prometheus::Counter>& tenant_characters_;
+  prometheus::Family<prometheus::Histogram>& tenant_queue_seconds_;
+  prometheus::Family<prometheus::Counter>& tenant_queue_refusals_;
   prometheus::Family<prometheus::Histogram>& queue_seconds_;
   prometheus::Family<prometheus::Histogram>& encode_seconds_;
   prometheus::Family<prometheus::Histogram>& decode_step_seconds_;

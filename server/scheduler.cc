@@ -28,6 +28,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Source tokens of the text at `index` of `job`.
+long sentence_tokens(const TranslationJob& job, int index) {
+  return static_cast<long>(job.source_ids[static_cast<std::size_t>(index)].size());
+}
+
 // Why a call can no longer continue, or nullopt-like OK when it can.
 RequestStatus dead_reason(const TranslationJob& job, Clock::time_point now, const char* where) {
   // The deadline wins over cancellation: gRPC also cancels a call whose deadline passed.
@@ -65,6 +70,8 @@ Scheduler::~Scheduler() {
 RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
   const long tokens = job->source_tokens();
   const auto sentences = static_cast<long>(job->source_ids.size());
+  RequestStatus refused;
+  const char* refused_bound = nullptr;  // the refusal metric's
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return {StatusCode::kUnavailable, "the server is shutting down"};
@@ -77,27 +84,63 @@ RequestStatus Scheduler::submit(const std::shared_ptr<TranslationJob>& job) {
                   " segments and " + std::to_string(options_.max_queued_tokens) +
                   " tokens: split it into smaller calls"};
     }
-    const auto queued = static_cast<long>(queue_.size());
-    if (queued + sentences > options_.max_queued_sentences ||
-        queued_tokens_ + tokens > options_.max_queued_tokens) {
-      return {StatusCode::kResourceExhausted,
-              "model '" + model_name_ + "' is overloaded: its queue holds " +
-                  std::to_string(queued) + " sentences and " + std::to_string(queued_tokens_) +
-                  " tokens (limits " + std::to_string(options_.max_queued_sentences) + " and " +
-                  std::to_string(options_.max_queued_tokens) + "); this call adds " +
-                  std::to_string(sentences) + " and " + std::to_string(tokens) + "; retry later"};
+    const QueueLoad call{sentences, tokens};
+    const QueueAdmission admission =
+        queue_.admission(job->tenant, job->priority, call,
+                         {options_.max_queued_sentences, options_.max_queued_tokens});
+    if (admission.admitted()) {
+      job->submitted = Clock::now();
+      job->remaining = static_cast<int>(sentences);
+      for (int i = 0; i < static_cast<int>(sentences); ++i) {
+        enqueue({job, i, job->submitted, {}}, false);
+      }
+      metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
+      metrics_.queued_tokens->Set(static_cast<double>(queue_.tokens()));
+    } else {
+      refused = refusal(*job, call, admission);
+      refused_bound = admission.verdict == QueueVerdict::kOverShare ? "share" : "queue";
     }
-    job->submitted = Clock::now();
-    job->remaining = static_cast<int>(sentences);
-    for (int i = 0; i < static_cast<int>(sentences); ++i) {
-      queue_.push_back({job, i, job->submitted, {}});
-    }
-    queued_tokens_ += tokens;
-    metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
-    metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
+  }
+  if (!refused.ok()) {
+    if (!job->tenant.empty()) metrics_.tenants.count_refusal(job->tenant, refused_bound);
+    return refused;
   }
   wake_.notify_one();
   return RequestStatus::Ok();
+}
+
+RequestStatus Scheduler::refusal(const TranslationJob& job, const QueueLoad& call,
+                                 const QueueAdmission& admission) const {
+  const QueueLoad held = queue_.load(job.tenant);
+  if (admission.verdict == QueueVerdict::kOverShare) {
+    return {StatusCode::kResourceExhausted,
+            "tenant " + job.tenant + " is over its share of the queue of model '" + model_name_ +
+                "' while other tenants wait: it holds " + std::to_string(held.sentences) +
+                " sentences and " + std::to_string(held.tokens) + " tokens of its " +
+                std::to_string(admission.share.sentences) + " and " +
+                std::to_string(admission.share.tokens) + " (priority " +
+                std::to_string(job.priority) + " of " + std::to_string(admission.queued_weight) +
+                " queued); this call adds " + std::to_string(call.sentences) + " and " +
+                std::to_string(call.tokens) + "; retry later"};
+  }
+  return {StatusCode::kResourceExhausted,
+          "model '" + model_name_ + "' is overloaded: its queue holds " +
+              std::to_string(queue_.size()) + " sentences and " + std::to_string(queue_.tokens()) +
+              " tokens (limits " + std::to_string(options_.max_queued_sentences) + " and " +
+              std::to_string(options_.max_queued_tokens) + "); this call adds " +
+              std::to_string(call.sentences) + " and " + std::to_string(call.tokens) +
+              "; retry later"};
+}
+
+void Scheduler::enqueue(QueuedSentence sentence, bool retry) {
+  const TranslationJob& job = *sentence.job;
+  const long tokens = sentence_tokens(job, sentence.index);
+  const long cost = tokens * job.options.beam_size;  // as the step budget counts it
+  if (retry) {
+    queue_.push_front(job.tenant, job.priority, std::move(sentence), tokens, cost);
+  } else {
+    queue_.push_back(job.tenant, job.priority, std::move(sentence), tokens, cost);
+  }
 }
 
 void Scheduler::wake() { wake_.notify_one(); }
@@ -131,21 +174,21 @@ bool Scheduler::run_once() {
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       }
       // Room first: no allocation may fail halfway through moving entries out of queue_.
-      dead.reserve(queue_.size() + active_.size());
-      admitted_jobs.reserve(queue_.size());
+      dead.reserve(static_cast<std::size_t>(queue_.size()) + active_.size());
+      admitted_jobs.reserve(static_cast<std::size_t>(queue_.size()));
       stopping = stopping_;
       if (stopping) {
-        for (QueuedSentence& queued : queue_)
+        queue_.remove_if([&](QueuedSentence& queued) {
           dead.push_back({std::move(queued.job), shutting_down});
-        queue_.clear();
-        queued_tokens_ = 0;
+          return true;
+        });
       } else {
         purge_queue(dead);
         admitted = admit();
         for (const QueuedSentence& queued : admitted) admitted_jobs.push_back(queued.job);
       }
       metrics_.queued_sentences->Set(static_cast<double>(queue_.size()));
-      metrics_.queued_tokens->Set(static_cast<double>(queued_tokens_));
+      metrics_.queued_tokens->Set(static_cast<double>(queue_.tokens()));
     }
     if (stopping) {
       for (auto& [job, status] : dead) finish(job, status);
@@ -179,20 +222,12 @@ bool Scheduler::run_once() {
 
 void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
   const Clock::time_point now = Clock::now();
-  auto kept = queue_.begin();
-  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
-    TranslationJob& job = *it->job;
-    RequestStatus reason = dead_reason(job, now, "queued");
-    if (job.finished || !reason.ok()) {
-      queued_tokens_ -=
-          static_cast<long>(job.source_ids[static_cast<std::size_t>(it->index)].size());
-      dead.push_back({it->job, std::move(reason)});
-      continue;
-    }
-    if (kept != it) *kept = std::move(*it);
-    ++kept;
-  }
-  queue_.erase(kept, queue_.end());
+  queue_.remove_if([&](QueuedSentence& queued) {
+    RequestStatus reason = dead_reason(*queued.job, now, "queued");
+    if (!queued.job->finished && reason.ok()) return false;
+    dead.push_back({std::move(queued.job), std::move(reason)});
+    return true;
+  });
 }
 
 std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
@@ -202,35 +237,28 @@ std::vector<Scheduler::QueuedSentence> Scheduler::admit() {
     if (sentence.retries.solo()) return admitted;  // it runs on its own
   }
   const int free_slots = admission_limit_ - static_cast<int>(active_.size());
-  if (free_slots > 0 && sentences_to_admit(static_cast<std::size_t>(free_slots), queue_.size(),
-                                           active_.empty(), options_.admission_group) == 0) {
+  if (free_slots > 0 && sentences_to_admit(static_cast<std::size_t>(free_slots),
+                                           static_cast<std::size_t>(queue_.size()), active_.empty(),
+                                           options_.admission_group) == 0) {
     return admitted;  // joiners wait until a group of them can join
   }
   long cost = active_cost_;
   while (!queue_.empty()) {
-    QueuedSentence& next = queue_.front();
+    const QueuedSentence& next = queue_.front();  // the fair queue's pick
     if (next.retries.solo()) {
       // On its own: once the decoder is empty, and nothing joins it.
-      if (active_.empty() && admitted.empty()) {
-        queued_tokens_ -=
-            static_cast<long>(next.job->source_ids[static_cast<std::size_t>(next.index)].size());
-        admitted.push_back(std::move(next));
-        queue_.pop_front();
-      }
+      if (active_.empty() && admitted.empty()) admitted.push_back(queue_.pop_front());
       break;
     }
-    const auto& ids = next.job->source_ids[static_cast<std::size_t>(next.index)];
-    const long sentence_cost = static_cast<long>(ids.size()) * next.job->options.beam_size;
+    const long sentence_cost = sentence_tokens(*next.job, next.index) * next.job->options.beam_size;
     const bool nothing_running = active_.empty() && admitted.empty();
     if (!nothing_running &&
         (static_cast<int>(active_.size() + admitted.size()) >= admission_limit_ ||
          cost + sentence_cost > options_.max_batch_tokens)) {
-      break;  // FIFO: a sentence that does not fit waits for rows to free up
+      break;  // in order: the pick that does not fit waits for rows to free up
     }
     cost += sentence_cost;
-    queued_tokens_ -= static_cast<long>(ids.size());
-    admitted.push_back(std::move(next));
-    queue_.pop_front();
+    admitted.push_back(queue_.pop_front());
   }
   return admitted;
 }
@@ -259,8 +287,9 @@ void Scheduler::encode(std::vector<QueuedSentence> admitted) {
   const Clock::time_point start = Clock::now();
   std::vector<SentenceRequest> requests;
   for (QueuedSentence& queued : admitted) {
-    metrics_.queue_seconds->Observe(
-        std::chrono::duration<double>(start - queued.queued_at).count());
+    const double waited = std::chrono::duration<double>(start - queued.queued_at).count();
+    metrics_.queue_seconds->Observe(waited);
+    if (!queued.job->tenant.empty()) observe_tenant_wait(queued.job->tenant, waited);
     const std::uint64_t id = next_sentence_id_++;
     const auto index = static_cast<std::size_t>(queued.index);
     const auto& spans = queued.job->spans;
@@ -419,10 +448,8 @@ void Scheduler::retry_or_fail(std::vector<QueuedSentence> failed, const RequestS
   for (auto it = failed.rbegin(); it != failed.rend(); ++it) {
     it->retries.small_group_failures += small_group ? 1 : 0;
     ++it->retries.requeues;
-    it->queued_at = now;  // rpt_queue_duration_seconds: the wait of each admission
-    queued_tokens_ +=
-        static_cast<long>(it->job->source_ids[static_cast<std::size_t>(it->index)].size());
-    queue_.push_front(std::move(*it));
+    it->queued_at = now;            // rpt_queue_duration_seconds: the wait of each admission
+    enqueue(std::move(*it), true);  // ahead of every tenant's, in admission order
   }
 }
 
@@ -438,6 +465,14 @@ void Scheduler::finish(const std::shared_ptr<TranslationJob>& job, const Request
     job->closed = true;
     job->observer->on_finish(status);
   });
+}
+
+void Scheduler::observe_tenant_wait(const std::string& tenant, double seconds) {
+  auto found = tenant_waits_.find(tenant);
+  if (found == tenant_waits_.end()) {
+    found = tenant_waits_.emplace(tenant, metrics_.tenants.wait_seconds(tenant)).first;
+  }
+  if (found->second != nullptr) found->second->Observe(seconds);
 }
 
 void Scheduler::update_gauges() {

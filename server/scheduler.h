@@ -3,8 +3,13 @@
 // calls (freeing their rows), admit queued sentences under the step budget and encode them, run one
 // decoder step for every active row, and deliver the sentences that finished.
 //
+// Sentences wait in a FairQueue (server/fair_queue.h): one queue per tenant of --api-keys, from
+// which admission picks by start-time fair queueing weighted by the tenants' priorities, and
+// whose bounds refuse a tenant past its share while others wait. Without keys every call is of
+// one tenant: one queue, first come first served.
+//
 // A failed encoding or step (most often the memory limit: sentences that fit alone may not fit
-// together) loses nothing in flight: the sentences go back to the front of the queue and at most
+// together) loses nothing in flight: the sentences go back ahead of every queued one and at most
 // half as many are admitted at once (bisecting towards the culprit), one more again for every
 // sentence delivered. A sentence whose group failed twice while small (two sentences at most),
 // or that was requeued many times, runs next on its own, on a fresh decoder (nothing else
@@ -23,7 +28,6 @@
 #pragma once
 
 #include <condition_variable>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +38,7 @@
 #include "engine/batch_decoder.h"
 #include "engine/engine.h"
 #include "engine/model.h"
+#include "server/fair_queue.h"
 #include "server/metrics.h"
 #include "server/server_options.h"
 #include "server/serial_executor.h"
@@ -50,8 +55,9 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Queues every text of `job`, or refuses at once: RESOURCE_EXHAUSTED when the queue would pass
-  // its bounds, INVALID_ARGUMENT when the call alone is larger than a bound, UNAVAILABLE once
-  // stopped. When refused the observer is never called.
+  // its bounds or the job's tenant its share of them (judge_admission), INVALID_ARGUMENT when the
+  // call alone is larger than a bound, UNAVAILABLE once stopped. When refused the observer is
+  // never called.
   RequestStatus submit(const std::shared_ptr<TranslationJob>& job);
   // Makes the loop look at cancellation flags now (after setting TranslationJob::cancelled).
   void wake();
@@ -91,8 +97,16 @@ class Scheduler {
   bool run_once();
   // Removes queued sentences of dead calls (cancelled, expired, finished); caller holds mutex_.
   void purge_queue(std::vector<DeadJob>& dead);
-  // Pops sentences that fit the step budget; caller holds mutex_.
+  // Pops sentences that fit the step budget, in the fair queue's order; caller holds mutex_.
   std::vector<QueuedSentence> admit();
+  // Queues `sentence` behind its tenant's, or a `retry` ahead of every sentence; caller holds
+  // mutex_.
+  void enqueue(QueuedSentence sentence, bool retry);
+  // The refusal of a call of `call` that `admission` did not admit.
+  RequestStatus refusal(const TranslationJob& job, const QueueLoad& call,
+                        const QueueAdmission& admission) const;
+  // Records the queue time of sentences of a tenant (with --api-keys).
+  void observe_tenant_wait(const std::string& tenant, double seconds);
   // Frees the rows of dead calls' sentences (decoder cancel).
   void cancel_dead_active(std::vector<DeadJob>& dead);
   void encode(std::vector<QueuedSentence> admitted);
@@ -120,9 +134,8 @@ class Scheduler {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<QueuedSentence> queue_;  // guarded by mutex_
-  long queued_tokens_ = 0;            // guarded by mutex_
-  bool stopping_ = false;             // guarded by mutex_
+  FairQueue<QueuedSentence> queue_;  // guarded by mutex_
+  bool stopping_ = false;            // guarded by mutex_
 
   // Scheduler thread only.
   BatchDecoder decoder_;
@@ -131,6 +144,7 @@ class Scheduler {
   std::uint64_t next_sentence_id_ = 0;
   // Sentences admitted at once at most: options_.max_active_sentences, narrowed after failures.
   int admission_limit_;
+  std::unordered_map<std::string, prometheus::Histogram*> tenant_waits_;  // resolved, by tenant
 
   SerialExecutor handover_;  // observers' calls; closed after thread_ has ended
   std::thread thread_;       // last: starts after every member above exists

@@ -28,9 +28,8 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
                                   PendingTranslation* pending) {
   // A caller without a listed key learns nothing of the models (nothing charged yet).
   if (RequestStatus known = service.api_keys.authenticate(api_key); !known.ok()) return known;
-  if (std::optional<std::string> tenant = service.api_keys.tenant_name(api_key)) {
-    record.set_tenant(*tenant);  // the log line and the tenant metrics: never the key
-  }
+  const std::optional<TenantIdentity> tenant = service.api_keys.identify(api_key);
+  if (tenant.has_value()) record.set_tenant(tenant->name);  // logs and metrics: never the key
   // Routed first, so that a call refused while draining is counted under its model; a model the
   // tenant may not use is refused before the request is looked at (nothing charged).
   const v1::ModelSelector& selector = request.model();
@@ -63,6 +62,10 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   job->span_protector = pending->model->span_protector.get();
   job->options = prepared.options;
   job->deadline = deadline;
+  if (tenant.has_value()) {  // its scheduler shares the decoder fairly among tenants
+    job->tenant = tenant->name;
+    job->priority = tenant->priority;
+  }
   record.add_sentences(prepared.segments(), total_tokens(prepared.source_ids));
   // Segments are the job's sentences: each looked up in and stored to the cache on its own.
   TranslationCache* cache = prepared.use_cache ? pending->model->cache.get() : nullptr;

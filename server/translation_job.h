@@ -45,6 +45,10 @@ struct TranslationJob {
   DecodingOptions options;
   Clock::time_point deadline = Clock::time_point::max();
   JobObserver* observer = nullptr;
+  // Whose call (--api-keys: the key's tenant; empty without keys, one anonymous tenant for every
+  // call) and its weight in the scheduler's fair admission (server/fair_queue.h).
+  std::string tenant;
+  int priority = 1;
 
   // Set from any thread (the call was cancelled); the scheduler frees the job's rows and
   // finishes it with CANCELLED before its next step.

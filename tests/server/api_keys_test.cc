@@ -163,6 +163,13 @@ TEST(ApiKeys, KeysAreFoundByTheirDigest) {
   EXPECT_EQ(k.keys.tenant_name(kOpenKey), "open");
   EXPECT_EQ(k.keys.tenant_name(kShopKey + "x"), std::nullopt);
   EXPECT_EQ(k.keys.tenant_name(""), std::nullopt);
+  // What the schedulers' fair admission weighs a call by.
+  const std::optional<TenantIdentity> shop = k.keys.identify(kShopKey2);
+  ASSERT_TRUE(shop.has_value());
+  EXPECT_EQ(shop->name, "shop");
+  EXPECT_EQ(shop->priority, 3);
+  EXPECT_EQ(k.keys.identify(kOpenKey)->priority, 1);
+  EXPECT_FALSE(k.keys.identify(kShopKey + "x").has_value());
   // The digest is SHA-256 ("abc": FIPS 180-2's example); labels show its first 4 bytes.
   EXPECT_EQ(key_label("abc"), "key sha256:ba7816bf");
   // The tenants keep digests only.

@@ -304,6 +304,38 @@ TEST_F(SchedulerFaultTest, OnlyThePoisonedSentencesCallFails) {
   }
 }
 
+TEST_F(SchedulerFaultTest, RetriesAndFailuresAcrossTenantsKeepEveryOtherTranslation) {
+  // Three tenants (server/fair_queue.h) share steps over the row limit, one sentence poisoned.
+  const int poison = model_->source_vocabulary().size() - 1;
+  auto engine = std::make_shared<FaultyEngine>(Engine::create(model_),
+                                               Faults{.max_rows = 8, .poison_token = poison});
+  ModelMetrics m = metrics_.add_model(description("tenants"));
+  Scheduler scheduler("tenants", engine, {}, m);
+  Collector a, b, c;
+  auto first = job(0, 3, a, poison);
+  auto second = job(3, 6, b);
+  auto third = job(6, kTexts.size(), c);
+  first->tenant = "a";
+  second->tenant = "b";
+  second->priority = 3;
+  third->tenant = "c";
+  ASSERT_TRUE(scheduler.submit(first).ok());
+  ASSERT_TRUE(scheduler.submit(second).ok());
+  ASSERT_TRUE(scheduler.submit(third).ok());
+  std::map<int, std::string> texts_b, texts_c, ignored;
+  EXPECT_EQ(a.wait(ignored).code, StatusCode::kResourceExhausted);
+  EXPECT_TRUE(b.wait(texts_b).ok());
+  EXPECT_TRUE(c.wait(texts_c).ok());
+  for (std::size_t i = 3; i < 6; ++i) EXPECT_EQ(texts_b[static_cast<int>(i - 3)], expected_[i]);
+  for (std::size_t i = 6; i < kTexts.size(); ++i) {
+    EXPECT_EQ(texts_c[static_cast<int>(i - 6)], expected_[i]);
+  }
+  EXPECT_GT(m.retried_sentences->Value(), 0);
+  // Every sentence admitted is counted under its tenant.
+  EXPECT_GE(m.tenants.wait_seconds("b")->Collect().histogram.sample_count, 3u);
+  EXPECT_GE(m.tenants.wait_seconds("c")->Collect().histogram.sample_count, 2u);
+}
+
 TEST_F(SchedulerFaultTest, ACallLargerThanTheQueueIsInvalidNotOverloaded) {
   auto engine = Engine::create(model_);
   ModelMetrics m = metrics_.add_model(description("bounds"));
