@@ -2,11 +2,12 @@
 // every m, batch-invariant), the dispatch it replaced ("previous": BLIS's default path for at most
 // 8 rows, or 32 when k <= 512, else OpenBLAS), each library alone, and int8_linear_cpu (oneDNN
 // u8 x s8, activations quantized per call and outputs dequantized: the whole int8 layer, counted in
-// the same multiply-adds). All but gemm_cpu and int8 are split over the threads as gemm_cpu was.
-// Shapes: y = x W^T (d_model 256, d_ff 1024, 8,000-token vocabulary) and the relative-position
-// terms of attention (rows x heads queries against 2k+1 = 33 buckets of head_dim 64). Rows: 4 =
-// one sentence at beam 4, 16, 32, 128 = 32 sentences, 512 = a batch's encoder tokens.
-// Run: build/bench/gemm_bench --benchmark_min_time=0.2 --benchmark_repetitions=3
+// the same multiply-adds), and packed_f32 (packed_linear_cpu: oneDNN's packed sgemm, rpt's float32
+// linear layers on AVX-512; skipped elsewhere). All but gemm_cpu and int8 are split over the
+// threads as gemm_cpu was. Shapes: y = x W^T (d_model 256, d_ff 1024, 8,000-token vocabulary) and
+// the relative-position terms of attention (rows x heads queries against 2k+1 = 33 buckets of
+// head_dim 64). Rows: 4 = one sentence at beam 4, 16, 32, 128 = 32 sentences, 512 = a batch's
+// encoder tokens. Run: build/bench/gemm_bench --benchmark_min_time=0.2 --benchmark_repetitions=3
 //        --benchmark_enable_random_interleaving=true --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -16,6 +17,7 @@
 
 #include "kernels/gemm.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/packed_sgemm.h"
 #include "kernels/parallel.h"
 
 namespace rpt::kernels {
@@ -24,14 +26,15 @@ void blis_default_sgemm(const GemmArgs& args);  // bench/blis_default_sgemm.cc
 
 namespace {
 
-enum Library { kGemmCpu, kPrevious, kOpenBlas, kBlisDefault, kInt8 };
+enum Library { kGemmCpu, kPrevious, kOpenBlas, kBlisDefault, kInt8, kPackedFloat32 };
 
 // OpenBLAS runs inside rpt's chunks, one thread each, like every library here.
 const bool kOpenBlasSerial = [] {
   openblas_set_num_threads(1);
   return true;
 }();
-constexpr const char* kLibraryNames[] = {"gemm_cpu", "previous", "openblas", "blis", "int8"};
+constexpr const char* kLibraryNames[] = {"gemm_cpu", "previous", "openblas",
+                                         "blis",     "int8",     "packed_f32"};
 
 void openblas_sgemm(const GemmArgs& args) {
   cblas_sgemm(CblasRowMajor, args.transpose_a ? CblasTrans : CblasNoTrans,
@@ -79,6 +82,12 @@ void BM_Gemm(benchmark::State& state) {
                       .c = y.data(),
                       .ldc = n};
   const auto int8_weights = library == kInt8 ? Int8Weights::quantize(w.data(), n, k) : nullptr;
+  if (library == kPackedFloat32 && !float32_linear_packed()) {
+    state.SkipWithError("float32 linear layers are not packed on this CPU");
+    return;
+  }
+  const auto packed =
+      library == kPackedFloat32 ? PackedFloat32Weights::pack(w.data(), n, k) : nullptr;
   for (auto _ : state) {
     switch (library) {
       case kGemmCpu:
@@ -96,6 +105,14 @@ void BM_Gemm(benchmark::State& state) {
       case kInt8:
         int8_linear_cpu(
             {.input = x.data(), .rows = m, .weights = int8_weights.get(), .output = y.data()});
+        break;
+      case kPackedFloat32:
+        packed_linear_cpu({.input = x.data(),
+                           .input_stride = k,
+                           .rows = m,
+                           .weights = packed.get(),
+                           .output = y.data(),
+                           .output_stride = n});
         break;
     }
     benchmark::DoNotOptimize(y.data());
@@ -120,8 +137,9 @@ void shapes(benchmark::internal::Benchmark* bench) {
   for (const int threads : {1, 2}) {
     for (const int m : {4, 16, 32, 128, 512}) {
       for (const Shape& s : all) {
-        for (const Library library : {kGemmCpu, kPrevious, kOpenBlas, kBlisDefault, kInt8}) {
-          if (library == kInt8 && !s.linear) continue;
+        for (const Library library :
+             {kGemmCpu, kPrevious, kOpenBlas, kBlisDefault, kInt8, kPackedFloat32}) {
+          if ((library == kInt8 || library == kPackedFloat32) && !s.linear) continue;
           bench->Args({library, m, s.n, s.k, s.transpose_b, threads});
         }
       }
