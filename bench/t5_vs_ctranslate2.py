@@ -152,7 +152,7 @@ def run_ct2(args, ct2_dir, spm, compute_type, layout, input_path, work):
                                          str(request_path)], os.devnull, env=env)
     if code != 0:
         raise RunFailed(f"CTranslate2 worker failed ({code}): {err.strip()[-2000:]}")
-    isa = re.search(r"CPU ISA: (\S+)", err)
+    isa = re.search(r"Selected ISA: (\S+)", err)
     return {**json.loads(Path(request["output"]).read_text()), "rss_mib": rss,
             "kernels": isa.group(1) if isa else None}
 

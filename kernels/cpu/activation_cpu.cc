@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "kernels/activation.h"
+#include "kernels/cpu/gelu_tanh_cpu.h"
 #include "kernels/parallel.h"
 
 namespace rpt::kernels {
@@ -37,10 +38,9 @@ void bias_activation_cpu(float* x, const float* bias, int rows, int cols, int ld
         return 0.5f * v * (1.0f + std::erf(v * static_cast<float>(M_SQRT1_2)));
       });
       return;
-    case ActivationKind::kGeluTanh:  // as torch's gelu(approximate="tanh")
-      apply_rows(x, bias, rows, cols, ld, [](float v) {
-        constexpr float kSqrt2OverPi = 0.7978845608028654f;
-        return 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
+    case ActivationKind::kGeluTanh:  // as torch's gelu(approximate="tanh"), vectorised
+      parallel_for(rows, 16, [&](long first, long last) {
+        for (long r = first; r < last; ++r) gelu_tanh_row_cpu(x + r * ld, bias, cols);
       });
       return;
     case ActivationKind::kSilu:
