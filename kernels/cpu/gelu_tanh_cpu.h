@@ -8,8 +8,8 @@
 
 namespace rpt::kernels {
 
-void gelu_tanh_row_cpu(float* row,          // [count]
-                       const float* bias,   // [count] or nullptr
+void gelu_tanh_row_cpu(float* row,         // [count]
+                       const float* bias,  // [count] or nullptr
                        int count);
 
 }  // namespace rpt::kernels
