@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "server/http_fields.h"
+#include "server/api_keys.h"
 #include "server/language_detection.h"
 #include "server/model_registry.h"
 
@@ -206,8 +207,13 @@ HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& r
   CallRecord record(service, "Detect", kProtocolHttp, header(request, "x-request-id"));
   const auto fail = [&record](const RequestStatus& status, int http_status) {
     record.complete(status);
-    return json_response(http_status, json{{"error", status.message}}.dump(
-                                          -1, ' ', false, json::error_handler_t::replace));
+    HttpResponse answer = json_response(
+        http_status,
+        json{{"error", status.message}}.dump(-1, ' ', false, json::error_handler_t::replace));
+    if (std::string seconds = retry_after(status); !seconds.empty()) {
+      answer.headers.emplace_back("Retry-After", std::move(seconds));
+    }
+    return answer;
   };
   if (request.body_too_large) {
     return fail({StatusCode::kInvalidArgument, "Request Entity Too Large"}, 413);
@@ -217,6 +223,20 @@ HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& r
     return fail(status, 400);
   const bool blank = lt.q.empty() || (!lt.q_is_list && lt.q.front().empty());
   if (blank) return fail(invalid("Invalid request: missing q parameter"), 400);
+  // With --api-keys a detection is a call like a translation: a listed key (LibreTranslate's
+  // api_key, else Authorization: Bearer), one request from the tenant's bucket and its
+  // characters (no model: detection uses none).
+  const std::string key = !lt.api_key.empty() ? lt.api_key : bearer_token(request);
+  if (const auto tenant = service.api_keys.identify(key); tenant.has_value()) {
+    record.set_tenant(tenant->name);  // logs and metrics: never the key
+  }
+  std::int64_t characters = 0;
+  for (const std::string& text : lt.q) characters += billed_characters(text);
+  if (RequestStatus status = service.api_keys.admit(key, std::nullopt, characters); !status.ok()) {
+    const int code = status.code == StatusCode::kUnauthenticated ? 403  // "Invalid API key"
+                                                                 : to_http_status(status.code);
+    return fail(status, code);
+  }
   // As LibreTranslate: a list of candidates, best first, for the text or for all the texts.
   const std::vector<std::string_view> texts(lt.q.begin(), lt.q.end());
   json answer = json::array();

@@ -239,6 +239,21 @@ class ApiKeysServerTest(KeyedServerTest):
         with urllib.request.urlopen(url + "frontend/settings", timeout=60) as response:
             self.assertTrue(json.loads(response.read())["keyRequired"])
 
+    def test_libretranslate_detect_takes_api_key_too(self):
+        from libretranslatepy import LibreTranslateAPI
+        url = f"http://127.0.0.1:{self.server.http_port}/"
+        guesses = LibreTranslateAPI(url, api_key=OPEN).detect(TEXT)
+        self.assertEqual(guesses[0]["language"], "en")
+        for key in (None, UNKNOWN):
+            body = {"q": TEXT} if key is None else {"q": TEXT, "api_key": key}
+            request = urllib.request.Request(url + "detect", data=json.dumps(body).encode(),
+                                             headers={"Content-Type": "application/json"})
+            with self.assertRaises(urllib.error.HTTPError) as raised:
+                urllib.request.urlopen(request, timeout=60)
+            self.assertEqual(raised.exception.code, 403, key)
+            self.assertIn("API key", json.loads(raised.exception.read())["error"])
+        self.assert_no_raw_key_in_log(self.server)
+
     def test_a_quota_refuses_the_call_that_would_pass_it(self):
         import deepl
         translator = deepl.Translator(SMALL, server_url=f"http://127.0.0.1:{self.server.http_port}")
