@@ -3,8 +3,8 @@
 
 No checkpoint needed: the CTranslate2 model is built from the rpt directory's own weights
 (tools/rpt_to_ctranslate2.py, tested token-identical greedy outputs in
-tests/test_rpt_to_ctranslate2.py). Each engine runs in its own subprocess; the CTranslate2 worker
-imports ctranslate2, sentencepiece and tools/ct2_text.py only (no torch).
+tests/tools/rpt_to_ctranslate2_test.py). Each engine runs in its own subprocess; the CTranslate2
+worker imports ctranslate2, sentencepiece and tools/ct2_text.py only (no torch).
 
 Fair by construction: every engine runs in its best thread layout on the same cores.
 - batch > 1 is throughput on N cores (N = the largest of --threads): rpt with each thread count of

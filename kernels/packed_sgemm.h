@@ -1,9 +1,10 @@
 // float32 linear layers on weights packed once, at load, for oneDNN's packed sgemm: rpt's float32
 // GEMM for weights where oneDNN dispatches to AVX-512. There it is batch-invariant (each output
-// row the same whatever rows share the call, measured on every shape tests/gemm_invariance_test.cc
-// tries) and about twice BLIS's AVX2 sup kernels (docs/PERFORMANCE.md "float32 on AVX-512");
-// on AVX2 its tail kernels sum a row differently by batch, so BLIS stays (kernels/gemm.h).
-// Activations against activations (attention) stay on gemm_cpu everywhere.
+// row the same whatever rows share the call, measured on every shape
+// tests/kernels/gemm_invariance_test.cc tries) and about twice BLIS's AVX2 sup kernels
+// (docs/PERFORMANCE.md "float32 on AVX-512"); on AVX2 its tail kernels sum a row differently by
+// batch, so BLIS stays (kernels/gemm.h). Activations against activations (attention) stay on
+// gemm_cpu everywhere.
 #pragma once
 
 #include <cstddef>

@@ -42,7 +42,7 @@ test_packages=(
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
   python3-requests        # the deepl client's
   python3-tqdm python3-filelock python3-fsspec python3-packaging python3-typing-extensions
-                          # transformers' and huggingface_hub's (tests/test_convert_hf_t5.py)
+                          # transformers' and huggingface_hub's (tests/tools/convert_hf_t5_test.py)
   # tests/server/web_ui_test.py drives the page for browsers in headless Chromium; selenium's
   # dependencies (pinned below, --no-deps): urllib3 with SOCKS, trio, trio-websocket, certifi
   chromium chromium-driver
@@ -94,19 +94,20 @@ else
 fi
 
 # CTranslate2, sacrebleu and libretranslatepy are not in Debian; bench/compare_ctranslate2.py and
-# tests/test_rpt_to_ctranslate2.py (ctest's python_tools, /usr/bin/python3) need them. Debian 12's
-# python3 is "externally managed": pip installs beside it, into /usr/local/lib/python3.*/
-# dist-packages (--break-system-packages), with --no-deps so that it never replaces a Debian
-# package (PyPI's numpy 2 would break python3-torch); their dependencies are the Debian packages
-# above (numpy, yaml; regex, tabulate, portalocker, lxml, colorama). Not a venv: the tests run
-# Debian's python3 with its torch and numpy, and this keeps them on one interpreter.
+# tests/tools/rpt_to_ctranslate2_test.py (ctest's python_tools, /usr/bin/python3) need them.
+# Debian 12's python3 is "externally managed": pip installs beside it, into
+# /usr/local/lib/python3.*/dist-packages (--break-system-packages), with --no-deps so that it
+# never replaces a Debian package (PyPI's numpy 2 would break python3-torch); their dependencies
+# are the Debian packages above (numpy, yaml; regex, tabulate, portalocker, lxml, colorama). Not
+# a venv: the tests run Debian's python3 with its torch and numpy, and this keeps them on one
+# interpreter.
 # libretranslatepy (no dependencies) and deepl (DeepL's official client; Debian's python3-requests)
 # are the clients tests/server/libretranslate_test.py and deepl_test.py speak to rpt-server with;
 # selenium drives Chromium for tests/server/web_ui_test.py: 4.15.2, whose dependencies Debian 12
 # has (above; 4.25 wants newer websocket-client and typing_extensions, 4.52 urllib3 2).
 # transformers (4.46: the last to run on Debian 12's torch 1.13) builds and runs the T5 models
-# tests/test_convert_hf_t5.py converts and compares against, with its tokenizers, safetensors and
-# huggingface_hub.
+# tests/tools/convert_hf_t5_test.py converts and compares against, with its tokenizers,
+# safetensors and huggingface_hub.
 pins=(ctranslate2==4.8.5 sacrebleu==2.6.0 libretranslatepy==2.1.4 deepl==1.32.0 selenium==4.15.2
       transformers==4.46.3 tokenizers==0.20.3 safetensors==0.4.5 huggingface_hub==0.26.5)
 if /usr/bin/python3 -c "import ctranslate2, sacrebleu, libretranslatepy, deepl, selenium, sys, importlib.metadata as m

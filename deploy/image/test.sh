@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Dockerfile and runs the image as deploy/kubernetes/rpt.yaml's Deployment runs it
-# (tests/deploy_run_test.py --image): the paths and libraries the command line needs are in the
-# image, the probes pass, both bundled models translate over gRPC and JSON, /metrics counts the
-# calls, `podman stop` drains to exit 0. Then `podman kube play` of the manifest's Deployment
-# (tests/kube_play_test.py). tools/test.sh (so CI) runs it last; RPT_IMAGE_TEST=0 skips it.
+# (tests/deploy/deploy_run_test.py --image): the paths and libraries the command line needs are in
+# the image, the probes pass, both bundled models translate over gRPC and JSON, /metrics counts
+# the calls, `podman stop` drains to exit 0. Then `podman kube play` of the manifest's Deployment
+# (tests/deploy/kube_play_test.py). tools/test.sh (so CI) runs it last; RPT_IMAGE_TEST=0 skips it.
 # Rootful podman on a base image debootstrapped from Debian's mirror (deploy/image/base-image.sh);
 # podman's layer cache makes a second build take seconds. Prints the build time and image size.
 #   bash deploy/image/test.sh
@@ -22,6 +22,6 @@ echo "image test: $image built in $((built - start)) s (base $base), $((size / 1
 proto_dir=$(sed -n 's/^RPT_GRPC_PROTO_DIR:PATH=//p' "${RPT_BUILD_DIR:-build}/CMakeCache.txt" \
   2>/dev/null || true)
 proto_dir=${proto_dir:-/usr/share/gocode/src/google.golang.org/grpc/debian/missing-sources/grpc/grpc-proto/master}
-/usr/bin/python3 tests/deploy_run_test.py --proto-dir "$proto_dir" --image "$image"
-/usr/bin/python3 tests/kube_play_test.py --proto-dir "$proto_dir"
+/usr/bin/python3 tests/deploy/deploy_run_test.py --proto-dir "$proto_dir" --image "$image"
+/usr/bin/python3 tests/deploy/kube_play_test.py --proto-dir "$proto_dir"
 echo "image test: passed in $((SECONDS - start)) s"

@@ -24,7 +24,7 @@ const PackedSgemmApi* packed_sgemm_api() {
       "_ZN4dnnl4impl3cpu13sgemm_computeEPKcS3_PKlS5_S5_PKfS5_S7_S5_S7_PfS5_");
 }
 
-// Rows the layout is asked for; it does not depend on them (tests/gemm_invariance_test.cc).
+// Rows the layout is asked for; it does not depend on them (tests/kernels/gemm_invariance_test.cc).
 constexpr dnnl_dim_t kPackingRows = 128;
 
 // Where AVX-512 begins among oneDNN's ISAs: below it (AVX2, AVX) the packed sgemm's results for a

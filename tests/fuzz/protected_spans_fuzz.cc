@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary bytes through find_protected_spans, with and without accelerators.
-// Must never crash, and every result keeps the invariants of tests/span_invariants.h.
+// Must never crash, and every result keeps the invariants of tests/spans/span_invariants.h.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "spans/protected_spans.h"
-#include "tests/span_invariants.h"
+#include "tests/spans/span_invariants.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -16,7 +16,7 @@ int count(const std::string& text, const std::string& what) {
 
 TEST(SpanProtectionServer, KeptByDefaultOffOnRequestAndCounted) {
   ServerProcess server({"--model", "en-fr=" + source_dir() + "/models/en-fr"});
-  // The bundled model drops "column %d" without protection (tests/span_protection_test.cc).
+  // The bundled model drops "column %d" without protection (tests/engine/span_protection_test.cc).
   const std::string source = "Reading module %qs at line %d column %d: %s";
   const std::string spans_total = R"(rpt_protected_spans_total{model="en-fr"})";
   const double spans_before =

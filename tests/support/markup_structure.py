@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares the markup structure of a document and its translation (tests/cli_test.sh).
+"""Compares the markup structure of a document and its translation (tests/cli/cli_test.sh).
 
     markup_structure.py html SOURCE TRANSLATION
     markup_structure.py xml SOURCE TRANSLATION

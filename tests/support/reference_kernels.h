@@ -1,7 +1,7 @@
 // Plain definitions of the GPU-only ops, what their CUDA kernels are tested against
-// (tests/cuda_ops_test.cc). The CPU engine does not run them: it computes attention and keeps its
-// cache its own way (engine/cpu/attention.h, engine/cpu/position_tree.h), tested against the
-// reference Transformer (tests/support/reference_transformer.h).
+// (tests/kernels/cuda_ops_test.cc). The CPU engine does not run them: it computes attention and
+// keeps its cache its own way (engine/cpu/attention.h, engine/cpu/position_tree.h), tested against
+// the reference Transformer (tests/support/reference_transformer.h).
 #pragma once
 
 #include "kernels/fused_attention.h"

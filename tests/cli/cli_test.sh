@@ -4,7 +4,7 @@
 set -uo pipefail
 translate=$1
 model=$2
-source "$(dirname "${BASH_SOURCE[0]}")/support/check.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/check.sh"
 
 printf 'Open the file\nSave %%s as\nQuit\n' > "$work/in.txt"
 
@@ -106,7 +106,7 @@ check "--inter-threads 0 is refused" refused $?
 
 # --format html|xml: all of stdin one document, its markup kept (tests/support/markup_structure.py
 # compares tags, attributes and untouched content); a fragment comes back as a fragment.
-structure() { python3 "$(dirname "${BASH_SOURCE[0]}")/support/markup_structure.py" "$@"; }
+structure() { python3 "$(dirname "${BASH_SOURCE[0]}")/../support/markup_structure.py" "$@"; }
 cat > "$work/page.html" <<'HTML'
 <!DOCTYPE html>
 <html lang="en">
@@ -186,7 +186,7 @@ check "the n-best refusal says why" grep -q "needs --format text" <(
   "$translate" --model "$model" --format xml --n-best 2 --beam-size 2 < /dev/null 2>&1)
 
 # --format po: a catalogue filled in, valid for gettext's msgfmt --check (docs/localization.md).
-catalog="$(dirname "$0")/fixtures/catalogs/app.po"
+catalog="$(dirname "$0")/../fixtures/catalogs/app.po"
 "$translate" --model "$model" --format po --input "$catalog" --output "$work/de.po" --verbose \
   2> "$work/po.txt"
 check "--format po exits 0" test $? -eq 0
@@ -202,12 +202,12 @@ printf 'msgid "a"\nmsgstr ""\nmsgid "unterminated\n' |
 check "a broken catalogue exits 1" test $? -eq 1
 check "a broken catalogue names gettext's line" grep -q "PO: line 4: end-of-line within string" \
   "$work/bad.txt"
-"$translate" --model "$model" --format xliff -i "$(dirname "$0")/fixtures/catalogs/app-2.0.xlf" \
+"$translate" --model "$model" --format xliff -i "$(dirname "$0")/../fixtures/catalogs/app-2.0.xlf" \
   > "$work/de.xlf"
 check "--format xliff exits 0" test $? -eq 0
 check "--format xliff is well-formed" xmllint --noout --nonet "$work/de.xlf"
 check "--format xliff adds targets" test "$(grep -c '<target' "$work/de.xlf")" -gt \
-  "$(grep -c '<target' "$(dirname "$0")/fixtures/catalogs/app-2.0.xlf")"
+  "$(grep -c '<target' "$(dirname "$0")/../fixtures/catalogs/app-2.0.xlf")"
 "$translate" --model "$model" --output "$work/x" < /dev/null 2> "$work/bad.txt"
 check "--output needs a whole-file format" refused $?
 

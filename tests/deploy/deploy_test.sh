@@ -5,7 +5,7 @@
 # docs/kubernetes.md: restricted security context, drain timing, threads, balancing, scaling),
 # and the autoscaler's prometheus-adapter query, evaluated by promtool.
 set -euo pipefail
-repo="$(cd "$(dirname "$0")/.." && pwd)"
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
 deploy="$repo/deploy"
 promtool check rules "$deploy/prometheus/rules.yml"
 promtool check config --syntax-only "$deploy/prometheus/prometheus.yml"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/span_invariants.h"
+#include "tests/spans/span_invariants.h"
 
 namespace rpt {
 namespace {

@@ -1,6 +1,6 @@
 """Tests of tools/convert_onmt.py against the committed fixtures (tests/fixtures/*/).
 
-    python3 -m unittest discover -s tests -p 'test_convert_onmt.py' -v
+    python3 -m unittest discover -s tests/tools -p 'convert_onmt_test.py' -v
 
 Needs torch and numpy; without torch every test is skipped, with the reason printed. For each
 fixture, the committed checkpoint.pt is converted into a temporary directory; model.bin is read
@@ -20,7 +20,7 @@ import tempfile
 import types
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
@@ -31,7 +31,7 @@ try:
     MISSING = None
 except ImportError as e:  # pragma: no cover - depends on the machine
     MISSING = f"torch and numpy are needed to test the converter ({e})"
-    print(f"test_convert_onmt: SKIPPED: {MISSING}", file=sys.stderr)
+    print(f"convert_onmt_test: SKIPPED: {MISSING}", file=sys.stderr)
 
 
 def to_numpy(tensor):

@@ -1,6 +1,6 @@
 """The CTranslate2 model built from an rpt model directory translates as rpt does.
 
-    RPT_TRANSLATE=build/cli/rpt-translate python3 -m unittest tests/test_rpt_to_ctranslate2.py -v
+    RPT_TRANSLATE=build/cli/rpt-translate python3 -m unittest tests/tools/rpt_to_ctranslate2_test.py -v
 
 tools/rpt_to_ctranslate2.py builds each bundled model (models/*/) and each supported golden
 fixture (tests/fixtures/*/model) for CTranslate2; both engines then translate the same sentences
@@ -19,7 +19,7 @@ import sys
 import tempfile
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 try:
@@ -29,7 +29,7 @@ try:
     MISSING = None
 except ImportError as e:  # pragma: no cover - depends on the machine
     MISSING = f"ctranslate2 and sentencepiece (tools/setup.sh) are needed ({e})"
-    print(f"test_rpt_to_ctranslate2: SKIPPED: {MISSING}", file=sys.stderr)
+    print(f"rpt_to_ctranslate2_test: SKIPPED: {MISSING}", file=sys.stderr)
 
 RPT_TRANSLATE = os.environ.get("RPT_TRANSLATE") or os.path.join(REPO, "build", "cli",
                                                                   "rpt-translate")
@@ -79,7 +79,7 @@ def supported(model_dir):
 class SameGreedyOutputsTest(unittest.TestCase):
     def setUp(self):
         if not os.access(RPT_TRANSLATE, os.X_OK):
-            print(f"test_rpt_to_ctranslate2: SKIPPED: no rpt-translate at {RPT_TRANSLATE}",
+            print(f"rpt_to_ctranslate2_test: SKIPPED: no rpt-translate at {RPT_TRANSLATE}",
                   file=sys.stderr)
             self.skipTest(f"no rpt-translate at {RPT_TRANSLATE} (build it or set RPT_TRANSLATE)")
 

@@ -5,7 +5,7 @@
 set -uo pipefail
 translate=$1
 server=$2
-source "$(dirname "${BASH_SOURCE[0]}")/support/check.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/check.sh"
 
 "$translate" --help > "$work/translate.txt" 2>&1
 "$server" --help > "$work/server.txt" 2>&1

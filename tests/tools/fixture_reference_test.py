@@ -1,6 +1,6 @@
 """A NumPy reference of the model-format semantics, checked against the golden fixtures.
 
-    python3 -m unittest discover -s tests -p 'test_fixture_reference.py' -v
+    python3 -m unittest discover -s tests/tools -p 'fixture_reference_test.py' -v
 
 Reads each committed tests/fixtures/<name>/model/ (config.json + model.bin, nothing else) and
 recomputes, in float32 NumPy, what OpenNMT-py recorded in golden.json: the encoder output and
@@ -16,7 +16,7 @@ import os
 import sys
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
 try:
@@ -25,7 +25,7 @@ try:
     MISSING = None
 except ImportError as e:  # pragma: no cover - depends on the machine
     MISSING = f"numpy is needed for the reference model ({e})"
-    print(f"test_fixture_reference: SKIPPED: {MISSING}", file=sys.stderr)
+    print(f"fixture_reference_test: SKIPPED: {MISSING}", file=sys.stderr)
 
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 TOLERANCE = 2e-5  # observed differences to OpenNMT-py: below 6e-6

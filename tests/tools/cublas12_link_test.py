@@ -1,6 +1,6 @@
 """tools/cublas12_link.py: CTranslate2's cuBLAS 12 names served by cuBLAS 13 through a link.
 
-    python3 -m unittest tests/test_cublas12_link.py -v
+    python3 -m unittest tests/tools/cublas12_link_test.py -v
 
 Uses the installed CTranslate2 (tools/setup.sh; the same libctranslate2 as the wheel the GPU
 pack carries) and the CUDA 13 toolkit's libcublas.so.13; without either the tests skip visibly.
@@ -17,7 +17,7 @@ import sys
 import tempfile
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tools"))
 import cublas12_link  # noqa: E402
 
@@ -41,7 +41,7 @@ MISSING = None if LIBRARY and CUBLAS else (
     f"needs CTranslate2's library (found: {LIBRARY}) and CUDA 13's libcublas.so.13 "
     f"(found: {CUBLAS})")
 if MISSING:  # pragma: no cover - depends on the machine
-    print(f"test_cublas12_link: SKIPPED: {MISSING}", file=sys.stderr)
+    print(f"cublas12_link_test: SKIPPED: {MISSING}", file=sys.stderr)
 
 
 def run_tool(cublas, out):

@@ -43,7 +43,7 @@ import grpc
 import yaml
 from google.protobuf import descriptor_pb2, message_factory
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "server"))
 from rpt_server import GrpcTranslator  # noqa: E402  (tests/server/rpt_server.py)
 

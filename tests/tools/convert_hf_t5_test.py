@@ -1,6 +1,6 @@
 """Tests of tools/convert_hf_t5.py on tiny Hugging Face T5 models built here (nothing downloaded).
 
-    python3 -m unittest discover -s tests -p 'test_convert_hf_t5.py' -v
+    python3 -m unittest discover -s tests/tools -p 'convert_hf_t5_test.py' -v
 
 Needs torch, numpy, sentencepiece, transformers and safetensors (tools/setup.sh); without them
 every test is skipped, with the reason printed. A SentencePiece model is trained on a few
@@ -37,7 +37,7 @@ import sys
 import tempfile
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DATA = os.path.join(os.path.dirname(REPO), "shared", "data")
 sys.path.insert(0, os.path.join(REPO, "tools"))
 
@@ -55,7 +55,7 @@ try:
     transformers.logging.set_verbosity_error()  # deprecation notes of generate()
 except ImportError as e:  # pragma: no cover - depends on the machine
     MISSING = f"torch, numpy, sentencepiece, transformers and safetensors are needed ({e})"
-    print(f"test_convert_hf_t5: SKIPPED: {MISSING}", file=sys.stderr)
+    print(f"convert_hf_t5_test: SKIPPED: {MISSING}", file=sys.stderr)
 
 D_MODEL, D_KV, HEADS, D_FF, LAYERS = 64, 16, 4, 128, 2
 PIECES, EXTRA_IDS, ROWS = 400, 100, 512  # like t5's 32000 + 100 extra ids in 32128 rows
@@ -789,7 +789,7 @@ class RptTranslateTest(unittest.TestCase):
         binary = rpt_translate_binary()
         if not os.access(binary, os.X_OK):
             reason = f"no rpt-translate at {binary} (build it, or set RPT_TRANSLATE)"
-            print(f"test_convert_hf_t5: SKIPPED: {reason}", file=sys.stderr)
+            print(f"convert_hf_t5_test: SKIPPED: {reason}", file=sys.stderr)
             self.skipTest(reason)
         probe = run_rpt_translate(self.fx.converted["flan_v1_1"], ["Open the file"],
                                   "--beam-size", "1")
@@ -797,7 +797,7 @@ class RptTranslateTest(unittest.TestCase):
             message = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else ""
             if ENGINE_LACKS_T5.search(probe.stderr):
                 reason = f"rpt-translate cannot run converted T5 models yet: {message}"
-                print(f"test_convert_hf_t5: SKIPPED: {reason}", file=sys.stderr)
+                print(f"convert_hf_t5_test: SKIPPED: {reason}", file=sys.stderr)
                 self.skipTest(reason)
             self.fail(f"rpt-translate failed on the converted model: {probe.stderr}")
 
@@ -950,7 +950,7 @@ class RptTranslateTest(unittest.TestCase):
                 theirs = theirs[1:theirs.index(EOS)] if EOS in theirs else theirs[1:]
                 same_as_transformers += text == detokenize(tokens, theirs, self.fx.sp)
             agreement.append(f"{name} {same_as_transformers}/{len(self.sentences)}")
-        print("\ntest_convert_hf_t5: beam 4, rpt's search equals its replica on every line; rpt "
+        print("\nconvert_hf_t5_test: beam 4, rpt's search equals its replica on every line; rpt "
               "and transformers' own beam search (another length normalisation and stopping "
               f"rule) agree on {', '.join(agreement)}", file=sys.stderr)
 

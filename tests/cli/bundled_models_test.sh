@@ -7,7 +7,7 @@
 set -uo pipefail
 translate=$1
 repo=$2
-source "$(dirname "${BASH_SOURCE[0]}")/support/check.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/check.sh"
 
 printf '%s\n' 'Open file' 'Save the file as %s' '%d files were copied to %s.' 'Print preview' \
   'Are you sure you want to quit without saving your changes?' > "$work/in.txt"
