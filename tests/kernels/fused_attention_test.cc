@@ -4,6 +4,8 @@
 // incremental decoder self-attention over a cache, and cross-attention without relative terms.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <random>
 #include <vector>
 
@@ -26,6 +28,12 @@ struct Case {
   int heads, head_dim, k;
   bool t5_bias;
 };
+
+// A name of its own: gtest would print the struct's bytes, padding included (names that change
+// from one build to the next).
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.heads << "x" << c.head_dim << "_k" << c.k << (c.t5_bias ? "_t5" : "");
+}
 
 // One (row, head) the unfused way: q [head_dim] at position `position` against `count` keys and
 // values at rows of `stride` floats.
