@@ -29,9 +29,8 @@ mkdir -p "$OUT/bin" "$OUT/lib" "$OUT/data"
 
 # The CUDA engine is a plugin the binaries dlopen from ../lib (engine/cuda_plugin.h): ldd does not
 # list it, so it is packed by name, with the libraries it loads.
-BINARIES=(cli/rpt-translate tests/kernels/cuda_ops_test tests/kernels/kernels_test
-          tests/engine/cuda_engine_test tests/engine/golden_test tests/engine/engine_test
-          bench/relative_cost_bench
+BINARIES=(cli/rpt-translate tests/cuda_ops_test tests/cuda_engine_test
+          tests/golden_test tests/engine_test tests/kernels_test bench/relative_cost_bench
           lib/librpt_cuda.so ${RPT_PACK_EXTRA:-})  # e.g. RPT_PACK_EXTRA=server/rpt-server
 for binary in "${BINARIES[@]}"; do
   [ -f "$BUILD/$binary" ] || { echo "missing $BUILD/$binary (build with -DRPT_WITH_CUDA=ON)" >&2; exit 1; }
