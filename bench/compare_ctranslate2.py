@@ -81,12 +81,14 @@ def ct2_worker(request_path):
     spms = ct2_text.tokenizers(request["model"])
     lines = Path(request["input"]).read_text(encoding="utf-8").splitlines()
     start = time.perf_counter()
-    texts = ct2_text.translate(
+    texts, tokens = ct2_text.translate_counted(
         translator, spms, lines, beam_size=request["beam_size"],
         max_batch_size=request["batch_size"], max_decoding_length=request["max_length"],
-        max_input_length=0, length_penalty=request["length_penalty"])
+        min_decoding_length=request.get("min_length", 0), max_input_length=0,
+        length_penalty=request["length_penalty"])
     seconds = time.perf_counter() - start
-    Path(request["output"]).write_text(json.dumps({"texts": texts, "seconds": seconds}))
+    Path(request["output"]).write_text(json.dumps({"texts": texts, "seconds": seconds,
+                                                   "tokens": tokens}))
 
 
 # -- running one engine once -------------------------------------------------------------------
@@ -170,6 +172,9 @@ def run_rpt(args, compute_type, batch, layout, search, input_path):
                "--inter-threads", str(layout.get("inter", 1)), "--max-length", str(args.max_length),
                "--device", args.device, "--compute-type", compute_type,
                "--max-input-length", "2048", "--verbose"]
+    if getattr(args, "min_length", 0):
+        command += ["--min-length", str(args.min_length)]
+    command += getattr(args, "rpt_extra", [])
     if SEARCHES[search]["rpt"] is not None:
         command += ["--length-penalty", str(SEARCHES[search]["rpt"])]
     code, out, err, rss, gpu = run_measured(command, input_path, gpu=args.device == "cuda")
@@ -178,7 +183,9 @@ def run_rpt(args, compute_type, batch, layout, search, input_path):
     seconds = float(re.search(r"tokens in ([0-9.]+) s", err).group(1))
     kernels = re.search(r"CPU kernels: (.*)", err)  # on the GPU: the device it names
     device = re.search(r"batch \d+, (.*) \S+, \d+ CPU threads", err)
-    return {"texts": out.splitlines(), "seconds": seconds, "rss_mib": rss, "gpu_mib": gpu,
+    tokens = int(re.search(r"(\d+) target tokens in", err).group(1))
+    return {"texts": out.splitlines(), "seconds": seconds, "tokens": tokens, "rss_mib": rss,
+            "gpu_mib": gpu, "stderr": err,
             "kernels": (kernels or device).group(1) if (kernels or device) else None}
 
 
@@ -187,6 +194,7 @@ def run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path, work
                "compute_type": CT2_TYPES[compute_type][1], "intra_threads": layout["intra"],
                "inter_threads": layout["inter"], "beam_size": args.beam_size,
                "batch_size": batch, "max_length": args.max_length,
+               "min_length": getattr(args, "min_length", 0),
                "length_penalty": SEARCHES[search]["ctranslate2"],
                "input": str(input_path), "output": str(work / "ct2_out.json")}
     request_path = work / "ct2_request.json"

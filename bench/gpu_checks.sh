@@ -37,6 +37,10 @@
 #              (tools/cublas12_link.py). Not in `all`: it needs its own call (carry limit).
 #              At most RPT_PEER_BUDGET (480) seconds; the JSONs (figures and outputs) are in
 #              logs.tar.xz under peer/.
+#   synthetic  rpt against CTranslate2 on the same GPU at base, big and ~1 B shapes, random
+#              weights written on the machine (bench/synthetic_shapes.py), float16, batch 1, 32
+#              and 128 (RPT_SYNTHETIC_*): tokens/s, peak device memory, rpt's time split; needs
+#              the peer pack like `peer`, and its budget. Not in `all`.
 #   peer_cpu   the same comparison on the host CPU (float32, int8; batch 32 and 1), in the
 #              background on the upper half of the cores like host_cpu
 # Throughput and peak device memory of every translation run are in the summary.
@@ -160,7 +164,7 @@ phase_host_cpu() {
 phase_tests() {
   run_suite cuda_ops_test 240 "${GPU_CPUS[@]}" "$BIN/cuda_ops_test"
   run_suite cuda_engine_test 240 "${GPU_CPUS[@]}" "$BIN/cuda_engine_test"
-  grep -hE "token-identical|peak device memory|graphs captured" "$LOGS/cuda_engine_test.log" | tee -a "$SUMMARY"
+  grep -hE "token-identical|identical to the CPU|peak device memory|graphs captured" "$LOGS/cuda_engine_test.log" | tee -a "$SUMMARY"
 }
 
 # One GPU translation run against the CPU's: identical lines, throughput, peak memory.
@@ -304,7 +308,7 @@ phase_sanitizer() {
   done
   local log="$LOGS/sanitizer.memcheck.engine.log"
   timeout 150 "${GPU_CPUS[@]}" "$sanitizer" --tool memcheck --error-exitcode 3 "$BIN/cuda_engine_test" \
-    --gtest_filter='CudaEngineSynthetic.*' --gtest_brief=1 > "$log" 2>&1 \
+    --gtest_filter='*CudaEngineSynthetic.*post_norm*:*CudaEngineSynthetic.*t5_wide*' --gtest_brief=1 > "$log" 2>&1 \
     || fail "memcheck over cuda_engine_test (exit $?)"
   say "memcheck cuda_engine_test: $(grep -E 'ERROR SUMMARY|^\[  (PASSED|FAILED)' "$log" | tr '\n' ' ')"
 }
@@ -424,11 +428,12 @@ peer_compare() {
 # CTranslate2 4.x loads libcublas.so.12 by name; these machines have cuBLAS 13 only, whose
 # exports include every name CTranslate2 looks up, with the same C signatures: a link serves
 # them (checked name by name first). CTranslate2 logs the cuBLAS it loaded (CT2_VERBOSE), kept in
-# each JSON's header. The bars' comparisons first.
-phase_peer() {
-  local half="${RPT_PEER_HALF:-float16}" tsv="$PACK/data/ui.en-de.test.tsv" cublas="" dir
-  peer_setup || return
+# each JSON's header.
+peer_gpu_setup() {
+  local cublas="" dir
+  peer_setup || return 1
   say "peer: $(cat "$PACK/peer/VERSION")"
+  [ "$DEVICE" = cuda ] || return 0  # (a dry run on the CPU)
   IFS=: read -ra dirs <<< "$cuda_dirs"
   for dir in "${dirs[@]}"; do
     [ -n "$dir" ] && [ -e "$dir/libcublas.so.13" ] && { cublas="$dir/libcublas.so.13"; break; }
@@ -436,12 +441,18 @@ phase_peer() {
   if [ -n "$cublas" ]; then
     python3 tools/cublas12_link.py --ctranslate2-lib "$(ls "$PACK"/peer/site/ctranslate2.libs/libctranslate2*.so* | head -1)" \
       --cublas "$cublas" --out "$LOGS/cublas12" > "$LOGS/peer.cublas12.json" 2>&1 \
-      || { fail "peer: cuBLAS 13 cannot serve CTranslate2: $(tr -d '\n' < "$LOGS/peer.cublas12.json")"; return; }
+      || { fail "peer: cuBLAS 13 cannot serve CTranslate2: $(tr -d '\n' < "$LOGS/peer.cublas12.json")"; return 1; }
     say "peer: libcublas.so.12 -> $cublas ($(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["names"]))' "$LOGS/peer.cublas12.json") names, all found)"
     PEER_ENV+=("LD_LIBRARY_PATH=$LOGS/cublas12:$LD_LIBRARY_PATH")
-  elif [ "$DEVICE" = cuda ]; then
-    fail "peer: no libcublas.so.13 on this machine"; return
+  else
+    fail "peer: no libcublas.so.13 on this machine"; return 1
   fi
+}
+
+# The bars' comparisons first.
+phase_peer() {
+  local half="${RPT_PEER_HALF:-float16}" tsv="$PACK/data/ui.en-de.test.tsv"
+  peer_gpu_setup || return
   local lines all
   all=$(wc -l < "$tsv")
   lines=${RPT_PEER_LINES:-$all}  # fewer for a dry run on a CPU
@@ -454,6 +465,25 @@ phase_peer() {
   peer_compare "peer.$half.b1" "$DEVICE" "$half" 1 "${RPT_PEER_BATCH1_LINES:-300}" lp0 1
   save_logs
   peer_compare "peer.float32.b32" "$DEVICE" float32 32 "$lines" lp0 2
+}
+
+# rpt against CTranslate2 at base, big and ~1 B shapes with random weights written here
+# (bench/synthetic_shapes.py: fixed output length, both engines alternating), within the peer
+# budget; its JSON and plot come back beside the summary.
+phase_synthetic() {
+  peer_gpu_setup || return
+  local left=$(( PEER_DEADLINE - $(date +%s) ))
+  timeout "$left" "${GPU_CPUS[@]}" "${PEER_ENV[@]}" python3 bench/synthetic_shapes.py \
+    --template models/en-de --source "$PACK/data/ui.en-de.test.tsv" --device "$DEVICE" \
+    --rpt-translate "$BIN/rpt-translate" --shapes "${RPT_SYNTHETIC_SHAPES:-base,big,1b}" \
+    --batches "${RPT_SYNTHETIC_BATCHES:-1,32,128}" \
+    --precisions "${RPT_SYNTHETIC_PRECISIONS:-float16}" --repeat "${RPT_SYNTHETIC_REPEAT:-2}" \
+    --lines "${RPT_SYNTHETIC_LINES:-512}" --batch1-lines "${RPT_SYNTHETIC_BATCH1_LINES:-32}" \
+    --deadline $(( left > 90 ? left - 90 : 1 )) ${RPT_SYNTHETIC_PROFILE:+--profile} \
+    --json "$OUT/synthetic.json" \
+    --plot "$OUT/synthetic.png" > "$LOGS/synthetic.txt" 2>&1 \
+    || fail "synthetic (exit $?): $(tail -2 "$LOGS/synthetic.txt" | tr '\n' ' ')"
+  grep -E "^\||M parameters|FAILED|GPU step profile" "$LOGS/synthetic.txt" | tee -a "$SUMMARY"
 }
 
 # The same comparison on the host CPU (float32 and int8; CTranslate2's wheel brings MKL and

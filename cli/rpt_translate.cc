@@ -27,12 +27,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/errors.h"
@@ -136,6 +138,40 @@ std::string read_input(const std::string& path) {
   std::string text = read_all(file);
   std::fclose(file);
   return text;
+}
+
+// --gpu-profile: each part's GPU milliseconds per step, largest first, then what the host adds:
+// the backend's step as the host saw it, and the beam search around it.
+void print_step_profile(const rpt::tools::StageTimes& t) {
+  if (t.profile.empty() || t.steps == 0) return;
+  constexpr const char* kWall = "step (host wall)";
+  std::vector<std::pair<std::string, rpt::StepProfilePart>> parts;
+  double gpu_seconds = 0;
+  for (const auto& [name, part] : t.profile) {
+    if (name == kWall) continue;
+    parts.emplace_back(name, part);
+    gpu_seconds += part.seconds;
+  }
+  std::sort(parts.begin(), parts.end(),
+            [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+  const double per_step = 1e3 / static_cast<double>(t.steps);
+  std::string line;
+  for (const auto& [name, part] : parts) {
+    char text[256];
+    std::snprintf(text, sizeof(text), ", %s %.3f ms (%.0f%%, %.1f calls)", name.c_str(),
+                  part.seconds * per_step,
+                  gpu_seconds > 0 ? 100.0 * part.seconds / gpu_seconds : 0.0,
+                  static_cast<double>(part.calls) / static_cast<double>(t.steps));
+    line += text;
+  }
+  const auto wall = t.profile.find(kWall);
+  const double wall_seconds = wall != t.profile.end() ? wall->second.seconds : 0.0;
+  std::fprintf(stderr,
+               "rpt-translate: GPU step profile, per step (%ld eager steps): GPU %.3f ms%s\n"
+               "rpt-translate: GPU step profile, host: the backend's step %.3f ms wall (GPU idle "
+               "or waiting on the host %.3f ms), beam search around it %.3f ms\n",
+               t.steps, gpu_seconds * per_step, line.c_str(), wall_seconds * per_step,
+               (wall_seconds - gpu_seconds) * per_step, (t.step_seconds - wall_seconds) * per_step);
 }
 
 // To --output (else stdout).
@@ -302,6 +338,7 @@ int run(const CliOptions& cli) {
                    static_cast<unsigned long long>(t.graphs.captured),
                    static_cast<unsigned long long>(t.graphs.eager));
     }
+    print_step_profile(t);
     std::fprintf(stderr, "rpt-translate: %ld protected spans, %ld translations missing some\n",
                  totals.protected_spans, totals.spans_lost);
     if (!cli.glossary.empty()) {
@@ -370,6 +407,9 @@ int main(int argc, char** argv) {
   app.add_flag("--verbose", cli.verbose,
                "Print throughput on stderr (a document: units, segments, units kept as source, "
                "score, time)");
+  app.add_flag("--gpu-profile", cli.compute.gpu_profile,
+               "With --verbose: where the GPU decoder steps' time goes, op by op (CUDA events; "
+               "steps run without graphs, so slower)");
   app.add_flag("--quiet", cli.quiet, "No progress line on stderr (shown only on a terminal)");
   app.add_flag("--protect-spans,!--no-protect-spans", cli.protect_spans,
                "Keep placeholders, tags, entities and escapes verbatim (default: on; "

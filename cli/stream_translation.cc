@@ -132,6 +132,10 @@ class Stream {
     sum.graphs.eager += graphs.eager;
     sum.graphs.captured += graphs.captured;
     sum.graphs.replayed += graphs.replayed;
+    for (const auto& [part, time] : decoder.step_profile()) {
+      sum.profile[part].seconds += time.seconds;
+      sum.profile[part].calls += time.calls;
+    }
   }
 
   StreamTotals totals() const {

@@ -31,6 +31,7 @@ struct StageTimes {
   long steps = 0;
   long step_rows = 0;      // summed over the steps
   StepGraphCounts graphs;  // the decoders' GPU steps
+  StepProfile profile;     // with --gpu-profile: the decoders' GPU steps, part by part
 };
 
 struct StreamTotals {

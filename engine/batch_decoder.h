@@ -84,6 +84,7 @@ class BatchDecoder {
   StepGraphCounts graph_counts() const {
     return backend_ ? backend_->graph_counts() : StepGraphCounts{};
   }
+  StepProfile step_profile() const { return backend_ ? backend_->step_profile() : StepProfile{}; }
 
  private:
   struct ActiveSentence {

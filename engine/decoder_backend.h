@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace rpt {
@@ -55,6 +57,15 @@ struct StepGraphCounts {
   std::uint64_t replayed = 0;  // steps run as a graph (each captured one included)
 };
 
+// Where a profiled backend's decoder steps spent their time (ComputeOptions::gpu_profile), by
+// part: GPU time of each kind of op (CUDA events between launches), and "step (host wall)", the
+// whole of DecoderBackend::step as the host saw it.
+struct StepProfilePart {
+  double seconds = 0;
+  std::uint64_t calls = 0;
+};
+using StepProfile = std::map<std::string, StepProfilePart>;
+
 class DecoderBackend {
  public:
   virtual ~DecoderBackend() = default;
@@ -66,6 +77,8 @@ class DecoderBackend {
   // Memory this backend holds now for decoding (cache, workspace, encoder memory).
   virtual std::size_t device_memory_bytes() const { return 0; }
   virtual StepGraphCounts graph_counts() const { return {}; }
+  // Empty unless the engine profiles its steps.
+  virtual StepProfile step_profile() const { return {}; }
 };
 
 }  // namespace rpt

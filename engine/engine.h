@@ -33,6 +33,9 @@ struct ComputeOptions {
   // GPU decoder steps replayed as CUDA graphs (engine/cuda/step_graphs.h): one launch instead of
   // ~50 per step, the same arithmetic (tested: identical translations with and without).
   bool gpu_graphs = true;
+  // GPU decoder steps timed op by op with CUDA events (DecoderBackend::step_profile), run
+  // eagerly (no graphs): where a step's time goes, for benchmarks; slower than the default.
+  bool gpu_profile = false;
 };
 
 // Parses "float32" | "float16" | "bfloat16" | "int8" (also "fp32", "fp16", "bf16"); throws

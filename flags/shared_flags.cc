@@ -30,7 +30,8 @@ ComputeOptions ComputeFlags::compute_options(kernels::Precision model_precision,
           .device_index = device_index,
           .memory_limit_bytes = memory_limit_bytes,
           .batch_invariant = batch_invariant,
-          .gpu_graphs = gpu_graphs};
+          .gpu_graphs = gpu_graphs,
+          .gpu_profile = gpu_profile};
 }
 
 void add_compute_flags(CLI::App& app, ComputeFlags& flags, const std::string& memory_limit_help) {

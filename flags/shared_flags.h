@@ -18,7 +18,7 @@
 namespace rpt::flags {
 
 // Where and how precisely models compute: --device, --compute-type, --device-index,
-// --device-memory-limit, --gpu-gemm, --gpu-graphs, --threads.
+// --device-memory-limit, --gpu-gemm, --gpu-graphs, --gpu-profile, --threads.
 struct ComputeFlags {
   Device device = Device::kCpu;
   kernels::Precision precision = kernels::Precision::kFloat32;
@@ -26,6 +26,7 @@ struct ComputeFlags {
   double memory_limit_mib = 0;  // the binary's default: see add_compute_flags
   bool batch_invariant = true;  // --gpu-gemm batch-invariant (else fastest)
   bool gpu_graphs = true;       // --gpu-graphs on (else off)
+  bool gpu_profile = false;     // --gpu-profile
   int threads = 0;              // CPU threads of each decoder's ops; 0: all
 
   // The engine's options for a model computing in `precision` (the server's

@@ -23,7 +23,13 @@ def tokenizers(model_dir):
 
 def translate(translator, spms, lines, **options):
     """Text in, text out, as rpt-translate: tokenize, translate_batch(**options), detokenize."""
+    return translate_counted(translator, spms, lines, **options)[0]
+
+
+def translate_counted(translator, spms, lines, **options):
+    """translate()'s texts and the number of target pieces generated (the best hypotheses')."""
     source, target = spms
     results = translator.translate_batch([source.encode(line, out_type=str) for line in lines],
                                          **options)
-    return [target.decode(result.hypotheses[0]) for result in results]
+    best = [result.hypotheses[0] for result in results]
+    return [target.decode(tokens) for tokens in best], sum(len(tokens) for tokens in best)

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "engine/cuda/cuda_transformer_ops.h"
+#include "engine/cuda/profiled_ops.h"
 #include "engine/cuda/step_graphs.h"
 #include "engine/transformer.h"
 #include "kernels/cuda/cuda_check.h"
@@ -252,7 +255,12 @@ void CudaBackend::prepare_cache(int rows, int needed_positions) {
 }
 
 void CudaBackend::step(const StepInput& input, StepCandidates& out) {
+  const auto entered = std::chrono::steady_clock::now();
   kernels::set_current_device(engine_.options().device_index);
+  // Profiled steps run eagerly: the timer's marks go between the launches.
+  const bool profile = engine_.options().gpu_profile;
+  const bool use_graphs = engine_.options().gpu_graphs && !profile;
+  if (profile && !timer_) timer_ = std::make_unique<kernels::StreamTimer>(stream());
   const ArchitectureConfig& arch = model_.config().architecture;
   const int d = arch.d_model;
   const int attention = arch.attention_dim();  // A
@@ -283,7 +291,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   }
   // With graphs, rows [rows, padded) start a dummy sentence (token 0 at position 0, the first
   // group's memory): a captured step serves every row count up to its own.
-  const int padded = engine_.options().gpu_graphs ? graph_rows(rows) : rows;
+  const int padded = use_graphs ? graph_rows(rows) : rows;
   prepare_cache(padded, needed);
   const std::size_t element = kernels::precision_size(precision_);
   const std::size_t row_bytes = static_cast<std::size_t>(layout_.row_elements()) * element;
@@ -337,8 +345,10 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
     }
   }
   void* device_inputs = step_inputs_.reserve(inputs.size(), stream(), budget_);
+  if (profile) timer_->start();
   kernels::copy_host_to_device_async(device_inputs, host_inputs_.data(), host_inputs_.size(),
                                      stream());
+  if (profile) timer_->mark("copy inputs to the device");
 
   // Everything from here to the top-k reads only the key's buffers: one graph per key.
   void* const old_cache = cache_.data();
@@ -353,6 +363,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
                                 .lengths = at<int>(device_inputs, positions_at),
                                 .out = new_cache},
                                stream());
+    if (profile) timer_->mark("cache gather (beam reordering)");
     const int* positions = at<int>(device_inputs, positions_at);
     CudaTransformerOps ops(arch, precision_, stream(), cublas_.get(),
                            {.positions = positions,
@@ -364,8 +375,11 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
                             .memory_lengths = at<int>(device_inputs, memory_counts_at),
                             .memory_stride = weights_.memory_key_value.outputs});
     auto* logits = at<float>(workspace, logits_at);
+    std::optional<ProfiledOps> profiled;
+    if (profile) profiled.emplace(ops, *timer_);
     decoder_step_forward(
-        ops, weights_, model_.config(),
+        profiled ? static_cast<TransformerOps<DeviceStorage>&>(*profiled) : ops, weights_,
+        model_.config(),
         {.ids = at<int>(device_inputs, tokens_at), .positions = positions, .rows = padded},
         {.x = at<char>(workspace, x_at),
          .normed = at<char>(workspace, normed_at),
@@ -385,8 +399,9 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
          .log_probs = log_probs,
          .ids = reinterpret_cast<int*>(log_probs + static_cast<long>(padded) * width)},
         stream());
+    if (profile) timer_->mark("top-k log-softmax");
   };
-  if (engine_.options().gpu_graphs) {
+  if (use_graphs) {
     graphs_.run({.rows = padded,
                  .width = width,
                  .capacity = layout_.capacity,
@@ -404,6 +419,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   host_results_.resize(padded_count * 8);
   kernels::copy_device_to_host_async(host_results_.data(), at<char>(workspace, results_at),
                                      host_results_.size(), stream());
+  if (profile) timer_->mark("copy results to the host");
   kernels::synchronize(stream());
   // The step completed: spare_ holds the cache now (a step that threw left cache_ as it was).
   std::swap(cache_, spare_);
@@ -417,6 +433,17 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   std::memcpy(out.log_probs.data(), host_results_.data(), count * sizeof(float));
   std::memcpy(out.ids.data(), host_results_.data() + padded_count * sizeof(float),
               count * sizeof(int));
+  if (profile) {
+    for (const auto& [label, milliseconds] : timer_->stretches()) {
+      StepProfilePart& part = profile_[label];
+      part.seconds += 1e-3 * milliseconds;
+      ++part.calls;
+    }
+    StepProfilePart& wall = profile_["step (host wall)"];
+    wall.seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - entered).count();
+    ++wall.calls;
+  }
 }
 
 }  // namespace rpt

@@ -18,6 +18,7 @@
 #include "engine/decoder_backend.h"
 #include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/device_buffer.h"
+#include "kernels/cuda/stream_timer.h"
 #include "kernels/kv_cache.h"
 
 namespace rpt {
@@ -42,6 +43,7 @@ class CudaBackend final : public DecoderBackend {
   void step(const StepInput& input, StepCandidates& out) override;
   std::size_t device_memory_bytes() const override;
   StepGraphCounts graph_counts() const override { return graphs_.counts(); }
+  StepProfile step_profile() const override { return profile_; }
 
  private:
   void prepare_cache(int rows, int needed_positions);
@@ -70,6 +72,8 @@ class CudaBackend final : public DecoderBackend {
   std::vector<char> host_inputs_;
   std::vector<char> host_results_;
   StepGraphs graphs_;
+  std::unique_ptr<kernels::StreamTimer> timer_;  // with ComputeOptions::gpu_profile
+  StepProfile profile_;
 };
 
 }  // namespace rpt

@@ -59,8 +59,9 @@ __device__ __forceinline__ float key_dot(const float* query, const T* key, int h
 }
 
 // One block of kSplits warps per (query row, head). Shared memory per warp: the scaled query
-// [head_dim] (later its partial context), the relative key term [2k+1], the bucket sums of the
-// value term [2k+1] and its partial maximum and normaliser.
+// [head_dim] (later its partial context), the relative key term [2k+1] (warp 0's serves the
+// block; the other warps' slots are unused), the bucket sums of the value term [2k+1] and its
+// partial maximum and normaliser.
 //
 // Keys go in tiles of 32, one key per lane, warp w taking tiles w, w + kSplits, ...: the lane
 // forms its score, the warp updates its running maximum and normaliser (online softmax),
@@ -95,30 +96,37 @@ __global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAt
 
   const int warp_floats = head_dim + 2 * width + kPartialScalars;
   float* query = shared + static_cast<long>(warp) * warp_floats;
-  float* relative_key_term = query + head_dim;
-  float* buckets = relative_key_term + width;
+  float* buckets = query + head_dim + width;
   float* partial = buckets + width;  // [maximum, normaliser]
+  // The relative key term is the block's: warp 0's slot holds it for every warp.
+  float* relative_key_term = shared + head_dim;
   const T* q = static_cast<const T*>(args.queries) + static_cast<long>(row) * args.query_stride +
                static_cast<long>(head) * head_dim;
   for (int i = lane; i < head_dim; i += kWarp) query[i] = to_float(q[i]) * args.scale;
+  if (value_term) {
+    for (int b = lane; b < width; b += kWarp) buckets[b] = 0.0f;
+  }
   __syncwarp();
-  if (key_term || value_term) {
+  // q . a_b for every bucket b, once per block: warp w takes buckets w, w + kSplits, ..., its
+  // lanes reading a table row side by side (one lane per bucket would read 32 rows per load and
+  // serialise on the L1; it was most of a big model's decoder step).
+  if (key_term) {
     const T* table = static_cast<const T*>(args.relative_keys);
-    for (int b = lane; b < width; b += kWarp) {
+    for (int b = warp; b < width; b += kSplits) {
       float dot = 0.0f;
-      if (key_term) {
-        for (int i = 0; i < head_dim; ++i) dot += query[i] * to_float(table[b * head_dim + i]);
+      for (int i = lane; i < head_dim; i += kWarp) {
+        dot += query[i] * to_float(table[static_cast<long>(b) * head_dim + i]);
       }
-      relative_key_term[b] = dot;
-      buckets[b] = 0.0f;
+      dot = warp_sum(dot);
+      if (lane == 0) relative_key_term[b] = dot;
     }
   }
+  __syncthreads();
   const int bias_centre = (args.offset_bias_width - 1) / 2;
   const float* bias = args.offset_bias != nullptr
                           ? args.offset_bias + static_cast<long>(head) * args.offset_bias_width +
                                 bias_centre - position
                           : nullptr;
-  __syncwarp();
 
   const T* base = static_cast<const T*>(args.sequences[row]) + static_cast<long>(head) * head_dim;
   const T* keys = base + args.key_shift;
