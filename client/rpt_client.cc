@@ -3,6 +3,7 @@
 //   rpt-client --server localhost:50051 --model en-de "Save the file." "Open a window."
 //   rpt-client --server localhost:50051 --target de < sentences.txt
 //   rpt-client --server dns:///rpt-pods.default.svc.cluster.local:50051 --lb round_robin ...
+//   rpt-client admin --key-file admin.key load fr models/en-fr    (client/admin_client.h)
 //
 // Texts come from the arguments, or one per line from stdin. With --n-best N each text prints N
 // lines, best first (--with-scores prefixes the score and a tab). Blank lines are not sent (the
@@ -20,6 +21,7 @@
 #include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
 
+#include "client/admin_client.h"
 #include "client/blank_text.h"
 #include "client/channel.h"
 #include "client/status_names.h"
@@ -165,7 +167,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--glossary-name", options.glossary_name,
                  "A glossary the server loaded (rpt-server --glossary NAME=FILE)");
+  rpt::client::AdminOptions admin;
+  CLI::App* admin_command = rpt::client::add_admin_subcommand(app, admin);
   CLI11_PARSE(app, argc, argv);
+  if (admin_command->parsed()) return rpt::client::run_admin(admin);
 
   auto stub = rpt::v1::Translator::NewStub(rpt::client::make_channel(options.channel));
   return options.list_models ? list_models(*stub, options) : translate(*stub, options);

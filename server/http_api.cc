@@ -141,6 +141,7 @@ bool HttpApi::handle_public(HttpRequest& request, HttpResponder& respond) const 
 void HttpApi::handle(HttpRequest request, HttpResponder respond) const {
   const bool get = request.method == "GET" || request.method == "HEAD";
   const std::string& path = request.path;
+  if (admin_ != nullptr && admin_->handle(request, respond)) return;
   if (options_.public_apis) {
     if (cors(request, respond)) return;
     if (handle_public(request, respond)) return;

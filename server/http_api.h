@@ -11,6 +11,7 @@
 //   /v2/translate, /v2/languages, /v2/usage, /v2/glossaries, ...
 //                       DeepL's API (server/deepl_api.h), the same path
 //   GET  /              a translation page for people (server/web_ui.h); not with --no-web-ui
+//   /admin/...          the admin API (server/admin_api.h), on the admin port only
 //
 // By default the JSON APIs share the metrics port: one HTTP stack, and probes that already prove
 // this port's event loop answers. `--http-listen` moves them to a port of their own (HTTPS with
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "server/admin_api.h"
 #include "server/call_record.h"
 #include "server/deepl_api.h"
 #include "server/http_server.h"
@@ -52,9 +54,12 @@ class HttpApi {
       : service_(service),
         ready_(std::move(ready)),
         options_(std::move(options)),
-        deepl_(std::make_unique<DeepLApi>(service)) {}
+        deepl_(std::make_unique<DeepLApi>(service)),
+        admin_(options_.admin ? std::make_unique<AdminApi>(service) : nullptr) {}
 
   void handle(HttpRequest request, HttpResponder respond) const;
+  // The admin API of an admin port (nullptr on others).
+  AdminApi* admin() const { return admin_.get(); }
 
  private:
   // The public APIs' routes; false when the path is none of them.
@@ -66,6 +71,7 @@ class HttpApi {
   std::function<bool()> ready_;
   HttpApiOptions options_;
   std::unique_ptr<DeepLApi> deepl_;  // its glossaries and usage change under const calls
+  std::unique_ptr<AdminApi> admin_;  // on the admin port: /admin/... (server/admin_api.h)
 };
 
 }  // namespace rpt::server

@@ -191,14 +191,15 @@ std::vector<std::string> sources_into(const ModelRegistry& registry, const std::
       sources.push_back(source);
     }
   };
-  for (const auto& model : registry.models()) {
+  const std::shared_ptr<const ModelCatalog> catalog = registry.catalog();
+  for (const auto& model : catalog->models) {
     for (const LanguagePair& pair : model->model->language_pairs()) {
       if (pair.target != target) continue;
       if (!pair.reads_any_source()) {
         add(pair.source);
         continue;
       }
-      for (const std::string& source : registry.languages()) {
+      for (const std::string& source : catalog->languages) {
         if (source != target) add(source);
       }
     }

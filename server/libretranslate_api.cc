@@ -263,9 +263,9 @@ HttpResponse libretranslate_languages(ServiceContext& service) {
 HttpResponse libretranslate_settings(ServiceContext& service) {
   std::string source = "en";
   std::string target = "en";
-  if (!service.registry.models().empty()) {
-    source = service.registry.models().front()->description.source_language;
-    target = service.registry.models().front()->description.target_language;
+  if (const auto models = service.registry.models(); !models.empty()) {
+    source = models.front()->description.source_language;
+    target = models.front()->description.target_language;
     if (source == kAnySourceLanguage) source = "auto";  // a model that reads any language
   }
   const json settings = {{"apiKeys", service.api_keys.enabled()},

@@ -4,7 +4,8 @@
 //
 // Exits 0 after a drain on SIGTERM/SIGINT (further such signals during the drain are logged and
 // ignored: server/stop_signals.h); 1 when a model, an address or the TLS certificate and key
-// fail at start; 2 on bad flags (a missing --tls-key file included). SIGHUP reloads --api-keys.
+// fail at start; 2 on bad flags (a missing --tls-key file included). SIGHUP rereads --api-keys,
+// --admin-key-file and the --glossary files.
 #include <iostream>
 #include <string>
 #include <vector>
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     rpt::server::StopSignals stop_signals;  // before the models load: a signal then still drains
     rpt::server::Server server(options);
     server.serve([&stop_signals, &server] {
-      const int signal = stop_signals.wait([&server] { server.reload_api_keys(); });
+      const int signal = stop_signals.wait([&server] { server.reload_files(); });
       spdlog::info("received {}", rpt::server::signal_name(signal));
       stop_signals.watch_during_drain();
     });

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/device.h"
+#include "server/glossary_store.h"
 #include "server/system_memory.h"
 
 namespace rpt::server {
@@ -44,7 +45,7 @@ bool looks_like_language_code(std::string_view code) {
 }
 
 // `served` with the one of `found` (indexes of its pairs that serve `query` equally well).
-RequestStatus route_to_pair(ServedModel* served, const ModelQuery& query,
+RequestStatus route_to_pair(const std::shared_ptr<ServedModel>& served, const ModelQuery& query,
                             const std::vector<std::size_t>& found, ModelRoute* route) {
   const std::vector<LanguagePair>& pairs = served->model->language_pairs();
   if (found.empty()) {
@@ -86,63 +87,103 @@ int served_input_limit(const Model& model, int limit) {
   return std::min(limit, model.max_sequence_length() - model.max_added_source_ids());
 }
 
-ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics) {
-  const Device device = options.compute.device;
+std::shared_ptr<const NamedGlossaries> GlossaryShelf::get() const {
+  const std::lock_guard lock(mutex_);
+  return glossaries_;
+}
+
+void GlossaryShelf::put(const std::string& name, std::shared_ptr<const Glossary> glossary) {
+  const std::lock_guard lock(mutex_);
+  auto next = std::make_shared<NamedGlossaries>(*glossaries_);
+  (*next)[name] = std::move(glossary);
+  glossaries_ = std::move(next);
+}
+
+bool GlossaryShelf::remove(const std::string& name) {
+  const std::lock_guard lock(mutex_);
+  if (!glossaries_->count(name)) return false;
+  auto next = std::make_shared<NamedGlossaries>(*glossaries_);
+  next->erase(name);
+  glossaries_ = std::move(next);
+  return true;
+}
+
+ModelRegistry::ModelRegistry(const ServerOptions& options, Metrics& metrics)
+    : options_(options), metrics_(metrics) {
   std::map<std::string, std::shared_ptr<const Glossary>> files;  // each file read once
   for (const GlossarySpec& spec : options.glossaries) {
     if (!files.count(spec.path)) {
       files.emplace(spec.path, std::make_shared<const Glossary>(Glossary::load(spec.path)));
     }
   }
+  std::vector<std::shared_ptr<ServedModel>> models;
   for (const ModelSpec& spec : options.models) {
-    const ComputeOptions compute =
-        options.compute.compute_options(spec.precision, memory_limit_bytes(options, device));
-    auto served = std::make_unique<ServedModel>();
-    served->name = spec.name;
-    served->model =
-        Model::load(spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8,
-                                     .cpu_layout = compute.device == Device::kCpu});
-    served->engine = Engine::create(served->model, compute);
-    const ModelConfig& config = served->model->config();
-    const bool on_gpu = compute.device == Device::kCuda;
-    served->description = {
-        .name = spec.name,
-        .source_language = config.source_language,
-        .target_language = config.target_language,
-        .device = std::string(device_name(compute.device)),
-        .dtype = on_gpu || served->model->int8()
-                     ? std::string(kernels::precision_name(compute.precision))
-                     : served->model->stored_dtype(),
-        .position_type = position_type_name(config.position.type),
-        .weights_bytes = static_cast<double>(on_gpu ? served->engine->device_memory_bytes()
-                                                    : served->model->weights_bytes())};
-    served->span_protector = std::make_shared<const SpanProtector>(served->model);
-    served->max_input_length = served_input_limit(*served->model, options.limits.max_input_length);
-    served->scheduler = std::make_unique<Scheduler>(spec.name, served->engine, options.scheduler,
-                                                    metrics.add_model(served->description));
-    if (options.cache_size_mib > 0) {
-      served->cache = std::make_unique<TranslationCache>(
-          TranslationCacheOptions{.max_bytes =
-                                      static_cast<std::size_t>(options.cache_size_mib * (1 << 20))},
-          metrics.add_cache(spec.name));
-    }
-    served->glossary_method = options.text.glossary_method;
+    std::shared_ptr<ServedModel> served = make_served(spec);
     for (const GlossarySpec& glossary : options.glossaries) {
       if (!glossary.model.empty() && glossary.model != spec.name) continue;
       const auto& loaded = files.at(glossary.path);
       served->span_protector->check_glossary(*loaded, glossary.path + " entry");
-      served->glossaries.emplace(glossary.name, loaded);
+      served->glossaries.put(glossary.name, loaded);
+      if (glossary.model.empty()) every_model_glossaries_.put(glossary.name, loaded);
       metrics.add_glossary(spec.name, glossary.name, loaded->size());
       spdlog::info("model {}: glossary {} ({} entries) from {}", spec.name, glossary.name,
                    loaded->size(), glossary.path);
     }
-    spdlog::info("loaded model {} ({}, {}, {} MiB) from {} on {}", loaded_name(*served),
-                 served->description.position_type, served->description.dtype,
-                 static_cast<long>(served->description.weights_bytes) >> 20, spec.directory,
-                 served->engine->device_description());
-    models_.push_back(std::move(served));
+    models.push_back(std::move(served));
   }
-  index_languages();
+  publish(std::move(models));
+  if (!options.glossary_dir.empty()) {
+    for (StoredGlossary& stored : read_stored_glossaries(options.glossary_dir)) {
+      const RequestStatus kept = put_glossary(stored.model, stored.name, stored.glossary);
+      if (!kept.ok()) {
+        spdlog::warn("glossary {} from {} not served: {}", stored.name, stored.path, kept.message);
+      }
+    }
+  }
+}
+
+ModelRegistry::~ModelRegistry() = default;
+
+std::shared_ptr<ServedModel> ModelRegistry::make_served(const ModelSpec& spec) {
+  const Device device = options_.compute.device;
+  const ComputeOptions compute =
+      options_.compute.compute_options(spec.precision, memory_limit_bytes(options_, device));
+  auto served = std::make_shared<ServedModel>();
+  served->name = spec.name;
+  served->directory = spec.directory;
+  served->model =
+      Model::load(spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8,
+                                   .cpu_layout = compute.device == Device::kCpu});
+  served->engine = Engine::create(served->model, compute);
+  const ModelConfig& config = served->model->config();
+  const bool on_gpu = compute.device == Device::kCuda;
+  served->description = {
+      .name = spec.name,
+      .source_language = config.source_language,
+      .target_language = config.target_language,
+      .device = std::string(device_name(compute.device)),
+      .dtype = on_gpu || served->model->int8()
+                   ? std::string(kernels::precision_name(compute.precision))
+                   : served->model->stored_dtype(),
+      .position_type = position_type_name(config.position.type),
+      .weights_bytes = static_cast<double>(on_gpu ? served->engine->device_memory_bytes()
+                                                  : served->model->weights_bytes())};
+  served->span_protector = std::make_shared<const SpanProtector>(served->model);
+  served->max_input_length = served_input_limit(*served->model, options_.limits.max_input_length);
+  served->scheduler = std::make_unique<Scheduler>(spec.name, served->engine, options_.scheduler,
+                                                  metrics_.add_model(served->description));
+  if (options_.cache_size_mib > 0) {
+    served->cache = std::make_unique<TranslationCache>(
+        TranslationCacheOptions{.max_bytes =
+                                    static_cast<std::size_t>(options_.cache_size_mib * (1 << 20))},
+        metrics_.add_cache(spec.name));
+  }
+  served->glossary_method = options_.text.glossary_method;
+  spdlog::info("loaded model {} ({}, {}, {} MiB) from {} on {}", loaded_name(*served),
+               served->description.position_type, served->description.dtype,
+               static_cast<long>(served->description.weights_bytes) >> 20, spec.directory,
+               served->engine->device_description());
+  return served;
 }
 
 namespace {
@@ -156,78 +197,92 @@ void add_once(const std::string& language, std::vector<std::string>* languages) 
 
 }  // namespace
 
-void ModelRegistry::index_languages() {
+void ModelRegistry::publish(std::vector<std::shared_ptr<ServedModel>> models) {
+  auto catalog = std::make_shared<ModelCatalog>();
+  catalog->models = std::move(models);
   bool any_source = false;
-  for (const auto& served : models_) {
+  for (const auto& served : catalog->models) {
     for (const LanguagePair& pair : served->model->language_pairs()) {
       if (pair.reads_any_source()) {
         any_source = true;
       } else {
-        add_once(pair.source, &languages_);
+        add_once(pair.source, &catalog->languages);
       }
-      add_once(pair.target, &languages_);
+      add_once(pair.target, &catalog->languages);
     }
   }
-  std::sort(languages_.begin(), languages_.end());
-  for (const auto& served : models_) {
+  std::sort(catalog->languages.begin(), catalog->languages.end());
+  for (const auto& served : catalog->models) {
     for (const LanguagePair& pair : served->model->language_pairs()) {
-      if (!pair.reads_any_source()) add_once(pair.source, &source_languages_);
-      add_once(pair.target, &target_languages_);
+      if (!pair.reads_any_source()) add_once(pair.source, &catalog->source_languages);
+      add_once(pair.target, &catalog->target_languages);
     }
   }
   // After the models' own sources, so that their order leads.
   if (any_source) {
-    for (const std::string& language : languages_) add_once(language, &source_languages_);
+    for (const std::string& language : catalog->languages) {
+      add_once(language, &catalog->source_languages);
+    }
   }
+  const std::lock_guard lock(catalog_mutex_);
+  catalog_ = std::move(catalog);
+}
+
+std::shared_ptr<const ModelCatalog> ModelRegistry::catalog() const {
+  const std::lock_guard lock(catalog_mutex_);
+  return catalog_;
 }
 
 void ModelRegistry::for_each_direction(
     const std::function<void(const std::string& source, const std::string& target)>& each) const {
-  for (const auto& served : models_) {
+  const std::shared_ptr<const ModelCatalog> now = catalog();
+  for (const auto& served : now->models) {
     for (const LanguagePair& pair : served->model->language_pairs()) {
       if (!pair.reads_any_source()) {
         each(pair.source, pair.target);
         continue;
       }
-      for (const std::string& source : languages_) {
+      for (const std::string& source : now->languages) {
         if (source != pair.target) each(source, pair.target);
       }
     }
   }
 }
 
-RequestStatus ModelRegistry::find(const ModelQuery& query, ModelRoute* found) {
+RequestStatus ModelRegistry::find(const ModelQuery& query, ModelRoute* found) const {
   *found = {};
+  const std::shared_ptr<const ModelCatalog> now = catalog();
+  const std::vector<std::shared_ptr<ServedModel>>& models = now->models;
   std::string loaded;
-  for (const auto& served : models_) {
+  for (const auto& served : models) {
     loaded += (loaded.empty() ? "" : ", ") + loaded_name(*served);
   }
   const LanguageQuery languages{query.source_language, query.target_language};
   if (!query.name.empty()) {
-    for (const auto& served : models_) {
+    for (const auto& served : models) {
       if (served->name != query.name) continue;
       // One pair: the languages are ignored, as before models had several.
       if (served->model->language_pairs().size() == 1) {
-        return route_to_pair(served.get(), query, {0}, found);
+        return route_to_pair(served, query, {0}, found);
       }
-      return route_to_pair(served.get(), query,
+      return route_to_pair(served, query,
                            matching_pairs(served->model->language_pairs(), languages), found);
     }
     return {StatusCode::kNotFound,
             "no model named '" + echoed_text(query.name) + "'; loaded: " + loaded};
   }
   // The models with pairs that serve the query best, and those pairs.
-  std::vector<std::pair<ServedModel*, std::vector<std::size_t>>> matches;
+  std::vector<std::pair<std::shared_ptr<ServedModel>, std::vector<std::size_t>>> matches;
   PairMatch best = PairMatch::kNone;
-  for (const auto& served : models_) {
+  for (const auto& served : models) {
     const std::vector<LanguagePair>& pairs = served->model->language_pairs();
     for (std::size_t i = 0; i < pairs.size(); ++i) {
       const PairMatch match = match_pair(pairs[i], languages);
       if (match == PairMatch::kNone || match < best) continue;
       if (match > best) matches.clear();
       best = match;
-      if (matches.empty() || matches.back().first != served.get()) {
-        matches.emplace_back(served.get(), std::vector<std::size_t>());
+      if (matches.empty() || matches.back().first != served) {
+        matches.emplace_back(served, std::vector<std::size_t>());
       }
       matches.back().second.push_back(i);
     }
@@ -244,7 +299,9 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ModelRoute* found) {
 }
 
 void ModelRegistry::stop() {
-  for (const auto& served : models_) served->scheduler->stop();
+  for (const auto& served : catalog()->models) served->scheduler->stop();
+  const std::lock_guard lock(admin_mutex_);
+  for (const auto& served : retired_) served->scheduler->stop();
 }
 
 }  // namespace rpt::server

@@ -1,12 +1,17 @@
 // The models one server process serves, each with its scheduler, and request routing by model
-// name or language pair.
+// name or language pair. Models are loaded at start and, through the admin API
+// (server/admin_api.h), loaded, replaced and unloaded while the server runs; named glossaries
+// likewise.
 //
-// Thread safety: immutable after construction except through each Scheduler (thread-safe).
+// Thread safety: every method may be called from any thread. Readers see a consistent catalogue
+// (the models and their languages) and hold each model they route to (a shared_ptr) for the
+// call: a model replaced or unloaded finishes the calls it has.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +27,21 @@
 
 namespace rpt::server {
 
+using NamedGlossaries = std::map<std::string, std::shared_ptr<const Glossary>>;
+
+// A model's named glossaries, changed while calls read them: each reader gets the set as it was
+// (a call keeps the glossary it started with).
+class GlossaryShelf {
+ public:
+  std::shared_ptr<const NamedGlossaries> get() const;
+  void put(const std::string& name, std::shared_ptr<const Glossary> glossary);
+  bool remove(const std::string& name);  // false if there was none of that name
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const NamedGlossaries> glossaries_ = std::make_shared<NamedGlossaries>();
+};
+
 struct ServedModel {
   std::string name;
   std::shared_ptr<const Model> model;
@@ -33,9 +53,10 @@ struct ServedModel {
   int max_input_length = 0;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<TranslationCache> cache;  // null with --cache-size 0
-  // Named glossaries (--glossary), checked against the model's target vocabulary at start.
-  std::map<std::string, std::shared_ptr<const Glossary>> glossaries;
+  // Named glossaries (--glossary, the admin API), checked against the model's target vocabulary.
+  GlossaryShelf glossaries;
   GlossaryMethod glossary_method = GlossaryMethod::kMask;
+  std::string directory;  // where it was loaded from
 };
 
 // ServedModel::max_input_length of `model` under the server's `limit` (--max-input-length).
@@ -56,17 +77,32 @@ struct ChosenPair {
   std::string source_language;
 };
 
-// Where a request goes: the model and its pair.
+// Where a request goes: the model (held for the call) and its pair.
 struct ModelRoute {
-  ServedModel* model = nullptr;
+  std::shared_ptr<ServedModel> model;
   ChosenPair pair;
+};
+
+// The models served at one moment and the languages they name.
+struct ModelCatalog {
+  std::vector<std::shared_ptr<ServedModel>> models;
+  // Every language the served pairs name (sources other than "*", and targets; none empty),
+  // each once, sorted: the sources a pair that reads any source is listed with.
+  std::vector<std::string> languages;
+  // The languages the served models read: each pair's source, or for a pair that reads any
+  // every one of `languages`; and the languages they write. Each once, in model and pair order,
+  // none empty.
+  std::vector<std::string> source_languages;
+  std::vector<std::string> target_languages;
 };
 
 class ModelRegistry {
  public:
   // Loads every model of `options` (throws rpt::ModelError naming the directory) and its
   // glossaries (InvalidArgument naming the file and line), and starts their schedulers.
+  // `options` and `metrics` must outlive the registry.
   ModelRegistry(const ServerOptions& options, Metrics& metrics);
+  ~ModelRegistry();
 
   // The model and language pair `query` selects: by name when given (its languages then pick the
   // pair of a model with several, and are ignored otherwise), else every pair of every model
@@ -74,34 +110,65 @@ class ModelRegistry {
   // the source asked for wins over "*"; a unique match), else the only model's only pair.
   // NOT_FOUND (naming what is loaded) or INVALID_ARGUMENT when ambiguous: several models, or
   // several pairs of one model (naming the languages to choose from).
-  RequestStatus find(const ModelQuery& query, ModelRoute* found);
+  RequestStatus find(const ModelQuery& query, ModelRoute* found) const;
 
-  const std::vector<std::unique_ptr<ServedModel>>& models() const { return models_; }
-
-  // Every language the served pairs name (sources other than "*", and targets; none empty),
-  // each once, sorted: the sources a pair that reads any source is listed with.
-  const std::vector<std::string>& languages() const { return languages_; }
-  // The languages the served models read: each pair's source, or for a pair that reads any
-  // every one of languages(); and the languages they write. Each once, in model and pair order,
-  // none empty.
-  const std::vector<std::string>& source_languages() const { return source_languages_; }
-  const std::vector<std::string>& target_languages() const { return target_languages_; }
+  // The models served now and their languages.
+  std::shared_ptr<const ModelCatalog> catalog() const;
+  std::vector<std::shared_ptr<ServedModel>> models() const { return catalog()->models; }
+  std::vector<std::string> languages() const { return catalog()->languages; }
+  std::vector<std::string> source_languages() const { return catalog()->source_languages; }
+  std::vector<std::string> target_languages() const { return catalog()->target_languages; }
   // Calls `each` with every (source, target) a served pair translates, in model and pair order,
   // a pair that reads any source once per language of languages() other than its target; a pair
   // with an empty language as it is.
   void for_each_direction(
       const std::function<void(const std::string& source, const std::string& target)>& each) const;
 
+  // While the server runs (the admin API). Each call blocks until done; one at a time.
+  // Loads `spec` under its name, warms it (one sentence through its scheduler) and then routes
+  // to it. ALREADY_EXISTS when the name is taken; RESOURCE_EXHAUSTED when its weights would not
+  // fit (the host's available memory on the CPU, the memory limit or the GPU's free memory);
+  // INVALID_ARGUMENT for a directory that is not a model (the loader's message).
+  RequestStatus load(const ModelSpec& spec);
+  // Loads `spec` as load() does, then routes its name's new calls to it at once; calls in flight
+  // finish on the model they started on, which is then unloaded. NOT_FOUND when no model has
+  // the name.
+  RequestStatus replace(const ModelSpec& spec);
+  // Stops routing to the model, waits (up to `drain_seconds`) for its calls in flight to finish,
+  // then frees it. NOT_FOUND when no model has the name; FAILED_PRECONDITION for the last model.
+  RequestStatus unload(const std::string& name, double drain_seconds = 300);
+  // Named glossaries: `glossary` under `name` for `model` (empty: every model), checked against
+  // each model's target vocabulary first (INVALID_ARGUMENT naming the entry); replaces one of
+  // the same name. remove_glossary: NOT_FOUND when no such glossary is held.
+  RequestStatus put_glossary(const std::string& model, const std::string& name,
+                             std::shared_ptr<const Glossary> glossary);
+  RequestStatus remove_glossary(const std::string& model, const std::string& name);
+
   // Stops every scheduler (remaining calls finish with UNAVAILABLE).
   void stop();
 
  private:
-  void index_languages();  // languages_, source_languages_, target_languages_ from models_
+  // A loaded, started model (throws as Model::load and Engine::create do).
+  std::shared_ptr<ServedModel> make_served(const ModelSpec& spec);
+  RequestStatus check_memory(const ModelSpec& spec) const;
+  // check_memory, make_served and one warm-up sentence: a model ready to be routed to.
+  RequestStatus load_warm(const ModelSpec& spec, std::shared_ptr<ServedModel>* served);
+  // Publishes `models` as the new catalogue (languages indexed).
+  void publish(std::vector<std::shared_ptr<ServedModel>> models);
+  // Waits until only `retired` holds the model, then frees it; false if calls remain after
+  // `drain_seconds` (it is then kept in retired_, freed by a later admin call or at stop).
+  bool drain(std::shared_ptr<ServedModel>& retired, double drain_seconds);
+  void free_drained_retired();
 
-  std::vector<std::unique_ptr<ServedModel>> models_;
-  std::vector<std::string> languages_;
-  std::vector<std::string> source_languages_;
-  std::vector<std::string> target_languages_;
+  const ServerOptions& options_;
+  Metrics& metrics_;
+  std::mutex admin_mutex_;  // one admin change at a time
+  mutable std::mutex catalog_mutex_;
+  std::shared_ptr<const ModelCatalog> catalog_;
+  std::vector<std::shared_ptr<ServedModel>> retired_;  // unloaded, calls still in flight
+  // Glossaries given for every model (--glossary without a model, the admin API without one):
+  // a model loaded later gets them too.
+  GlossaryShelf every_model_glossaries_;
 };
 
 }  // namespace rpt::server

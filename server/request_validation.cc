@@ -49,10 +49,11 @@ RequestStatus prepare_glossary(const v1::TranslateRequest& request, const Served
     prepared->glossary.glossaries.push_back(prepared->call_glossary.get());
   }
   if (!request.glossary_name().empty()) {
-    const auto found = model.glossaries.find(request.glossary_name());
-    if (found == model.glossaries.end()) {
+    const std::shared_ptr<const NamedGlossaries> glossaries = model.glossaries.get();
+    const auto found = glossaries->find(request.glossary_name());
+    if (found == glossaries->end()) {
       std::string loaded;
-      for (const auto& [name, glossary] : model.glossaries) {
+      for (const auto& [name, glossary] : *glossaries) {
         loaded += (loaded.empty() ? "" : ", ") + name;
       }
       return {StatusCode::kNotFound, "model " + model.name + " has no glossary named '" +

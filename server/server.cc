@@ -67,6 +67,10 @@ Server::Server(const ServerOptions& options)
                    .public_apis = true,
                    .cors_origins = options.cors_origins,
                    .web_ui = options.web_ui}) {
+  if (!options.admin_key_file.empty()) {
+    http_api_.admin()->load_key(options.admin_key_file);  // throws naming the file
+    spdlog::info("admin API on the metrics port (--admin-key-file {})", options.admin_key_file);
+  }
   if (!options.api_keys_file.empty()) {
     api_keys_.load(options.api_keys_file);  // throws naming the file's line
     spdlog::info("--api-keys {}: {}", options.api_keys_file, describe_tenants(api_keys_));
@@ -131,6 +135,17 @@ Server::Server(const ServerOptions& options)
         registry_.models().size(), grpc_port_, options.tls_cert.empty() ? "plaintext" : "TLS",
         public_http_->port(), options.tls_cert.empty() ? "HTTP" : "HTTPS", http_->port());
   }
+  if (options.watch_files_seconds > 0) {
+    std::vector<std::string> files;
+    if (!options.api_keys_file.empty()) files.push_back(options.api_keys_file);
+    if (!options.admin_key_file.empty()) files.push_back(options.admin_key_file);
+    for (const GlossarySpec& spec : options.glossaries) files.push_back(spec.path);
+    if (!files.empty()) {
+      file_watcher_ = std::make_unique<FileWatcher>(
+          files, std::chrono::milliseconds(static_cast<long>(options.watch_files_seconds * 1000.0)),
+          [this] { reload_files(); });
+    }
+  }
   write_ready_file();
 }
 
@@ -142,19 +157,46 @@ Server::~Server() {
   }
 }
 
+void Server::reload_files() {
+  const std::lock_guard lock(reload_mutex_);
+  if (!options_.admin_key_file.empty()) {
+    try {
+      http_api_.admin()->load_key(options_.admin_key_file);
+      spdlog::info("reload: --admin-key-file {} reread", options_.admin_key_file);
+    } catch (const std::exception& error) {
+      spdlog::error("reload: --admin-key-file not reread, the old key stays: {}", error.what());
+    }
+  }
+  reload_glossaries();
+  reload_api_keys();
+}
+
+void Server::reload_glossaries() {
+  for (const GlossarySpec& spec : options_.glossaries) {
+    try {
+      auto glossary = std::make_shared<const Glossary>(Glossary::load(spec.path));
+      const RequestStatus put = registry_.put_glossary(spec.model, spec.name, glossary);
+      if (!put.ok()) throw std::runtime_error(put.message);
+      spdlog::info("reload: glossary {} ({} entries) from {}", spec.name, glossary->size(),
+                   spec.path);
+    } catch (const std::exception& error) {
+      spdlog::error("reload: glossary {} from {} not reread, the old entries stay: {}", spec.name,
+                    spec.path, error.what());
+    }
+  }
+}
+
 void Server::reload_api_keys() {
   if (options_.api_keys_file.empty()) {
-    spdlog::warn("received SIGHUP: no --api-keys file to reload");
+    spdlog::debug("reload: no --api-keys file to reread");
     return;
   }
   const ApiKeys::Reload reload = api_keys_.reload();
   if (!reload.ok) {
-    spdlog::error("received SIGHUP: --api-keys {} not reloaded: {}", options_.api_keys_file,
-                  reload.message);
+    spdlog::error("reload: --api-keys {} not reloaded: {}", options_.api_keys_file, reload.message);
     return;
   }
-  spdlog::info("received SIGHUP: --api-keys {} reloaded: {}", options_.api_keys_file,
-               reload.message);
+  spdlog::info("reload: --api-keys {} reloaded: {}", options_.api_keys_file, reload.message);
   warn_of_unserved_models();
 }
 
@@ -162,7 +204,8 @@ void Server::warn_of_unserved_models() const {
   for (const TenantSpec& tenant : api_keys_.tenants()) {
     if (!tenant.models.has_value()) continue;
     for (const std::string& model : *tenant.models) {
-      const bool served = std::any_of(registry_.models().begin(), registry_.models().end(),
+      const auto models = registry_.models();
+      const bool served = std::any_of(models.begin(), models.end(),
                                       [&model](const auto& m) { return m->name == model; });
       if (!served) {
         spdlog::warn("--api-keys: tenant {} lists the model '{}', which this server does not serve",

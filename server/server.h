@@ -15,6 +15,7 @@
 #include "server/http_api.h"
 #include "server/http_server.h"
 #include "server/metrics.h"
+#include "server/file_watcher.h"
 #include "server/model_registry.h"
 #include "server/server_options.h"
 #include "server/translator_service.h"
@@ -35,8 +36,9 @@ class Server {
     drain_and_stop();
   }
 
-  // Reads --api-keys again (SIGHUP) and logs what changed; a bad file keeps the keys served.
-  void reload_api_keys();
+  // Rereads --api-keys, --admin-key-file and the --glossary files (SIGHUP, --watch-files) and
+  // logs what changed; a bad file keeps what it held served.
+  void reload_files();
 
   int grpc_port() const { return grpc_port_; }
   int metrics_port() const { return http_->port(); }
@@ -45,6 +47,8 @@ class Server {
   void drain_and_stop();
   void write_ready_file() const;
   void warn_of_unserved_models() const;
+  void reload_api_keys();
+  void reload_glossaries();
 
   const ServerOptions& options_;
   // True from when gRPC serves until the drain; /readyz reads it from the HTTP threads.
@@ -61,7 +65,9 @@ class Server {
   HttpApi public_api_;  // the --http-listen port: the translation APIs
   // Last: destroyed first, after every call has its answer (the destructor stops the models).
   std::unique_ptr<HttpServer> http_;
-  std::unique_ptr<HttpServer> public_http_;  // null without --http-listen
+  std::unique_ptr<HttpServer> public_http_;    // null without --http-listen
+  std::mutex reload_mutex_;                    // SIGHUP and --watch-files reload one at a time
+  std::unique_ptr<FileWatcher> file_watcher_;  // with --watch-files; stopped first
 };
 
 }  // namespace rpt::server

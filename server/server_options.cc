@@ -154,6 +154,21 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
                  "translation call must present a listed key (Authorization: Bearer KEY; "
                  "LibreTranslate's api_key; DeepL's DeepL-Auth-Key) (default: no keys asked)")
       ->check(CLI::ExistingFile);
+  app.add_option("--admin-key-file", options.admin_key_file,
+                 "File holding the key (its first line, at least 16 characters) the admin API "
+                 "asks for (Authorization: Bearer KEY) on the --metrics-port: load, replace and "
+                 "unload models, put and delete named glossaries (docs/server.md, \"Admin "
+                 "API\"); SIGHUP rereads it (default: the admin API refuses every call)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--watch-files", options.watch_files_seconds,
+                 "Every this many seconds, reread --api-keys, --admin-key-file and the --glossary "
+                 "files whose contents changed, as SIGHUP does (a mounted Kubernetes Secret or "
+                 "ConfigMap changes without a signal); 0: only on SIGHUP")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  app.add_option("--glossary-dir", options.glossary_dir,
+                 "Directory where the admin API keeps the named glossaries it is given, served "
+                 "again after a restart (default: they last until the process ends)");
   app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
       ->check(CLI::ExistingFile);
   app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)")

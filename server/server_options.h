@@ -84,7 +84,17 @@ struct ServerOptions {
   // terms are enforced.
   flags::TextFlags text;
   std::string api_keys_file;  // --api-keys (server/api_keys.h); empty: no keys asked
-  std::string tls_cert;       // PEM files; both or neither
+  // --admin-key-file: the key the admin API (server/admin_api.h) asks for; empty: the admin API
+  // refuses every call.
+  std::string admin_key_file;
+  // --glossary-dir: where the admin API keeps named glossaries (server/glossary_store.h); empty:
+  // they last until the process ends.
+  std::string glossary_dir;
+  // --watch-files: every this many seconds, --api-keys, --admin-key-file and the --glossary files
+  // are reread when their contents changed, as on SIGHUP (mounted Secrets and ConfigMaps change
+  // without a signal); 0: only on SIGHUP.
+  double watch_files_seconds = 0;
+  std::string tls_cert;  // PEM files; both or neither
   std::string tls_key;
   std::string log_level = "info";
   bool log_json = false;

@@ -28,6 +28,10 @@ grpc::Status to_grpc(const RequestStatus& status) {
       return {grpc::StatusCode::RESOURCE_EXHAUSTED, status.message};
     case StatusCode::kPermissionDenied:
       return {grpc::StatusCode::PERMISSION_DENIED, status.message};
+    case StatusCode::kAlreadyExists:
+      return {grpc::StatusCode::ALREADY_EXISTS, status.message};
+    case StatusCode::kFailedPrecondition:
+      return {grpc::StatusCode::FAILED_PRECONDITION, status.message};
   }
   return {grpc::StatusCode::INTERNAL, "unmapped status: " + status.message};
 }
@@ -56,6 +60,10 @@ int to_http_status(StatusCode code) {
       return 429;
     case StatusCode::kPermissionDenied:
       return 403;
+    case StatusCode::kAlreadyExists:
+      return 409;
+    case StatusCode::kFailedPrecondition:
+      return 400;
   }
   return 500;
 }
@@ -89,6 +97,10 @@ std::string_view code_name(StatusCode code) {
       return "RESOURCE_EXHAUSTED";
     case StatusCode::kPermissionDenied:
       return "PERMISSION_DENIED";
+    case StatusCode::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case StatusCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
   }
   return "INTERNAL";
 }

@@ -13,16 +13,18 @@ namespace rpt::server {
 
 enum class StatusCode {
   kOk,
-  kInvalidArgument,    // empty/oversized/undecodable input, bad options
-  kNotFound,           // unknown model
-  kResourceExhausted,  // admission queue full, device-memory limit reached
-  kDeadlineExceeded,   // deadline passed in the queue or while decoding
-  kCancelled,          // the client cancelled
-  kUnavailable,        // the server is draining
-  kInternal,           // unexpected engine failure
-  kUnauthenticated,    // no API key, or one the server does not list (--api-keys)
-  kQuotaExceeded,      // the key's monthly characters are used up (gRPC RESOURCE_EXHAUSTED)
-  kPermissionDenied,   // the key's tenant may not use the model (--api-keys)
+  kInvalidArgument,     // empty/oversized/undecodable input, bad options
+  kNotFound,            // unknown model
+  kResourceExhausted,   // admission queue full, device-memory limit reached
+  kDeadlineExceeded,    // deadline passed in the queue or while decoding
+  kCancelled,           // the client cancelled
+  kUnavailable,         // the server is draining
+  kInternal,            // unexpected engine failure
+  kUnauthenticated,     // no API key, or one the server does not list (--api-keys)
+  kQuotaExceeded,       // the key's monthly characters are used up (gRPC RESOURCE_EXHAUSTED)
+  kPermissionDenied,    // the key's tenant may not use the model (--api-keys)
+  kAlreadyExists,       // the admin API: a model of that name is loaded
+  kFailedPrecondition,  // the admin API: the change cannot be made as things are
 };
 
 struct RequestStatus {
@@ -40,7 +42,8 @@ struct RequestStatus {
 // The gRPC status for `status`.
 grpc::Status to_grpc(const RequestStatus& status);
 // The HTTP status for `status` (the JSON API): 200, 400, 404, 429, 504, 499 (the client went
-// away), 503, 500, 401 (no valid API key), 429 (quota), 403 (a model the key may not use).
+// away), 503, 500, 401 (no valid API key), 429 (quota), 403 (a model the key may not use), 409
+// (already exists), 400 (failed precondition).
 int to_http_status(StatusCode code);
 // The Retry-After header's value for a refused call: its retry_after_seconds, else "1" for
 // RESOURCE_EXHAUSTED (a full queue); empty for no header (QUOTA_EXCEEDED: retrying does not help).

@@ -160,7 +160,7 @@ RequestStatus list_models(ServiceContext& service, v1::ListModelsResponse* respo
       served_pair->set_source_language(pair.source);
       served_pair->set_target_language(pair.target);
     }
-    for (const auto& [name, glossary] : served->glossaries) {
+    for (const auto& [name, glossary] : *served->glossaries.get()) {
       v1::GlossaryInfo* entry = info->add_glossaries();
       entry->set_name(name);
       entry->set_entries(static_cast<std::uint32_t>(glossary->size()));

@@ -18,7 +18,7 @@ class TextAssembly;
 
 // A translation on its way: filled by prepare_translation, submitted by submit_translation.
 struct PendingTranslation {
-  ServedModel* model = nullptr;
+  std::shared_ptr<ServedModel> model;  // held for the call: a replaced model finishes it
   PreparedRequest prepared;
   // The segments to decode: all of them, or with the model's cache those it did not have.
   std::shared_ptr<TranslationJob> job;

@@ -42,6 +42,7 @@ test_packages=(
   python3-regex python3-tabulate python3-portalocker python3-lxml python3-colorama  # sacrebleu's
   python3-requests        # the deepl client's
   python3-matplotlib      # bench/ plots; tests/tools/synthetic_shapes_test.py draws one
+  python3-jsonpatch       # tests/deploy/tenants_patch_test.py applies the Kubernetes patch
   python3-tqdm python3-filelock python3-fsspec python3-packaging python3-typing-extensions
                           # transformers' and huggingface_hub's (tests/tools/convert_hf_t5_test.py)
   # tests/server/web_ui_test.py drives the page for browsers in headless Chromium; selenium's
