@@ -1,8 +1,10 @@
-// Every CUDA op against its CPU definition. float32: 1e-5 (GEMM 1e-4: a different summation
-// order over k). float16 and bfloat16: the inputs are rounded to the type on the host, the CPU
-// runs in float32 on the rounded values, and the device result may differ by the rounding of its
-// output (1e-2 relative). Cache ops are copies: bit-exact at every precision. Skips, visibly,
-// without a GPU.
+// Every CUDA op against its CPU definition (or its reference, tests/support/reference_kernels.h).
+// float32: 1e-5 (GEMM 1e-4: a different summation order over k). float16 and bfloat16: the
+// inputs are rounded to the type on the host, the CPU runs in float32 on the rounded values, and
+// the device result may differ by the rounding of its output (1e-2 relative). Cache ops are
+// copies: bit-exact at every precision. Skips, visibly, without a GPU. The ops tested on every
+// device (norms, activations, embedding, top-k) are compiled into this binary from their own
+// files (tests/support/op_targets.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,14 +26,11 @@
 #include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/cuda_graph.h"
 #include "kernels/cuda/device_buffer.h"
-#include "kernels/embedding.h"
 #include "kernels/errors.h"
 #include "kernels/fused_attention.h"
 #include "kernels/gemm.h"
 #include "kernels/kv_cache.h"
 #include "tests/support/reference_kernels.h"
-#include "kernels/layer_norm.h"
-#include "kernels/top_k_log_softmax.h"
 #include "tests/support/gpu_required.h"
 #include "tests/support/precision_storage.h"
 
@@ -105,149 +104,9 @@ class CudaOpsTest : public ::testing::Test {
   std::mt19937 random_{5};
 };
 
-// Element-wise and row ops at each storage precision.
+// The cache ops at each storage precision. (The row ops, element-wise ops, embedding and top-k
+// are tested on every device in their own files: tests/support/op_targets.h.)
 class CudaPrecisionTest : public CudaOpsTest, public ::testing::WithParamInterface<Precision> {};
-
-TEST_P(CudaPrecisionTest, LayerNorm) {
-  const Precision precision = GetParam();
-  const int rows = 7, dim = 300;
-  const auto x = rounded(random_vector(rows * dim, 3.0f), precision);
-  const auto gamma = rounded(random_vector(dim), precision);
-  const auto beta = rounded(random_vector(dim), precision);
-  std::vector<float> expected(x.size());
-  layer_norm_cpu(x.data(), gamma.data(), beta.data(), rows, dim, 1e-6f, expected.data());
-  auto dx = upload_as(x, precision), dg = upload_as(gamma, precision),
-       db = upload_as(beta, precision);
-  DeviceBuffer out(x.size() * precision_size(precision), stream_->get());
-  layer_norm_cuda({.precision = precision,
-                   .in = dx.data(),
-                   .gamma = dg.data(),
-                   .beta = db.data(),
-                   .rows = rows,
-                   .dim = dim,
-                   .eps = 1e-6f,
-                   .out = out.data()},
-                  stream_->get());
-  expect_close(download_as(out, x.size(), precision), expected, precision);
-
-  // In place (out aliases in): the same result.
-  layer_norm_cuda({.precision = precision,
-                   .in = dx.data(),
-                   .gamma = dg.data(),
-                   .beta = db.data(),
-                   .rows = rows,
-                   .dim = dim,
-                   .eps = 1e-6f,
-                   .out = dx.data()},
-                  stream_->get());
-  expect_close(download_as(dx, x.size(), precision), expected, precision);
-}
-
-TEST_P(CudaPrecisionTest, RmsNorm) {
-  const Precision precision = GetParam();
-  const int rows = 7, dim = 300;
-  const auto x = rounded(random_vector(rows * dim, 3.0f), precision);
-  const auto gamma = rounded(random_vector(dim), precision);
-  std::vector<float> expected(x.size());
-  rms_norm_cpu(x.data(), gamma.data(), rows, dim, 1e-6f, expected.data());
-  auto dx = upload_as(x, precision), dg = upload_as(gamma, precision);
-  // In place, as the forward runs it.
-  layer_norm_cuda({.precision = precision,
-                   .in = dx.data(),
-                   .gamma = dg.data(),
-                   .rms = true,
-                   .rows = rows,
-                   .dim = dim,
-                   .eps = 1e-6f,
-                   .out = dx.data()},
-                  stream_->get());
-  expect_close(download_as(dx, x.size(), precision), expected, precision);
-}
-
-TEST_P(CudaPrecisionTest, Multiply) {
-  const Precision precision = GetParam();
-  const int rows = 5, cols = 333, ld = 340;  // strided rows: the columns past cols stay
-  auto x = rounded(random_vector(rows * ld, 2.0f), precision);
-  const auto y = rounded(random_vector(rows * ld, 2.0f), precision);
-  auto dx = upload_as(x, precision), dy = upload_as(y, precision);
-  multiply_cpu(x.data(), y.data(), rows, cols, ld);
-  multiply_cuda({.precision = precision,
-                 .x = dx.data(),
-                 .y = dy.data(),
-                 .rows = rows,
-                 .cols = cols,
-                 .ld = ld},
-                stream_->get());
-  expect_close(download_as(dx, x.size(), precision), x, precision);
-}
-
-TEST_P(CudaPrecisionTest, BiasActivation) {
-  const Precision precision = GetParam();
-  const int rows = 5, cols = 333;
-  for (auto activation : {ActivationKind::kIdentity, ActivationKind::kRelu, ActivationKind::kGelu,
-                          ActivationKind::kGeluTanh, ActivationKind::kSilu}) {
-    for (const bool with_bias : {true, false}) {
-      SCOPED_TRACE(::testing::Message() << "activation " << static_cast<int>(activation)
-                                        << (with_bias ? " with bias" : " without bias"));
-      auto x = rounded(random_vector(rows * cols, 2.0f), precision);
-      const auto bias = rounded(random_vector(cols), precision);
-      auto dx = upload_as(x, precision), db = upload_as(bias, precision);
-      bias_activation_cpu(x.data(), with_bias ? bias.data() : nullptr, rows, cols, cols,
-                          activation);
-      bias_activation_cuda({.precision = precision,
-                            .x = dx.data(),
-                            .bias = with_bias ? db.data() : nullptr,
-                            .rows = rows,
-                            .cols = cols,
-                            .activation = activation},
-                           stream_->get());
-      expect_close(download_as(dx, x.size(), precision), x, precision);
-    }
-  }
-}
-
-TEST_P(CudaPrecisionTest, Embedding) {
-  const Precision precision = GetParam();
-  const int vocab = 50, count = 12;
-  for (const int dim : {64, 33}) {  // odd: the last sin has no cos partner
-    for (const bool with_positions : {true, false}) {
-      SCOPED_TRACE(::testing::Message()
-                   << "dim " << dim << (with_positions ? " with positions" : " no positions"));
-      const auto table = rounded(random_vector(static_cast<std::size_t>(vocab) * dim), precision);
-      std::vector<int> ids(count), positions(count);
-      std::uniform_int_distribution<int> id(0, vocab - 1), position(0, 39);
-      for (int t = 0; t < count; ++t) {
-        ids[t] = id(random_);
-        positions[t] = position(random_);
-      }
-      positions[0] = 0;
-      positions[1] = 39;
-      const float scale = std::sqrt(static_cast<float>(dim));
-      std::vector<float> expected(static_cast<std::size_t>(count) * dim);
-      embedding_cpu({.ids = ids.data(),
-                     .count = count,
-                     .table = table.data(),
-                     .vocab = vocab,
-                     .dim = dim,
-                     .scale = scale,
-                     .positions = with_positions ? positions.data() : nullptr,
-                     .out = expected.data()});
-      auto d_table = upload_as(table, precision), d_ids = upload(ids),
-           d_positions = upload(positions);
-      DeviceBuffer out(expected.size() * precision_size(precision), stream_->get());
-      embedding_cuda({.precision = precision,
-                      .ids = d_ids.as<int>(),
-                      .count = count,
-                      .table = d_table.data(),
-                      .dim = dim,
-                      .scale = scale,
-                      .positions = with_positions ? d_positions.as<int>() : nullptr,
-                      .out = out.data()},
-                     stream_->get());
-      expect_close(download_as(out, expected.size(), precision), expected, precision);
-    }
-  }
-}
 
 // Cache layouts whose copy units differ: width 8 moves 16-byte units, 4 (float16) 8-byte
 // units, 3 the element itself.
@@ -599,65 +458,6 @@ TEST(GemmCudaArgsCheck, RefusesPrecisionPairsCublasCannotRun) {
             nullptr),
         InvalidArgument);
   }
-}
-
-// top_k_log_softmax on the CPU, then on the device held to the CPU's ids and log-probs; returns
-// the CPU's ids [rows, k].
-class CudaTopKTest : public CudaOpsTest {
- protected:
-  std::vector<int> top_k_on_both(const std::vector<float>& logits, int rows, int vocab, int k,
-                                 const std::vector<int>& blocked) {
-    std::vector<float> log_probs(static_cast<std::size_t>(rows) * k);
-    std::vector<int> ids(log_probs.size());
-    auto d_logits = upload(logits), d_blocked = upload(blocked);
-    DeviceBuffer d_log_probs(log_probs.size() * sizeof(float), stream_->get());
-    DeviceBuffer d_ids(ids.size() * sizeof(int), stream_->get());
-    TopKLogSoftmaxArgs args{.logits = logits.data(),
-                            .rows = rows,
-                            .vocab = vocab,
-                            .k = k,
-                            .blocked_token = blocked.data(),
-                            .log_probs = log_probs.data(),
-                            .ids = ids.data()};
-    top_k_log_softmax_cpu(args);
-    args.logits = d_logits.as<float>();
-    args.blocked_token = d_blocked.as<int>();
-    args.log_probs = d_log_probs.as<float>();
-    args.ids = d_ids.as<int>();
-    top_k_log_softmax_cuda(args, stream_->get());
-    EXPECT_EQ(download<int>(d_ids, ids.size()), ids);
-    expect_near(download<float>(d_log_probs, log_probs.size()), log_probs, 1e-5);
-    return ids;
-  }
-};
-
-TEST_F(CudaTopKTest, BlockedTokenAndTies) {
-  const int rows = 6, vocab = 1000, k = 5;
-  auto logits = random_vector(rows * vocab, 3.0f);
-  // Ties go to the lower id: a pair that different threads scan, a pair 256 apart that one
-  // thread scans in different steps. Row 2's best token is blocked.
-  logits[0 * vocab + 20] = logits[0 * vocab + 10] = 50.0f;
-  logits[3 * vocab + 261] = logits[3 * vocab + 5] = 50.0f;
-  logits[2 * vocab + 10] = 60.0f;
-  const auto ids = top_k_on_both(logits, rows, vocab, k, {-1, 3, 10, -1, 7, -1});
-  EXPECT_EQ(ids[0 * k], 10);
-  EXPECT_EQ(ids[0 * k + 1], 20);
-  EXPECT_EQ(ids[3 * k], 5);
-  EXPECT_EQ(ids[3 * k + 1], 261);
-  EXPECT_NE(ids[2 * k], 10);
-}
-
-// Beam widths up to the kernel's stated 64 over a 32k vocabulary, with ties across the whole
-// row (every thread's stride) and a blocked token among the best.
-TEST_F(CudaTopKTest, WideBeamOverALargeVocabulary) {
-  const int rows = 3, vocab = 32000, k = 64;
-  auto logits = random_vector(static_cast<std::size_t>(rows) * vocab, 3.0f);
-  for (int id : {31999, 7, 16000, 257}) logits[id] = 40.0f;  // row 0: a four-way tie
-  logits[vocab + 100] = 45.0f;                               // row 1: best token, blocked
-  const auto ids = top_k_on_both(logits, rows, vocab, k, {-1, 100, 31999});
-  EXPECT_EQ((std::vector<int>(ids.begin(), ids.begin() + 4)),
-            (std::vector<int>{7, 257, 16000, 31999}));
-  EXPECT_NE(ids[k], 100);
 }
 
 // The fused attention on the device against its CPU definition. One buffer holds every sequence
