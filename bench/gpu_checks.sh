@@ -300,7 +300,7 @@ phase_sanitizer() {
   local sanitizer
   sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
   [ -n "$sanitizer" ] || { fail "compute-sanitizer not found"; return; }
-  local ops_filter="Cuda/*:*CudaPrecisionTest.*:CudaOpsTest.*:*CudaFusedAttentionTest*decoder_cache*:*CudaFusedAttentionTest*encoder_shaw*:*CudaFusedAttentionTest*cross*-*GraphCaptureRefusal*"
+  local ops_filter="Cuda/*:CudaOpsTest.*:*CudaFusedAttentionTest*decoder_cache*:*CudaFusedAttentionTest*encoder_shaw*:*CudaFusedAttentionTest*cross*-*GraphCaptureRefusal*"
   for tool in memcheck racecheck synccheck; do
     local log="$LOGS/sanitizer.$tool.log"
     timeout 150 "${GPU_CPUS[@]}" "$sanitizer" --tool "$tool" --error-exitcode 3 "$BIN/cuda_ops_test" \

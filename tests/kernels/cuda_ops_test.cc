@@ -1,10 +1,10 @@
-// Every CUDA op against its CPU definition (or its reference, tests/support/reference_kernels.h).
-// float32: 1e-5 (GEMM 1e-4: a different summation order over k). float16 and bfloat16: the
-// inputs are rounded to the type on the host, the CPU runs in float32 on the rounded values, and
-// the device result may differ by the rounding of its output (1e-2 relative). Cache ops are
-// copies: bit-exact at every precision. Skips, visibly, without a GPU. The ops tested on every
-// device (norms, activations, embedding, top-k) are compiled into this binary from their own
-// files (tests/support/op_targets.h).
+// The CUDA ops tested on the GPU alone, against their CPU definition (GEMM, CUDA graphs) or their
+// reference (the fused attention: tests/support/reference_kernels.h). float32: 1e-5 (GEMM 1e-4: a
+// different summation order over k). float16 and bfloat16: the inputs are rounded to the type on
+// the host, the CPU runs in float32 on the rounded values, and the device result may differ by
+// the rounding of its output (1e-2 relative). Skips, visibly, without a GPU. The ops tested on
+// every device (norms, activations, embedding, top-k, the cache ops) are compiled into this
+// binary from their own files (tests/support/op_targets.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,7 +29,6 @@
 #include "kernels/errors.h"
 #include "kernels/fused_attention.h"
 #include "kernels/gemm.h"
-#include "kernels/kv_cache.h"
 #include "tests/support/reference_kernels.h"
 #include "tests/support/gpu_required.h"
 #include "tests/support/precision_storage.h"
@@ -40,10 +39,6 @@ namespace {
 using testing::from_storage;
 using testing::rounded;
 using testing::to_storage;
-
-std::string precision_test_name(const ::testing::TestParamInfo<Precision>& info) {
-  return std::string(precision_name(info.param));
-}
 
 class CudaOpsTest : public ::testing::Test {
  protected:
@@ -77,12 +72,6 @@ class CudaOpsTest : public ::testing::Test {
     for (float& x : v) x = normal(random_);
     return v;
   }
-  std::vector<std::byte> random_bytes(std::size_t n) {
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::vector<std::byte> v(n);
-    for (std::byte& b : v) b = static_cast<std::byte>(byte(random_));
-    return v;
-  }
   static void expect_near(const std::vector<float>& a, const std::vector<float>& b, double tol) {
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
@@ -103,110 +92,6 @@ class CudaOpsTest : public ::testing::Test {
   std::unique_ptr<CudaStreamOwner> stream_;
   std::mt19937 random_{5};
 };
-
-// The cache ops at each storage precision. (The row ops, element-wise ops, embedding and top-k
-// are tested on every device in their own files: tests/support/op_targets.h.)
-class CudaPrecisionTest : public CudaOpsTest, public ::testing::WithParamInterface<Precision> {};
-
-// Cache layouts whose copy units differ: width 8 moves 16-byte units, 4 (float16) 8-byte
-// units, 3 the element itself.
-struct CacheShape {
-  CacheLayout layout;
-  int qkv_stride;
-};
-const CacheShape kCacheShapes[] = {{{.layers = 3, .capacity = 5, .width = 8}, 24},
-                                   {{.layers = 2, .capacity = 5, .width = 4}, 12},
-                                   {{.layers = 2, .capacity = 5, .width = 3}, 10}};
-
-TEST_P(CudaPrecisionTest, CacheAppendAtEachRowsPosition) {
-  const Precision precision = GetParam();
-  const std::size_t element_bytes = precision_size(precision);
-  for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(::testing::Message() << "width " << shape.layout.width);
-    const int rows = 4;
-    const std::vector<int> positions = {0, 4, 2, 3};
-    const auto qkv = random_bytes(rows * shape.qkv_stride * element_bytes);
-    auto cache = random_bytes(rows * shape.layout.row_elements() * element_bytes);
-    auto d_qkv = upload(qkv), d_cache = upload(cache), d_positions = upload(positions);
-    CacheAppendArgs args{.precision = precision,
-                         .layout = shape.layout,
-                         .layer = 1,
-                         .rows = rows,
-                         .qkv = qkv.data(),
-                         .qkv_stride = shape.qkv_stride,
-                         .positions = positions.data(),
-                         .cache = cache.data()};
-    reference_cache_append(args);
-    args.qkv = d_qkv.data();
-    args.positions = d_positions.as<int>();
-    args.cache = d_cache.data();
-    cache_append_cuda(args, stream_->get());
-    EXPECT_EQ(download<std::byte>(d_cache, cache.size()), cache);
-  }
-}
-
-TEST_P(CudaPrecisionTest, CacheGatherBeamParentsAndNewRows) {
-  const Precision precision = GetParam();
-  const std::size_t element_bytes = precision_size(precision);
-  for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(::testing::Message() << "width " << shape.layout.width);
-    const int in_rows = 3, out_rows = 5;
-    // Row 1 is a new sentence (untouched); rows 0 and 3 share a parent at different lengths.
-    const std::vector<int> parents = {2, -1, 0, 2, 1};
-    const std::vector<int> lengths = {5, 3, 1, 0, 4};
-    const auto in = random_bytes(in_rows * shape.layout.row_elements() * element_bytes);
-    auto out = random_bytes(out_rows * shape.layout.row_elements() * element_bytes);
-    auto d_in = upload(in), d_out = upload(out), d_parents = upload(parents),
-         d_lengths = upload(lengths);
-    CacheGatherArgs args{.precision = precision,
-                         .layout = shape.layout,
-                         .rows = out_rows,
-                         .in = in.data(),
-                         .parents = parents.data(),
-                         .lengths = lengths.data(),
-                         .out = out.data()};
-    reference_cache_gather(args);
-    args.in = d_in.data();
-    args.parents = d_parents.as<int>();
-    args.lengths = d_lengths.as<int>();
-    args.out = d_out.data();
-    cache_gather_cuda(args, stream_->get());
-    EXPECT_EQ(download<std::byte>(d_out, out.size()), out);
-  }
-}
-
-TEST_P(CudaPrecisionTest, CacheResizeGrowAndShrink) {
-  const Precision precision = GetParam();
-  const std::size_t element_bytes = precision_size(precision);
-  for (const CacheShape& shape : kCacheShapes) {
-    for (const int new_capacity : {8, 2}) {
-      SCOPED_TRACE(::testing::Message()
-                   << "width " << shape.layout.width << " capacity " << new_capacity);
-      const int rows = 3;
-      CacheLayout out_layout = shape.layout;
-      out_layout.capacity = new_capacity;
-      const auto in = random_bytes(rows * shape.layout.row_elements() * element_bytes);
-      auto out = random_bytes(rows * out_layout.row_elements() * element_bytes);
-      auto d_in = upload(in), d_out = upload(out);
-      CacheResizeArgs args{.precision = precision,
-                           .rows = rows,
-                           .in_layout = shape.layout,
-                           .in = in.data(),
-                           .out_layout = out_layout,
-                           .out = out.data()};
-      cache_resize_cpu(args);
-      args.in = d_in.data();
-      args.out = d_out.data();
-      cache_resize_cuda(args, stream_->get());
-      EXPECT_EQ(download<std::byte>(d_out, out.size()), out);
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Precisions, CudaPrecisionTest,
-                         ::testing::Values(Precision::kFloat32, Precision::kFloat16,
-                                           Precision::kBFloat16),
-                         precision_test_name);
 
 struct GemmCase {
   Precision input;

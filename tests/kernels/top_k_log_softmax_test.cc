@@ -146,7 +146,7 @@ TEST_P(TopKLogSoftmaxTest, WideBeamOverALargeVocabulary) {
 }
 
 // The op reads float32 logits only.
-RPT_OP_TARGET_INSTANCES(TopKLogSoftmaxTest, testing::op_targets(/*storage_precisions=*/false));
+RPT_OP_TARGET_INSTANCES(TopKLogSoftmaxTest, testing::op_targets(testing::OpPrecisions::kFloat32));
 
 }  // namespace
 }  // namespace rpt::kernels

@@ -38,20 +38,28 @@ inline void PrintTo(const OpTarget& target, std::ostream* out) {
   *out << device_name(target.device) << ' ' << kernels::precision_name(target.precision);
 }
 
-// This binary's targets: the CPU at float32 (kernels_test); CUDA at float32, float16 and
-// bfloat16 (cuda_ops_test), or only float32 for an op that reads float32 alone.
-inline std::vector<OpTarget> op_targets(bool storage_precisions = true) {
+// Which precisions an op is tested at.
+enum class OpPrecisions {
+  kComputed,  // the CPU computes in float32 only; a GPU at float32, float16 and bfloat16
+  kFloat32,   // the op reads float32 alone, on every device
+  kCopied,    // the op only moves elements: every device at every storage precision
+};
+
+// This binary's targets: the CPU's (kernels_test) or CUDA's (cuda_ops_test).
+inline std::vector<OpTarget> op_targets(OpPrecisions precisions = OpPrecisions::kComputed) {
 #if RPT_OP_TESTS_ON_CUDA
-  std::vector<OpTarget> targets = {{Device::kCuda, kernels::Precision::kFloat32}};
+  const Device device = Device::kCuda;
+  const bool storage_precisions = precisions != OpPrecisions::kFloat32;
+#else
+  const Device device = Device::kCpu;
+  const bool storage_precisions = precisions == OpPrecisions::kCopied;
+#endif
+  std::vector<OpTarget> targets = {{device, kernels::Precision::kFloat32}};
   if (storage_precisions) {
-    targets.push_back({Device::kCuda, kernels::Precision::kFloat16});
-    targets.push_back({Device::kCuda, kernels::Precision::kBFloat16});
+    targets.push_back({device, kernels::Precision::kFloat16});
+    targets.push_back({device, kernels::Precision::kBFloat16});
   }
   return targets;
-#else
-  static_cast<void>(storage_precisions);
-  return {{Device::kCpu, kernels::Precision::kFloat32}};
-#endif
 }
 
 inline std::string op_target_name(const ::testing::TestParamInfo<OpTarget>& info) {
@@ -124,20 +132,20 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
 
   // `values` on the target, in its precision.
   Array floats(const std::vector<float>& values) const {
-    return place(to_storage(values, precision()), precision_size(precision()));
+    return raw(to_storage(values, precision()), precision_size(precision()));
   }
   // `values` on the target, as they are.
   Array ints(const std::vector<int>& values) const {
     std::vector<std::byte> bytes(values.size() * sizeof(int));
     if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    return place(std::move(bytes), sizeof(int));
+    return raw(std::move(bytes), sizeof(int));
   }
   // The first `count` floats of `array`, as float32.
   std::vector<float> read_floats(const Array& array, std::size_t count) const {
-    return from_storage(read(array, count * array.element_size_), precision());
+    return from_storage(read_raw(array, count * array.element_size_), precision());
   }
   std::vector<int> read_ints(const Array& array, std::size_t count) const {
-    const std::vector<std::byte> bytes = read(array, count * sizeof(int));
+    const std::vector<std::byte> bytes = read_raw(array, count * sizeof(int));
     std::vector<int> values(count);
     if (count > 0) std::memcpy(values.data(), bytes.data(), bytes.size());
     return values;
@@ -159,8 +167,8 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
 #endif
   }
 
- private:
-  Array place(std::vector<std::byte> bytes, std::size_t element_size) const {
+  // `bytes` on the target, as they are, in elements of `element_size` bytes.
+  Array raw(std::vector<std::byte> bytes, std::size_t element_size) const {
     Array array;
     array.element_size_ = element_size;
 #if RPT_OP_TESTS_ON_CUDA
@@ -174,7 +182,8 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
     array.host_ = std::move(bytes);
     return array;
   }
-  std::vector<std::byte> read(const Array& array, std::size_t bytes) const {
+  // The first `bytes` bytes of `array`.
+  std::vector<std::byte> read_raw(const Array& array, std::size_t bytes) const {
 #if RPT_OP_TESTS_ON_CUDA
     if (array.device_ != nullptr) {
       std::vector<std::byte> host(bytes);
@@ -185,6 +194,7 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
     return {array.host_.begin(), array.host_.begin() + static_cast<long>(bytes)};
   }
 
+ private:
 #if RPT_OP_TESTS_ON_CUDA
   std::unique_ptr<kernels::CudaStreamOwner> stream_;
 #endif
