@@ -1,8 +1,8 @@
-// Op tests that state what an op must do on every device. One file per op is compiled twice:
-// into kernels_test, where its suites run on the CPU at float32 (instances `Cpu/...`), and into
-// cuda_ops_test with RPT_OP_TESTS_ON_CUDA=1, where they run on the GPU at each storage precision
-// (instances `Cuda/...`), skipping visibly without one. The expected values come from float64
-// definitions; tolerances per target: `OpTargetTest::tolerance`.
+// Op tests that state what an op must do on every device. One file per op is compiled twice: into
+// kernels_test, where its suites run on the CPU (instances `Cpu/...`), and into cuda_ops_test with
+// RPT_OP_TESTS_ON_CUDA=1, where they run on the GPU (instances `Cuda/...`), skipping visibly
+// without one; each at the precisions `OpPrecisions` names. Expected values come from float64 or
+// hand-written definitions; tolerances per target: `OpTargetTest::tolerance`.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/device.h"
@@ -87,11 +88,11 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
 
   // How far the target's result may be from the float64 definition. The CPU (float32):
   // `float32_bound`, its own rounding. A GPU: that plus what cuda_ops_test allows a device op
-  // against the CPU, 1e-5 at float32 (`device_float32` where an op documents another) and, at
-  // float16 and bfloat16, the rounding of its output: 1e-2 relative to max(1, |expected|).
-  double tolerance(double expected, double float32_bound, double device_float32 = 1e-5) const {
+  // against the CPU: 1e-5 at float32 and, at float16 and bfloat16, the rounding of its output,
+  // 1e-2 relative to max(1, |expected|).
+  double tolerance(double expected, double float32_bound) const {
     if (GetParam().device == Device::kCpu) return float32_bound;
-    if (precision() == kernels::Precision::kFloat32) return float32_bound + device_float32;
+    if (precision() == kernels::Precision::kFloat32) return float32_bound + 1e-5;
     return float32_bound + 1e-2 * std::max(1.0, std::abs(expected));
   }
 
@@ -202,8 +203,8 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
 
 }  // namespace rpt::testing
 
-// Instantiates `suite` for this binary's targets: `Cpu/<suite>.<test>/float32` in kernels_test,
-// `Cuda/<suite>.<test>/<precision>` in cuda_ops_test.
+// Instantiates `suite` for this binary's targets: `Cpu/<suite>.<test>/<precision>` in
+// kernels_test, `Cuda/<suite>.<test>/<precision>` in cuda_ops_test.
 #define RPT_OP_TARGET_INSTANCES_(device, suite, targets)                \
   INSTANTIATE_TEST_SUITE_P(device, suite, ::testing::ValuesIn(targets), \
                            ::rpt::testing::op_target_name)
