@@ -1,19 +1,10 @@
-// rpt-translate --format html|xml|po|xliff: the whole input is one document
-// (documents/document.h), and its translation is one document (a localization file: the same
-// file with its missing translations filled in, documents/catalog.h).
-//
-// translate_document parses the input (HTML leniently, XML strictly; a fragment stays a
-// fragment, docs/documents_markup.md), makes each text unit's segments ready with
-// Translator::prepare_segments (a segment over the model's input limit is cut, one the model
-// reads nothing of kept as layout), translates every segment of the document in one
-// Translator::translate call (batched by the translator; protected spans and the glossary as in
-// line mode), and puts the document together with join_document. Only the best hypothesis is
-// kept: n_best must be 1.
-//
-// Throws documents::MarkupError for XML that is not well-formed (libxml2's message and line) or
-// a markup limit exceeded, documents::CatalogError for a PO/XLIFF file that cannot be read,
-// InvalidArgument for bad options (n_best > 1 among them) or a segment that cannot be cut below the
-// input limit; nothing is translated then.
+// rpt-translate --format html|xml|po|xliff: the whole input is one document (documents/document.h)
+// or localization file (documents/catalog.h: the same file, missing translations filled in).
+// translate_document parses it (docs/documents-markup.md, docs/localization.md), translates every
+// segment in one Translator::translate call (spans and glossary as in line mode) and joins the
+// document; n_best must be 1. Throws documents::MarkupError (malformed XML, a markup limit),
+// documents::CatalogError (an unreadable PO/XLIFF file) or InvalidArgument (bad options, a
+// segment that cannot be cut below the input limit); nothing is translated then.
 #pragma once
 
 #include <optional>

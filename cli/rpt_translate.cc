@@ -1,28 +1,8 @@
-// rpt-translate: offline translation. Source lines on stdin, translations on stdout: each line
-// cut into sentences (--split-sentences), translated, and put back into its layout; a blank line
-// stays blank (docs/documents.md).
+// rpt-translate: offline translation, source lines on stdin, translations on stdout, streamed in
+// input order; --format html|xml|po|xliff translates one document or localization file. The
+// options and what each does: docs/offline.md "rpt-translate".
 //
 //   rpt-translate --model models/en-de [--beam-size 4] [--n-best 1] [--with-scores] < in > out
-//
-// With --n-best N > 1 every source line yields N output lines, best first. --with-scores
-// prefixes each output line with its score and a tab. --verbose prints throughput on stderr.
-// Placeholders, tags and escapes of each line come back verbatim (docs/protected-spans.md;
-// --no-protect-spans: translated as plain text).
-// Output streams: each translation is written (in input order) as soon as it and every earlier
-// one are done, while later input is still being read; on a terminal stderr shows progress
-// (--quiet: none).
-//
-// --format html|xml: the whole of stdin is one HTML or XML document (or fragment), translated
-// with its markup kept and written to stdout as it comes back, nothing added
-// (cli/document_translation.h, docs/documents_markup.md); --n-best > 1 and --with-scores are
-// refused there, --verbose prints the score. Malformed XML exits 1 with libxml2's message.
-//
-// A multilingual model (several language pairs: T5's en->de, en->fr, en->ro; MADLAD-400's *->xx)
-// translates in the pair --target-language (and --language) pick, else its first.
-//
-// --format po|xliff: a gettext catalogue (PO/POT) or an XLIFF 1.2/2.0 file, translated in place:
-// every entry without a translation gets one, marked for review (#, fuzzy; XLIFF state), the rest
-// of the file as it was (cli/catalog_translation.h, docs/localization.md).
 //   rpt-translate --model models/en-de --format po --input app.pot --output de.po
 #include <unistd.h>
 
@@ -386,7 +366,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ignore-tags", cli.ignore_tags,
                  "--format html|xml: elements whose content is left untouched, comma-separated "
-                 "(besides HTML's script, style, code, pre, ...; docs/documents_markup.md)")
+                 "(besides HTML's script, style, code, pre, ...; docs/documents-markup.md)")
       ->delimiter(',');
   app.add_option("--input,-i", cli.input,
                  "--format other than text: the file to translate (default: stdin)");

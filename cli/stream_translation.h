@@ -1,12 +1,8 @@
 // rpt-translate's loop: input lines join the in-flight batch as they arrive and as room frees up,
-// and each translation is handed on in input order as soon as every earlier one has been, so
-// output streams while input is still being read (a sentence's result does not depend on what it
-// is batched with, docs/engine.md).
-//
-// With `decoders` > 1, that many batch decoders run on as many threads (the caller's and
-// decoders - 1 more), each admitting lines from one shared, longest-first block as its batch has
-// room: throughput on several cores without the synchronisation of splitting each step's ops
-// (CTranslate2's inter_threads). The output is the same, line for line.
+// and each translation is handed on in input order as soon as every earlier one has been (output
+// streams while input is read). With `decoders` > 1, that many batch decoders run on as many
+// threads (the caller's and decoders - 1 more), each taking lines from one shared, longest-first
+// block; the output is the same, line for line (docs/engine.md).
 #pragma once
 
 #include <functional>

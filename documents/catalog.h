@@ -1,16 +1,10 @@
 // Localization files translated in place (docs/localization.md): gettext PO/POT (po_catalog.cc,
-// gettext's libgettextpo) and XLIFF 1.2/2.0 (xliff_catalog.cc, libxml2).
-//
-// parse() reads a file and lists the texts that need a translation: the msgid and msgid_plural of
-// each untranslated PO entry (fuzzy ones too when asked), the <source> of each XLIFF unit with no
-// <target> that may be translated. Each text says its format: plain text (a msgid: segmented as
-// any text) or an XML fragment (XLIFF inline elements, <x/>, <g>, <ph>, <pc>, ... kept as tags).
-// render() writes the file back with those translations filled in and marked for review; every
-// other entry, comment, flag, context and header field comes back as it was (PO: as gettext's
-// own writer prints it, the form msgcat and msgmerge give; XLIFF: as libxml2 serializes it).
-//
-// Thread safety: a Catalog is a value; const calls may run concurrently. PO parsing and writing
-// are serialized internally (libgettextpo keeps its error handler in globals).
+// libgettextpo) and XLIFF 1.2/2.0 (xliff_catalog.cc, libxml2). parse() lists the texts that need
+// a translation (untranslated PO msgid and msgid_plural, fuzzy ones when asked; XLIFF sources with
+// no target), each plain text or an XML fragment; render() writes the file back with them filled
+// in and marked for review, everything else as it was (as gettext's or libxml2's writer prints
+// it). A Catalog is a value: const calls may run concurrently (PO parsing and writing are
+// serialized inside: libgettextpo keeps its error handler in globals).
 #pragma once
 
 #include <cstddef>

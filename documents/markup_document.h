@@ -1,24 +1,11 @@
-// HTML and XML documents translated with their tree kept (docs/documents_markup.md).
-//
-// parse() cuts a document into text units: the inline content of each block (HTML) or of each
-// element with text of its own (XML), and the translatable attribute values (HTML: title, alt,
-// placeholder, aria-label, the value of button inputs). A unit is markup text: inline elements
-// are tags the span recognizer protects ("Click <b>here</b>."), untouched content (script,
-// code, translate="no", ...) is a placeholder <x id="N"/>, text is escaped (&amp; &lt; &gt;).
-// render() writes the document back, UTF-8, with each unit replaced by its translation; only
-// text and translatable attribute values change. A translation whose tags do not fit its unit
-// keeps that unit's source. libxml2 parses (HTML leniently, XML strictly, no network, no
-// entity expansion); parsing is bounded by size, depth and unit count.
-//
-// A fragment (an element's innerHTML, an API's "Hello <b>x</b>") comes back as a fragment:
-// HTML that does not start, after a byte order mark, whitespace, comments and processing
-// instructions, with <!DOCTYPE, <html, <head or <body, and XML without a single root element (no
-// element, or siblings: "Hello <b>x</b>", "<a/><b/>") and without a DOCTYPE. render() then writes
-// only the fragment's content, nothing added around it (no <html>, <body>, implied <p>, XML
-// declaration or trailing newline), its blank edges byte for byte.
-//
-// Thread safety: parse() may run on several threads at once. A MarkupDocument holds no libxml2
-// state (render() parses its source again), so const calls on one document may run concurrently.
+// HTML and XML documents translated with their tree kept (docs/documents-markup.md: what a unit
+// is, what is left untouched, fragments, limits). parse() cuts a document into text units (the
+// inline content of each block or text-holding element, translatable attribute values), each
+// markup text whose inline elements are protected tags and untouched content a placeholder
+// <x id="N"/>. render() writes it back, UTF-8, only text and translatable attribute values
+// changed; a translation whose tags do not fit keeps its unit's source; a fragment comes back as
+// a fragment, nothing added around it. parse() may run on several threads at once; const calls
+// on one document may run concurrently (it holds no libxml2 state).
 #pragma once
 
 #include <cstddef>

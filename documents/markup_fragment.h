@@ -2,12 +2,7 @@
 // markup that is not a whole document: "Hello <b>x</b>", an element's innerHTML, XML siblings
 // without a single root. Its blank edges are kept aside byte for byte, the rest is parsed inside
 // a synthetic container element (<rpt-fragment>: HTML inside <html><body>, XML as the root), and
-// it is written back as the container's content only.
-//
-// Why a container and not htmlParseInNodeContext: libxml2 2.9.14's context parse puts an implied
-// <p> around text at the top ("Hello" comes back as "<p>Hello</p>") and, even with
-// HTML_PARSE_RECOVER, returns nothing at all for a stray end tag ("a</div>b") or a "</" inside a
-// <script>. The container parse repairs as a document does and keeps text as it is.
+// it is written back as the container's content only (why: docs/documents-markup.md "Fragments").
 #pragma once
 
 #include <libxml/tree.h>

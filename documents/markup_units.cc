@@ -1,5 +1,5 @@
 // The text units of a libxml2 tree (markup_units.h): which content is a unit, which is inline,
-// which is left untouched. The rules are in docs/documents_markup.md.
+// which is left untouched. The rules are in docs/documents-markup.md.
 #include <unicode/uchar.h>
 
 #include <algorithm>

@@ -1,16 +1,9 @@
-// Plain text cut into the segments a model translates and the layout around them, so that a
-// text's translation is its segments' translations put back between the original bytes
-// (docs/documents.md, "Segmentation"):
-//
-//   segment_text("  Saved. Open it?\n\n- Done\n") ->
-//     separators {"  ", " ", "\n\n- ", "\n"}, segments {"Saved.", "Open it?", "Done"}
-//
-// Segments are exact substrings of the text; join_segments(s, s.segments) gives the text back
-// byte for byte. A segment has words (has_words): runs of symbols, emoji alone, placeholders
-// alone, whitespace, blank lines, list markers and indentation are layout. A sentence boundary
-// never falls inside a protected span (spans/protected_spans.h) or between a pair of tags.
-//
-// Thread-safe: each thread keeps its own ICU break iterators.
+// Plain text cut into the segments a model translates and the layout around them (docs/documents.md
+// "Segmentation"): segment_text("  Saved. Open it?\n\n- Done\n") gives separators {"  ", " ",
+// "\n\n- ", "\n"} and segments {"Saved.", "Open it?", "Done"}. Segments are exact substrings;
+// join_segments(s, s.segments) gives the text back byte for byte. Runs of symbols, emoji or
+// placeholders alone, whitespace, list markers and indentation are layout (has_words false). No
+// boundary falls inside a protected span or between a pair of tags. Thread-safe.
 #pragma once
 
 #include <cstddef>

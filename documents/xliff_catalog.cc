@@ -1,37 +1,11 @@
-// XLIFF 1.2 and 2.0/2.1 catalogues (catalog.h), read and written with libxml2.
-//
-// A text is the content of one <source> (1.2: a <trans-unit>; 2.0: a <segment>) whose unit may
-// be translated (translate="no" on it or on an enclosing <group>/<file> says it may not) and
-// that has no <target> with content. It is the source's text (kText) when the source holds only
-// text, else its children as XML (kXml): inline elements (<g>, <x/>, <bpt>, <ph>, <pc>, <mrk>,
-// ...) stay tags, text is escaped. A blank source has nothing to translate and counts as not
-// translatable. stats().entries counts the translatable units (1.2) or segments (2.0).
-//
-// render() parses the file again and writes each translation into a <target> right after its
-// <source> (after a 1.2 <seg-source>, which is otherwise ignored: the whole <source> is
-// translated), or into the empty <target> already there. A kXml translation is parsed in the
-// target's context (the XLIFF namespace in scope); one that is not well-formed, or whose inline
-// elements (namespace, name, id; for 1.2's native-code elements also their content) are not
-// those of its source, is replaced by the source again, and so is a blank translation. A target
-// keeps its source's blank edges. Review state: 1.2 <target state>, 2.0 <segment state>; a
-// target that fell back to its source is always marked for review. The language is set where
-// the file names none: 1.2 target-language on each <file> given a target (a new <target> gets
-// xml:lang only when its source has one), 2.0 <xliff trgLang>; POSIX names are written as BCP
-// 47 ("pt_BR" as "pt-BR").
-//
-// Everything else comes back as libxml2 writes it: UTF-8; the XML declaration kept when the
-// source had one (as <?xml version="1.0" encoding="UTF-8"?>); attributes in double quotes,
-// namespace declarations first; empty elements as <a/>; character references as characters;
-// CRLF line ends kept when the source's first line ends with one; a newline after the root. A
-// file with nothing to translate comes back byte for byte.
-//
-// Parsing is strict: well-formed XML, no network, no DTD loaded, no entity substituted, and a
-// document type that declares any entity is refused (it could expand without bound); libxml2's
-// default depth and size limits apply (no XML_PARSE_HUGE).
-//
-// Thread safety: the catalogue keeps the source's bytes and no libxml2 state; render() parses
-// again, so const calls may run concurrently. libxml2's error callbacks report to the parse
-// running on the same thread.
+// XLIFF 1.2 and 2.0/2.1 catalogues (catalog.h), read and written with libxml2; what is translated
+// and how the file comes back: docs/localization.md. A text is one <source>'s content (1.2
+// <trans-unit>, 2.0 <segment>) that may be translated and has no <target> with content: kText
+// when it holds only text, else kXml (inline elements as tags); a blank source is not
+// translatable; stats().entries counts translatable units (1.2) or segments (2.0). A target keeps
+// its source's blank edges, a new 1.2 <target> gets xml:lang only when its source has one, POSIX
+// language names are written as BCP 47 ("pt_BR" as "pt-BR"). Parsing is strict (no DTD, no
+// entity, no XML_PARSE_HUGE); const calls may run concurrently (render() parses again).
 #include "documents/xliff_catalog.h"
 
 #include <libxml/SAX2.h>

@@ -1,11 +1,8 @@
 // The CUDA engine lives in a plugin, librpt_cuda.so (engine/cuda/, kernels/cuda/), loaded with
-// dlopen the first time a GPU is asked for. A CPU process therefore never maps CUDA's libraries,
-// whose resident memory it would pay at load even without a GPU (docs/PERFORMANCE.md "int8 on
-// the CPU, and where rpt-translate's memory went").
-//
-// The plugin is looked for in $RPT_CUDA_PLUGIN (a file), then beside the running binary's
-// directory in ../lib/ (the build tree's build/lib, an install's PREFIX/lib) and in the
-// directory itself. Thread-safe: the first caller loads it, the result (or why it failed) is kept.
+// dlopen the first time a GPU is asked for, so a CPU process never maps CUDA's libraries. Looked
+// for in $RPT_CUDA_PLUGIN (a file), then in ../lib/ beside the running binary's directory
+// (build/lib, PREFIX/lib) and in that directory itself. Thread-safe: the first caller loads it, the
+// result (or why it failed) is kept. Why a plugin: docs/ARCHITECTURE.md "Design notes".
 #pragma once
 
 #include <memory>

@@ -1,16 +1,9 @@
-// Constraints on what a translation must contain: phrases of target ids that must occur an exact
-// number of times (a protected span: a placeholder, a tag, an escape). The beam search
-// (engine/beam_search.h) consults them for each candidate:
-//   - a candidate that would complete a phrase more often than required is dropped, as is a
-//     closing phrase (a closing tag) not preceded by an unmatched opening one;
-//   - where the model would end a hypothesis (EOS) while a phrase is missing, the missing
-//     phrase is inserted instead, first token in EOS's place, the rest forced step by step;
-//   - when only as many steps are left before max_length as tokens are missing, the missing
-//     phrases are forced, so a hypothesis ending at max_length keeps them too when it can.
-// A phrase may also be given as text (a glossary target): it then counts wherever the decoded
-// text holds it, whatever pieces wrote it ("vidéo" after "/" is not the piece "▁vidéo"), and
-// its canonical pieces are what an insertion forces.
-// A sentence without constraints runs the unconstrained search (no cost).
+// Constraints on what a translation must contain: phrases of target ids (a placeholder, a tag, an
+// escape) that must occur an exact number of times, or texts (a glossary target) that count
+// wherever the decoded text holds them. The beam search drops a candidate that would complete a
+// phrase too often (or a closing one without its opening one), inserts a missing phrase where the
+// model would end (first token in EOS's place, the rest forced), and forces the missing phrases
+// when only as many steps are left before max_length. No constraints: the plain search, no cost.
 #pragma once
 
 #include <memory>

@@ -1,13 +1,8 @@
-// Glossaries: a customer's terminology enforced in translations (docs/glossaries.md).
-//
-// An entry maps a source term to the text every translation of it must hold ("Settings" ->
-// "Einstellungen"); an entry whose target equals its source is a do-not-translate term.
-// Matching is on the source text: whole words, case-insensitive by Unicode simple case folding
-// (per code point: "FILE" matches "file", "Straße" does not match "STRASSE"), leftmost then
-// longest entry first, never overlapping a protected span. Enforcement lives in span protection
-// (engine/span_protection.h), which turns each match into a decoding constraint.
-//
-// Thread-safe once built: share one Glossary across calls.
+// Glossaries: a customer's terminology enforced in translations (docs/glossaries.md). An entry maps
+// a source term to the text every translation of it must hold (target == source: do not
+// translate). Matching: whole words, case-insensitive by Unicode simple case folding, leftmost
+// then longest, never overlapping a protected span; engine/span_protection.h turns each match
+// into a decoding constraint. Thread-safe once built: share one Glossary across calls.
 #pragma once
 
 #include <cstddef>

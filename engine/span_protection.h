@@ -1,28 +1,11 @@
-// Protected spans through translation (docs/protected-spans.md): each placeholder, tag, entity
-// or escape of a source text (spans/protected_spans.h) appears in the translation exactly as
-// often as in the source, verbatim.
-//
-// Before decoding, protect() rewrites the source and states the decoder's constraints:
-//   - a span that is one piece of its own in both vocabularies (the demo models' placeholder
-//     symbols: %s, %1, {0}, <b>, $(ARG1), ...) stays as it is and must be copied;
-//   - another span is masked: replaced by an unused placeholder piece the model knows (a
-//     sentinel, of the span's own family where one is free: tags by a tag pair), copied by the
-//     model like any placeholder and swapped back after decoding;
-//   - with no sentinel left (a model whose vocabulary has none), the span's own target pieces
-//     become the constraint (a phrase);
-//   - the other placeholder pieces the model knows are banned, and so are the pieces holding a
-//     character that opens spans (% $ & { } < > \) when the source has none: a translation
-//     holds no placeholder its source does not have (none of one piece; of several pieces,
-//     rarely: spans_kept says so);
-//   - a keyboard accelerator's marker (& in "&File") is taken out, and put back before the same
-//     letter of the translation (else before its first letter);
-//   - a glossary term (engine/glossary.h) is masked like a span, its glossary target going in
-//     the placeholder's place after decoding (GlossaryMethod::kMask), or the model reads it and
-//     the target's pieces become a phrase (kPhrase); either way the translation holds the
-//     target as often as the source holds the term.
-// After decoding, restore() gives the translation's text and says whether every span was kept.
-//
-// Thread-safe: share one SpanProtector per model.
+// Protected spans through translation (docs/protected-spans.md): each placeholder, tag, entity or
+// escape of a source text (spans/protected_spans.h) appears in the translation exactly as often as
+// in the source, verbatim. protect() rewrites the source and states the decoder's constraints: a
+// span that is one piece in both vocabularies is copied; another is masked by an unused
+// placeholder piece (a sentinel) and swapped back, or, with no sentinel left, its target pieces
+// become a phrase; placeholder pieces the source lacks are banned; an accelerator marker is taken
+// out and put back; glossary terms are masked or phrased likewise (GlossaryMethod). restore()
+// gives the translation's text and whether every span was kept. Thread-safe: one per model.
 #pragma once
 
 #include <array>

@@ -1,14 +1,10 @@
-// The Transformer forward, composed once for every device: the encoder stack and one decoder
-// step, as sequences of sub-layers (embedding, layer norm, linear with its bias/activation/
-// residual epilogue; attention as its projections, written here, around an attention core). A
-// device implements the ops (TransformerOps: the CPU in engine/cpu/transformer_ops.h, CUDA in
-// engine/cuda/cuda_transformer_ops.h) with its own kernels and cache algorithms: the attention
-// core over projected queries, keys and values, not the projections. A change to the math (a
-// norm, a gated FFN, a position scheme) is made here once.
-//
-// Activations are [rows, d_model] in the device's memory and compute precision (float32 on the
-// CPU); attention works in A = heads * head_dim columns (ArchitectureConfig::attention_dim,
-// d_model for most models). Stateless; thread-safe as far as the ops are.
+// The Transformer forward, composed once for every device: the encoder stack and one decoder step
+// as sequences of sub-layers (embedding, layer norm, linear with its bias/activation/residual
+// epilogue, attention projections around an attention core). A device implements the ops
+// (TransformerOps: engine/cpu/transformer_ops.h, engine/cuda/cuda_transformer_ops.h), the
+// attention core and cache included. Activations are [rows, d_model] in the device's memory and
+// compute precision; attention works in attention_dim columns. Stateless; thread-safe as far as
+// the ops are. A change to the math is made here, once (docs/ARCHITECTURE.md "How to add an op").
 #pragma once
 
 #include <cstddef>

@@ -1,12 +1,8 @@
-// The arrangement of a model's weights, written once for every device. `Storage` names how a
-// device holds a linear layer, a layer norm and a table: the CPU Model holds host tensors
-// (engine/model.h: HostStorage), the CUDA engine device pointers in the compute precision
-// (engine/cuda/device_weights.h: DeviceStorage). engine/transformer.h composes the layers over
-// either.
-//
-// The arrangement is the compute path's, not the checkpoint's: Q/K/V fused, the cross-attention
-// memory projections of all decoder layers fused, relative tables shared by every head and
-// sequence, T5 biases expanded per offset.
+// The arrangement of a model's weights, written once for every device: `Storage` names how a
+// device holds a linear layer, a layer norm and a table (engine/model.h: HostStorage,
+// engine/cuda/device_weights.h: DeviceStorage). The compute path's arrangement, not the
+// checkpoint's: Q/K/V fused, every decoder layer's cross-attention memory projections fused,
+// relative tables shared by heads and sequences, T5 biases expanded per offset.
 #pragma once
 
 #include <vector>

@@ -1,20 +1,15 @@
-// Fused multi-head attention with relative positions (docs/engine.md "Relative self-attention"), in
-// one pass per query row and head, with memory linear in the sequence length (flash-style online
-// softmax):
+// Fused multi-head attention with relative positions (docs/engine.md "Relative self-attention"),
+// one pass per query row and head, memory linear in the sequence length (online softmax):
 //
 //   e_ij  = scale * q_i . k_j  +  scale * q_i . K_rel[r(i, j)]     (Shaw; r computed in-kernel)
 //                              |  offset_bias[h, j - pos(i)]       (T5 bucket bias per offset)
 //   alpha = softmax_j(e_ij) in float32, keys j in [0, key_count)
 //   z_i   = sum_j alpha_ij v_j  +  sum_r A_ir V_rel[r],  A_ir = sum_{j: r(i,j) = r} alpha_ij
 //
-// The relative key term is the (2k+1)-wide product of the query with the small table, the value
-// term a bucket sum kept beside the running context: no [L, L, d] tensor and no index matrix.
-//
-// One op serves the three attentions of the Transformer: encoder self-attention (row i of
-// sequence b reads that sequence's keys), incremental decoder self-attention (row r reads its
-// own cache, positions 0..t) and cross-attention (every beam row of a sentence reads the
-// sentence's encoder memory, no relative term). Each query row names the sequence it reads by a
-// base pointer; keys and values sit at fixed shifts from it.
+// One op for encoder self-attention, incremental decoder self-attention (a row reads its own
+// cache) and cross-attention (beams read their sentence's memory): each query row names the
+// sequence it reads by a base pointer, keys and values at fixed shifts from it. Why fused:
+// docs/ARCHITECTURE.md "Design notes".
 #pragma once
 
 #include <cstdint>

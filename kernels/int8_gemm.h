@@ -1,22 +1,11 @@
-// int8 linear layers on the CPU: weights quantized once per output row, activations per row at
-// run time, u8 x s8 -> s32 products from oneDNN, float32 out with bias and activation.
-//
-//   w[n, k] ~= weight_scale[n] * qw[n, k]          qw in [-127, 127]  (kWeightLevels)
-//   x[m, k] ~= input_scale[m]  * qx[m, k]          qx in [-L, L]      (ActivationLevels)
-//   y[m, n]  = input_scale[m] * weight_scale[n] * sum_k qx[m, k] qw[n, k] + bias[n]
-//
-// qx is stored shifted by a zero point (oneDNN wants unsigned activations), and the shift's
-// contribution, zero_point * sum_k qw[n, k], is subtracted from each integer sum. L is 127
-// (8 bits) where oneDNN's kernels sum u8 x s8 exactly into int32 (VNNI), else 63 (7 bits, which
-// their saturating int16 pair sums hold); int8_activation_levels() says which this process uses.
-//
-// The products run over column blocks of output features (block_columns()), each block's
-// integer sums dequantized while still in cache. The weights are packed once, at quantization,
-// into oneDNN's packed GEMM layout, or stay plain and go through oneDNN's matmul primitive
-// (RPT_INT8_PACKED=0, a oneDNN without the packing functions, or a matrix the layout would grow
-// by more than half; RPT_INT8_PACKED=1 packs every matrix, for tests): the same integer sums
-// either way, bit for bit. Integer sums are exact, so a row's output never depends on the other
-// rows of the call. Why, and the history: docs/engine.md "CPU and CUDA" (int8 on the CPU).
+// int8 linear layers on the CPU, u8 x s8 -> s32 products from oneDNN, float32 out with bias and
+// activation: w[n, k] ~= weight_scale[n] qw[n, k] (qw in [-127, 127], kWeightLevels, once per
+// output row), x[m, k] ~= input_scale[m] qx[m, k] (qx in [-L, L], per row at run time, L from
+// int8_activation_levels()), y[m, n] = input_scale[m] weight_scale[n] sum_k qx qw + bias[n].
+// Weights are packed once into oneDNN's GEMM layout, or stay plain (RPT_INT8_PACKED=0, a oneDNN
+// without the packing functions, a matrix the layout would grow by more than half; =1 packs
+// every one): exact integer sums, the same bits either way, and no row depends on the others.
+// How and why: docs/engine.md "CPU and CUDA".
 #pragma once
 
 #include <cstdint>

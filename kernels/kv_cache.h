@@ -1,12 +1,8 @@
-// The decoder's self-attention cache on the device side of the engine: one buffer holds, for
-// every row (a beam of a sentence), every decoder layer's keys and values of every position:
-//
-//   cache [rows, layers, capacity, 2, width]   (position p of layer l of row r: keys, then
-//   values; width = heads * head_dim, the model's attention_dim)
-//
-// Two ops keep it: append writes this step's key and value of one layer for every row at the
-// row's own position (rows may sit at different steps); gather rearranges rows between steps
-// (beam reordering: row r continues old row parents[r]).
+// The decoder's self-attention cache on the device side of the engine, one buffer for every row
+// (a beam of a sentence): cache [rows, layers, capacity, 2, width], position p of layer l of row r
+// holding keys then values (width = attention_dim). append writes this step's key and value of
+// one layer for every row at the row's own position; gather rearranges rows between steps (beam
+// reordering: row r continues old row parents[r]); resize changes the capacity.
 #pragma once
 
 #include "kernels/precision.h"

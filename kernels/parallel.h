@@ -1,12 +1,8 @@
 // The CPU threads of rpt: one pool shared by every CPU op, GEMMs included (BLIS and oneDNN run
-// single-threaded inside each chunk, so two thread pools never compete for the cores).
-//
-// parallel_for splits [0, count) into contiguous chunks, one per thread (the caller runs the
-// first). It runs serially when the range is small, when called from inside another
-// parallel_for, or while another caller's parallel_for holds the pool (a second model's
-// decoding loop in the server, a second Translator call): never a deadlock, never
-// oversubscription. Thread-safe. Idle threads spin for up to 100 µs before sleeping, so the
-// parallel regions of a decoder step, microseconds apart, do not each pay a wake-up.
+// single-threaded inside each chunk). parallel_for splits [0, count) into contiguous chunks, one
+// per thread (the caller runs the first); serially when the range is small, when nested, or while
+// another caller holds the pool: never a deadlock, never oversubscription. Thread-safe. Idle
+// threads spin for up to 100 µs before sleeping (why: docs/ARCHITECTURE.md "Design notes").
 #pragma once
 
 #include <functional>

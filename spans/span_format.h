@@ -1,12 +1,9 @@
 // The recognizers behind find_protected_spans (spans/protected_spans.h), one per family, each
-// asked at one byte offset: "does a span of my family start here, and how long is it?". This
-// header: what every recognizer shares (ASCII classes, Match, TextFacts) and the format-string
-// families (printf and its relatives, brace fields and ICU messages), defined in span_format.cc;
-// spans/span_markup.h the markup families. Internal to spans/; protected_spans.cc picks among
-// them and pairs the tags.
-//
-// Every recognizer reads forward only as far as its own syntax allows and stops at the next
-// byte that could start another span of its family, so scanning a whole text stays linear.
+// asked at one byte offset whether a span of its family starts there and how long it is. This
+// header: what they share (ASCII classes, Match, TextFacts) and the format-string families
+// (printf and relatives, brace fields, ICU messages); spans/span_markup.h the markup ones.
+// Internal to spans/. Each reads forward no further than its syntax allows and stops at the next
+// byte that could start another span of its family: scanning a text stays linear.
 #pragma once
 
 #include <cstddef>

@@ -1,14 +1,9 @@
-// The decoder's self-attention keys and values as a tree of positions: each cached position of
-// a decoder row is one node holding its keys and values for every layer, under the node of the
-// position before it. The beams of a sentence share their common prefix: a beam that forks holds
-// the parent's last node, so beam reordering copies nothing (why: docs/PERFORMANCE.md "rpt vs
-// CTranslate2 after the position tree, balanced attention and grouped encoding").
-//
-// A node lives while it is some row's last position or some node's parent; releasing the last
-// hold frees it and, up the tree, every ancestor no one else holds. Storage comes in chunks of
-// kNodesPerChunk nodes that never move (pointers into them stay valid), reused through a free
-// list and charged to the budget as they are allocated; once no node is live every chunk is
-// given back (a long-lived server keeps no peak between its busy spells). Not thread-safe.
+// The decoder's self-attention keys and values as a tree of positions: each cached position of a
+// decoder row is one node (its keys and values for every layer) under the node of the position
+// before it; beams share their common prefix, so beam reordering copies nothing. A node lives
+// while it is some row's last position or some node's parent. Storage comes in chunks that never
+// move, reused through a free list, charged to the budget, and all given back once no node is
+// live. Not thread-safe. Why: docs/ARCHITECTURE.md "Design notes".
 #pragma once
 
 #include <memory>

@@ -1,12 +1,8 @@
-// The CUDA decoder backend: encoder and decoder steps on the GPU of a CudaEngine.
-//
-// Per step the host sends one packed buffer (tokens, positions, beam parents, blocked tokens and
-// the per-row sequence addresses) and gets back one: each row's top-k candidates. Everything
-// else stays on the device: the KV cache [rows, layers, capacity, 2, A] (rows at different
-// steps; reordered by a gather kernel), the encoder memory of every sentence (shared by its
-// beams), the activations and the logits.
-//
-// Not thread-safe: one backend per decoding loop, on its own stream and cuBLAS handle.
+// The CUDA decoder backend: encoder and decoder steps on the GPU of a CudaEngine. Per step the host
+// sends one packed buffer (tokens, positions, beam parents, blocked tokens, sequence addresses)
+// and gets back one (each row's top-k candidates); the KV cache [rows, layers, capacity, 2, A],
+// every sentence's encoder memory (shared by its beams), activations and logits stay on the
+// device. Not thread-safe: one backend per decoding loop, on its own stream and cuBLAS handle.
 #pragma once
 
 #include <atomic>

@@ -1,11 +1,8 @@
-// The decoder step's CUDA graphs (kernels/cuda/cuda_graph.h), one per shape of step: what a
-// captured step bakes in (its row count, candidates per row, cache capacity and the addresses of
-// the buffers it reads and writes) is the key; everything else a step varies (tokens, positions,
-// parents, sequence addresses) the kernels read from the step's input buffer, copied before the
-// launch. A key's first step runs eagerly (it may be the only one: a row count seen once is not
-// worth a capture), its second is captured, later ones replay.
-//
-// Not thread-safe: one per CudaBackend, used from its decoding thread.
+// The decoder step's CUDA graphs (kernels/cuda/cuda_graph.h), one per shape of step: the key is
+// what a captured step bakes in (row count, candidates per row, cache capacity, the addresses of
+// its buffers); what else varies the kernels read from the step's input buffer. A key's first
+// step runs eagerly, its second is captured, later ones replay (why: docs/ARCHITECTURE.md
+// "Design notes"). Not thread-safe: one per CudaBackend, used from its decoding thread.
 #pragma once
 
 #include <compare>

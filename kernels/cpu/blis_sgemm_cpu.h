@@ -1,13 +1,9 @@
-// One single-threaded block of gemm_cpu, computed so that each row of C is the same whatever m is
-// and whatever the other rows of A hold (batch invariance, docs/PERFORMANCE.md "Batch invariance
-// by construction"). BLIS's sub-configuration is chosen from the CPU's features, never by BLIS's
-// own guess, on one of two row-invariant paths: sup (AVX2 + FMA: haswell, zen3 on AMD), BLIS's
-// unpacked path for every shape; packed (no AVX2 or FMA: sandybridge with AVX, else generic).
-// Why, and what each path avoids: docs/engine.md "CPU and CUDA". RPT_BLIS_CONFIG=NAME (haswell,
-// zen3, zen2, zen, sandybridge, generic) and RPT_FLOAT32_GEMM=sup|packed force a choice (for
-// tests); one this CPU cannot execute, or sup where the configuration has none, is refused.
-// Column blocks must start at multiples of blis_sgemm_column_multiple() for column j to meet the
-// same kernel in every split. Thread-safe (a context chosen and built once, on first use).
+// One single-threaded block of gemm_cpu: each row of C the same whatever m is and whatever the
+// other rows of A hold (batch invariance). BLIS's sub-configuration is chosen from the CPU's
+// features on a row-invariant path: sup (AVX2 + FMA) or packed (else); RPT_BLIS_CONFIG=NAME and
+// RPT_FLOAT32_GEMM=sup|packed force one (for tests), refused where this CPU cannot run it. Column
+// blocks start at multiples of blis_sgemm_column_multiple(). Thread-safe. Why and which paths:
+// docs/engine.md "CPU and CUDA".
 #pragma once
 
 #include <string>

@@ -3,14 +3,10 @@
 namespace rpt::kernels {
 namespace {
 
-// The decoder's attention calls gemv_cpu once per row and head on a few dozen cached positions x
-// 64 (t + 1 keys; a sentence's encoder memory): library calls cost more than the arithmetic
-// there (these loops against OpenBLAS's sgemv: bench/gemm_bench BM_Gemv, docs/PERFORMANCE.md "rpt
-// vs CTranslate2 with packed int8 weights, own attention loops and a row-sized KV cache"). Eight
-// float lanes in GCC/Clang vector types: FMA ymm code in the fma clone, SSE pairs in the baseline
-// one. Each output's sum order is fixed by the shape alone, never by other rows. typedef, not
-// `using`: clang applies aligned(4) to the vector only in this form (with `using` its UBSan still
-// expects 32-byte alignment).
+// Eight float lanes in GCC/Clang vector types: FMA ymm code in the fma clone, SSE pairs in the
+// baseline one. Each output's sum order is fixed by the shape alone, never by other rows. (Why
+// own loops: docs/ARCHITECTURE.md "Design notes".) typedef, not `using`: clang applies aligned(4)
+// to the vector only in this form.
 typedef float Lanes __attribute__((vector_size(32)));
 typedef float UnalignedLanes __attribute__((vector_size(32), aligned(4), may_alias));
 constexpr int kLanes = 8;

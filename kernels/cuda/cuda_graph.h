@@ -1,12 +1,8 @@
 // A CUDA graph: the kernels and copies one piece of host code issues on a stream, captured once
-// and replayed with a single launch. A decoder step is many small kernels whose launches cost
-// more than their work (docs/PERFORMANCE.md "GPU (CUDA engine): first runs on an H200, and the
-// roofline of a decoder step"); replaying them as one graph removes the per-launch host and
-// driver time.
-//
-// A replay repeats the captured launches exactly: the same kernels, grid sizes, scalar arguments
-// and pointers. Whatever changes between replays must be read by the kernels from device memory
-// that the caller rewrites before each launch (stream-ordered copies outside the graph).
+// and replayed with a single launch (why: docs/ARCHITECTURE.md "Design notes"). A replay repeats
+// the captured launches exactly (kernels, grid sizes, scalar arguments, pointers): whatever
+// changes between replays the kernels must read from device memory the caller rewrites before
+// each launch (stream-ordered copies outside the graph).
 #pragma once
 
 #include <functional>

@@ -239,12 +239,8 @@ void batch_invariant_gemm(const GemmCudaArgs& args, CublasHandle& handle) {
 
 // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap the operands, keep the
 // transposition flags (a row-major matrix read as column-major is already transposed).
-//
-// CUBLAS_COMPUTE_32F accumulates in float32 for every input type (float16 and bfloat16 inputs
-// use tensor cores with float32 accumulation). For float32 inputs it never rounds them to TF32:
-// TF32 needs CUBLAS_COMPUTE_32F_FAST_TF32 or the handle's CUBLAS_TF32_TENSOR_OP_MATH mode, and
-// the engine keeps handles in the default math mode, so float32 GEMMs match the CPU BLAS to
-// float32 rounding (TF32 keeps only 10 mantissa bits: errors of 1e-3, not 1e-6).
+// CUBLAS_COMPUTE_32F, handles in the default math mode: float32 accumulation for every input
+// type, float32 inputs never rounded to TF32 (docs/ARCHITECTURE.md "Design notes").
 void gemm_cuda(const GemmCudaArgs& args, CublasHandle* handle) {
   if (args.m == 0 || args.n == 0) return;
   // The combinations cuBLAS supports with CUBLAS_COMPUTE_32F.

@@ -1,8 +1,10 @@
-// Every CUDA op against its CPU definition. float32: 1e-5 (GEMM 1e-4: a different summation
-// order over k). float16 and bfloat16: the inputs are rounded to the type on the host, the CPU
-// runs in float32 on the rounded values, and the device result may differ by the rounding of its
-// output (1e-2 relative). Cache ops are copies: bit-exact at every precision. Skips, visibly,
-// without a GPU.
+// The CUDA ops tested on the GPU alone, against their CPU definition (GEMM, CUDA graphs) or their
+// reference (the fused attention: tests/support/reference_kernels.h). float32: 1e-5 (GEMM 1e-4: a
+// different summation order over k). float16 and bfloat16: the inputs are rounded to the type on
+// the host, the CPU runs in float32 on the rounded values, and the device result may differ by
+// the rounding of its output (1e-2 relative). Skips, visibly, without a GPU. The ops tested on
+// every device (norms, activations, embedding, top-k, the cache ops) are compiled into this
+// binary from their own files (tests/support/op_targets.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,14 +26,10 @@
 #include "kernels/cuda/cublas_handle.h"
 #include "kernels/cuda/cuda_graph.h"
 #include "kernels/cuda/device_buffer.h"
-#include "kernels/embedding.h"
 #include "kernels/errors.h"
 #include "kernels/fused_attention.h"
 #include "kernels/gemm.h"
-#include "kernels/kv_cache.h"
 #include "tests/support/reference_kernels.h"
-#include "kernels/layer_norm.h"
-#include "kernels/top_k_log_softmax.h"
 #include "tests/support/gpu_required.h"
 #include "tests/support/precision_storage.h"
 
@@ -41,10 +39,6 @@ namespace {
 using testing::from_storage;
 using testing::rounded;
 using testing::to_storage;
-
-std::string precision_test_name(const ::testing::TestParamInfo<Precision>& info) {
-  return std::string(precision_name(info.param));
-}
 
 class CudaOpsTest : public ::testing::Test {
  protected:
@@ -78,12 +72,6 @@ class CudaOpsTest : public ::testing::Test {
     for (float& x : v) x = normal(random_);
     return v;
   }
-  std::vector<std::byte> random_bytes(std::size_t n) {
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::vector<std::byte> v(n);
-    for (std::byte& b : v) b = static_cast<std::byte>(byte(random_));
-    return v;
-  }
   static void expect_near(const std::vector<float>& a, const std::vector<float>& b, double tol) {
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
@@ -104,250 +92,6 @@ class CudaOpsTest : public ::testing::Test {
   std::unique_ptr<CudaStreamOwner> stream_;
   std::mt19937 random_{5};
 };
-
-// Element-wise and row ops at each storage precision.
-class CudaPrecisionTest : public CudaOpsTest, public ::testing::WithParamInterface<Precision> {};
-
-TEST_P(CudaPrecisionTest, LayerNorm) {
-  const Precision precision = GetParam();
-  const int rows = 7, dim = 300;
-  const auto x = rounded(random_vector(rows * dim, 3.0f), precision);
-  const auto gamma = rounded(random_vector(dim), precision);
-  const auto beta = rounded(random_vector(dim), precision);
-  std::vector<float> expected(x.size());
-  layer_norm_cpu(x.data(), gamma.data(), beta.data(), rows, dim, 1e-6f, expected.data());
-  auto dx = upload_as(x, precision), dg = upload_as(gamma, precision),
-       db = upload_as(beta, precision);
-  DeviceBuffer out(x.size() * precision_size(precision), stream_->get());
-  layer_norm_cuda({.precision = precision,
-                   .in = dx.data(),
-                   .gamma = dg.data(),
-                   .beta = db.data(),
-                   .rows = rows,
-                   .dim = dim,
-                   .eps = 1e-6f,
-                   .out = out.data()},
-                  stream_->get());
-  expect_close(download_as(out, x.size(), precision), expected, precision);
-
-  // In place (out aliases in): the same result.
-  layer_norm_cuda({.precision = precision,
-                   .in = dx.data(),
-                   .gamma = dg.data(),
-                   .beta = db.data(),
-                   .rows = rows,
-                   .dim = dim,
-                   .eps = 1e-6f,
-                   .out = dx.data()},
-                  stream_->get());
-  expect_close(download_as(dx, x.size(), precision), expected, precision);
-}
-
-TEST_P(CudaPrecisionTest, RmsNorm) {
-  const Precision precision = GetParam();
-  const int rows = 7, dim = 300;
-  const auto x = rounded(random_vector(rows * dim, 3.0f), precision);
-  const auto gamma = rounded(random_vector(dim), precision);
-  std::vector<float> expected(x.size());
-  rms_norm_cpu(x.data(), gamma.data(), rows, dim, 1e-6f, expected.data());
-  auto dx = upload_as(x, precision), dg = upload_as(gamma, precision);
-  // In place, as the forward runs it.
-  layer_norm_cuda({.precision = precision,
-                   .in = dx.data(),
-                   .gamma = dg.data(),
-                   .rms = true,
-                   .rows = rows,
-                   .dim = dim,
-                   .eps = 1e-6f,
-                   .out = dx.data()},
-                  stream_->get());
-  expect_close(download_as(dx, x.size(), precision), expected, precision);
-}
-
-TEST_P(CudaPrecisionTest, Multiply) {
-  const Precision precision = GetParam();
-  const int rows = 5, cols = 333, ld = 340;  // strided rows: the columns past cols stay
-  auto x = rounded(random_vector(rows * ld, 2.0f), precision);
-  const auto y = rounded(random_vector(rows * ld, 2.0f), precision);
-  auto dx = upload_as(x, precision), dy = upload_as(y, precision);
-  multiply_cpu(x.data(), y.data(), rows, cols, ld);
-  multiply_cuda({.precision = precision,
-                 .x = dx.data(),
-                 .y = dy.data(),
-                 .rows = rows,
-                 .cols = cols,
-                 .ld = ld},
-                stream_->get());
-  expect_close(download_as(dx, x.size(), precision), x, precision);
-}
-
-TEST_P(CudaPrecisionTest, BiasActivation) {
-  const Precision precision = GetParam();
-  const int rows = 5, cols = 333;
-  for (auto activation : {ActivationKind::kIdentity, ActivationKind::kRelu, ActivationKind::kGelu,
-                          ActivationKind::kGeluTanh, ActivationKind::kSilu}) {
-    for (const bool with_bias : {true, false}) {
-      SCOPED_TRACE(::testing::Message() << "activation " << static_cast<int>(activation)
-                                        << (with_bias ? " with bias" : " without bias"));
-      auto x = rounded(random_vector(rows * cols, 2.0f), precision);
-      const auto bias = rounded(random_vector(cols), precision);
-      auto dx = upload_as(x, precision), db = upload_as(bias, precision);
-      bias_activation_cpu(x.data(), with_bias ? bias.data() : nullptr, rows, cols, cols,
-                          activation);
-      bias_activation_cuda({.precision = precision,
-                            .x = dx.data(),
-                            .bias = with_bias ? db.data() : nullptr,
-                            .rows = rows,
-                            .cols = cols,
-                            .activation = activation},
-                           stream_->get());
-      expect_close(download_as(dx, x.size(), precision), x, precision);
-    }
-  }
-}
-
-TEST_P(CudaPrecisionTest, Embedding) {
-  const Precision precision = GetParam();
-  const int vocab = 50, count = 12;
-  for (const int dim : {64, 33}) {  // odd: the last sin has no cos partner
-    for (const bool with_positions : {true, false}) {
-      SCOPED_TRACE(::testing::Message()
-                   << "dim " << dim << (with_positions ? " with positions" : " no positions"));
-      const auto table = rounded(random_vector(static_cast<std::size_t>(vocab) * dim), precision);
-      std::vector<int> ids(count), positions(count);
-      std::uniform_int_distribution<int> id(0, vocab - 1), position(0, 39);
-      for (int t = 0; t < count; ++t) {
-        ids[t] = id(random_);
-        positions[t] = position(random_);
-      }
-      positions[0] = 0;
-      positions[1] = 39;
-      const float scale = std::sqrt(static_cast<float>(dim));
-      std::vector<float> expected(static_cast<std::size_t>(count) * dim);
-      embedding_cpu({.ids = ids.data(),
-                     .count = count,
-                     .table = table.data(),
-                     .vocab = vocab,
-                     .dim = dim,
-                     .scale = scale,
-                     .positions = with_positions ? positions.data() : nullptr,
-                     .out = expected.data()});
-      auto d_table = upload_as(table, precision), d_ids = upload(ids),
-           d_positions = upload(positions);
-      DeviceBuffer out(expected.size() * precision_size(precision), stream_->get());
-      embedding_cuda({.precision = precision,
-                      .ids = d_ids.as<int>(),
-                      .count = count,
-                      .table = d_table.data(),
-                      .dim = dim,
-                      .scale = scale,
-                      .positions = with_positions ? d_positions.as<int>() : nullptr,
-                      .out = out.data()},
-                     stream_->get());
-      expect_close(download_as(out, expected.size(), precision), expected, precision);
-    }
-  }
-}
-
-// Cache layouts whose copy units differ: width 8 moves 16-byte units, 4 (float16) 8-byte
-// units, 3 the element itself.
-struct CacheShape {
-  CacheLayout layout;
-  int qkv_stride;
-};
-const CacheShape kCacheShapes[] = {{{.layers = 3, .capacity = 5, .width = 8}, 24},
-                                   {{.layers = 2, .capacity = 5, .width = 4}, 12},
-                                   {{.layers = 2, .capacity = 5, .width = 3}, 10}};
-
-TEST_P(CudaPrecisionTest, CacheAppendAtEachRowsPosition) {
-  const Precision precision = GetParam();
-  const std::size_t element_bytes = precision_size(precision);
-  for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(::testing::Message() << "width " << shape.layout.width);
-    const int rows = 4;
-    const std::vector<int> positions = {0, 4, 2, 3};
-    const auto qkv = random_bytes(rows * shape.qkv_stride * element_bytes);
-    auto cache = random_bytes(rows * shape.layout.row_elements() * element_bytes);
-    auto d_qkv = upload(qkv), d_cache = upload(cache), d_positions = upload(positions);
-    CacheAppendArgs args{.precision = precision,
-                         .layout = shape.layout,
-                         .layer = 1,
-                         .rows = rows,
-                         .qkv = qkv.data(),
-                         .qkv_stride = shape.qkv_stride,
-                         .positions = positions.data(),
-                         .cache = cache.data()};
-    reference_cache_append(args);
-    args.qkv = d_qkv.data();
-    args.positions = d_positions.as<int>();
-    args.cache = d_cache.data();
-    cache_append_cuda(args, stream_->get());
-    EXPECT_EQ(download<std::byte>(d_cache, cache.size()), cache);
-  }
-}
-
-TEST_P(CudaPrecisionTest, CacheGatherBeamParentsAndNewRows) {
-  const Precision precision = GetParam();
-  const std::size_t element_bytes = precision_size(precision);
-  for (const CacheShape& shape : kCacheShapes) {
-    SCOPED_TRACE(::testing::Message() << "width " << shape.layout.width);
-    const int in_rows = 3, out_rows = 5;
-    // Row 1 is a new sentence (untouched); rows 0 and 3 share a parent at different lengths.
-    const std::vector<int> parents = {2, -1, 0, 2, 1};
-    const std::vector<int> lengths = {5, 3, 1, 0, 4};
-    const auto in = random_bytes(in_rows * shape.layout.row_elements() * element_bytes);
-    auto out = random_bytes(out_rows * shape.layout.row_elements() * element_bytes);
-    auto d_in = upload(in), d_out = upload(out), d_parents = upload(parents),
-         d_lengths = upload(lengths);
-    CacheGatherArgs args{.precision = precision,
-                         .layout = shape.layout,
-                         .rows = out_rows,
-                         .in = in.data(),
-                         .parents = parents.data(),
-                         .lengths = lengths.data(),
-                         .out = out.data()};
-    reference_cache_gather(args);
-    args.in = d_in.data();
-    args.parents = d_parents.as<int>();
-    args.lengths = d_lengths.as<int>();
-    args.out = d_out.data();
-    cache_gather_cuda(args, stream_->get());
-    EXPECT_EQ(download<std::byte>(d_out, out.size()), out);
-  }
-}
-
-TEST_P(CudaPrecisionTest, CacheResizeGrowAndShrink) {
-  const Precision precision = GetParam();
-  const std::size_t element_bytes = precision_size(precision);
-  for (const CacheShape& shape : kCacheShapes) {
-    for (const int new_capacity : {8, 2}) {
-      SCOPED_TRACE(::testing::Message()
-                   << "width " << shape.layout.width << " capacity " << new_capacity);
-      const int rows = 3;
-      CacheLayout out_layout = shape.layout;
-      out_layout.capacity = new_capacity;
-      const auto in = random_bytes(rows * shape.layout.row_elements() * element_bytes);
-      auto out = random_bytes(rows * out_layout.row_elements() * element_bytes);
-      auto d_in = upload(in), d_out = upload(out);
-      CacheResizeArgs args{.precision = precision,
-                           .rows = rows,
-                           .in_layout = shape.layout,
-                           .in = in.data(),
-                           .out_layout = out_layout,
-                           .out = out.data()};
-      cache_resize_cpu(args);
-      args.in = d_in.data();
-      args.out = d_out.data();
-      cache_resize_cuda(args, stream_->get());
-      EXPECT_EQ(download<std::byte>(d_out, out.size()), out);
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(Precisions, CudaPrecisionTest,
-                         ::testing::Values(Precision::kFloat32, Precision::kFloat16,
-                                           Precision::kBFloat16),
-                         precision_test_name);
 
 struct GemmCase {
   Precision input;
@@ -599,65 +343,6 @@ TEST(GemmCudaArgsCheck, RefusesPrecisionPairsCublasCannotRun) {
             nullptr),
         InvalidArgument);
   }
-}
-
-// top_k_log_softmax on the CPU, then on the device held to the CPU's ids and log-probs; returns
-// the CPU's ids [rows, k].
-class CudaTopKTest : public CudaOpsTest {
- protected:
-  std::vector<int> top_k_on_both(const std::vector<float>& logits, int rows, int vocab, int k,
-                                 const std::vector<int>& blocked) {
-    std::vector<float> log_probs(static_cast<std::size_t>(rows) * k);
-    std::vector<int> ids(log_probs.size());
-    auto d_logits = upload(logits), d_blocked = upload(blocked);
-    DeviceBuffer d_log_probs(log_probs.size() * sizeof(float), stream_->get());
-    DeviceBuffer d_ids(ids.size() * sizeof(int), stream_->get());
-    TopKLogSoftmaxArgs args{.logits = logits.data(),
-                            .rows = rows,
-                            .vocab = vocab,
-                            .k = k,
-                            .blocked_token = blocked.data(),
-                            .log_probs = log_probs.data(),
-                            .ids = ids.data()};
-    top_k_log_softmax_cpu(args);
-    args.logits = d_logits.as<float>();
-    args.blocked_token = d_blocked.as<int>();
-    args.log_probs = d_log_probs.as<float>();
-    args.ids = d_ids.as<int>();
-    top_k_log_softmax_cuda(args, stream_->get());
-    EXPECT_EQ(download<int>(d_ids, ids.size()), ids);
-    expect_near(download<float>(d_log_probs, log_probs.size()), log_probs, 1e-5);
-    return ids;
-  }
-};
-
-TEST_F(CudaTopKTest, BlockedTokenAndTies) {
-  const int rows = 6, vocab = 1000, k = 5;
-  auto logits = random_vector(rows * vocab, 3.0f);
-  // Ties go to the lower id: a pair that different threads scan, a pair 256 apart that one
-  // thread scans in different steps. Row 2's best token is blocked.
-  logits[0 * vocab + 20] = logits[0 * vocab + 10] = 50.0f;
-  logits[3 * vocab + 261] = logits[3 * vocab + 5] = 50.0f;
-  logits[2 * vocab + 10] = 60.0f;
-  const auto ids = top_k_on_both(logits, rows, vocab, k, {-1, 3, 10, -1, 7, -1});
-  EXPECT_EQ(ids[0 * k], 10);
-  EXPECT_EQ(ids[0 * k + 1], 20);
-  EXPECT_EQ(ids[3 * k], 5);
-  EXPECT_EQ(ids[3 * k + 1], 261);
-  EXPECT_NE(ids[2 * k], 10);
-}
-
-// Beam widths up to the kernel's stated 64 over a 32k vocabulary, with ties across the whole
-// row (every thread's stride) and a blocked token among the best.
-TEST_F(CudaTopKTest, WideBeamOverALargeVocabulary) {
-  const int rows = 3, vocab = 32000, k = 64;
-  auto logits = random_vector(static_cast<std::size_t>(rows) * vocab, 3.0f);
-  for (int id : {31999, 7, 16000, 257}) logits[id] = 40.0f;  // row 0: a four-way tie
-  logits[vocab + 100] = 45.0f;                               // row 1: best token, blocked
-  const auto ids = top_k_on_both(logits, rows, vocab, k, {-1, 100, 31999});
-  EXPECT_EQ((std::vector<int>(ids.begin(), ids.begin() + 4)),
-            (std::vector<int>{7, 257, 16000, 31999}));
-  EXPECT_NE(ids[k], 100);
 }
 
 // The fused attention on the device against its CPU definition. One buffer holds every sequence
