@@ -14,7 +14,9 @@ sentences each, far above what the server decodes: it keeps the admission queue
   solo      the light tenant alone;
   fair      the light tenant once the flood has filled the queue (--api-keys: a queue each);
   fifo      the same without --api-keys (one queue, first come first served: the light tenant's
-            calls wait behind the flood's backlog, or are refused with it).
+            calls wait behind the flood's backlog, or are refused with it);
+  quota     fair, the flood tenant limited to --flood-quota characters a minute: far over its
+            quota, it is refused (429 / RESOURCE_EXHAUSTED with Retry-After) past its bucket.
 
 Prints, per run, the light tenant's p50/p90/p99 latency and status codes, the mean queue wait of
 both tenants (with keys) and what the server refused of the flood; then per mode the medians
@@ -41,11 +43,12 @@ LIGHT_KEY = "light-0123456789abcdef"
 FLOOD_KEY = "flood-0123456789abcdef"
 
 
-def keys_file(path, light_priority, flood_priority):
+def keys_file(path, light_priority, flood_priority, flood_characters_per_minute=0):
     with open(path, "w") as f:
         f.write(f"tenants:\n"
                 f"  - name: light\n    keys: [{LIGHT_KEY}]\n    priority: {light_priority}\n"
-                f"  - name: flood\n    keys: [{FLOOD_KEY}]\n    priority: {flood_priority}\n")
+                f"  - name: flood\n    keys: [{FLOOD_KEY}]\n    priority: {flood_priority}\n"
+                f"    characters_per_minute: {flood_characters_per_minute}\n")
 
 
 def loadgen(options, server, input_path, key, extra):
@@ -103,7 +106,8 @@ def one_run(options, mode, work, light_input, flood_input):
             "--max-segments-per-request", str(min(4096, options.max_queued_sentences))]
     if keyed:
         keys = os.path.join(work, "keys.yaml")
-        keys_file(keys, options.light_priority, options.flood_priority)
+        keys_file(keys, options.light_priority, options.flood_priority,
+                  options.flood_quota if mode == "quota" else 0)
         args += ["--api-keys", keys]
     with Server(options.build, options.model, args) as server:
         run_light(options, server, light_input, LIGHT_KEY if keyed else None, 1)  # warm-up
@@ -116,8 +120,11 @@ def one_run(options, mode, work, light_input, flood_input):
                          str(options.flood_texts), "--duration", "3600", "--quiet",
                          "--timeout", "300"]),
                 stdout=subprocess.DEVNULL)
-            # The flood's backlog first: the light tenant meets a full queue.
-            row["queue_filled"] = wait_for_queue(server, 0.8 * options.max_queued_sentences, 60)
+            if mode == "quota":  # its bucket refuses most of it: no backlog to wait for
+                time.sleep(2)
+            else:  # the flood's backlog first: the light tenant meets a full queue
+                row["queue_filled"] = wait_for_queue(server, 0.8 * options.max_queued_sentences,
+                                                     60)
         waits_before = queue_waits(server) if keyed else None
         light = run_light(options, server, light_input, LIGHT_KEY if keyed else None,
                           options.light_repeat)
@@ -129,6 +136,8 @@ def one_run(options, mode, work, light_input, flood_input):
                              f'bound="{bound}",tenant="flood"') for bound in ("queue", "share"))
             row["flood_ok_calls"] = metric_value(server, "rpt_tenant_requests_total",
                                                  'code="OK",tenant="flood"')
+            row["flood_over_quota_calls"] = metric_value(
+                server, "rpt_tenant_requests_total", 'code="RESOURCE_EXHAUSTED",tenant="flood"')
             # Each tenant's mean wait for the decoder while the light tenant was measured.
             waits = queue_waits(server)
             for tenant in ("light", "flood"):
@@ -149,7 +158,8 @@ def report(row):
              if row.get("light_mean_queue_seconds") is not None else "")
           + (f", flood {row['flood_mean_queue_seconds'] * 1e3:.1f} ms"
              if row.get("flood_mean_queue_seconds") is not None else "")
-          + (f"  flood: {row['flood_ok_calls']:.0f} OK, {row['flood_refused']:.0f} refused"
+          + (f"  flood: {row['flood_ok_calls']:.0f} OK, {row['flood_refused']:.0f} refused by "
+             f"the queue, {row['flood_over_quota_calls']:.0f} RESOURCE_EXHAUSTED in all"
              if "flood_refused" in row else "")
           + ("  (the flood did not fill the queue: raise --flood-rate)"
              if row.get("queue_filled") is False else ""), file=sys.stderr)
@@ -174,7 +184,11 @@ def main():
     ap.add_argument("--flood-rate", type=float, default=20, help="flood calls a second")
     ap.add_argument("--flood-texts", type=int, default=8, help="sentences per flood call")
     ap.add_argument("--flood-priority", type=int, default=1)
-    ap.add_argument("--modes", default="solo,fair,fifo")
+    ap.add_argument("--flood-quota", type=float, default=300,
+                    help="quota mode: the flood tenant's characters_per_minute")
+    ap.add_argument("--modes", default="solo,fair,fifo",
+                    help="of solo, fair, fifo and quota (fair with the flood's token bucket at "
+                    "--flood-quota: it is refused 429 past it)")
     ap.add_argument("--rounds", type=int, default=1, help="runs of every mode, alternating")
     ap.add_argument("--json", help="write the results here")
     options = ap.parse_args()
