@@ -300,7 +300,8 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ModelRoute* found) co
 
 void ModelRegistry::stop() {
   for (const auto& served : catalog()->models) served->scheduler->stop();
-  const std::lock_guard lock(admin_mutex_);
+  stopping_.store(true);  // an admin drain stops waiting (its model goes to retired_)
+  const std::lock_guard lock(retired_mutex_);
   for (const auto& served : retired_) served->scheduler->stop();
 }
 

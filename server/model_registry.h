@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -165,7 +166,10 @@ class ModelRegistry {
   std::mutex admin_mutex_;  // one admin change at a time
   mutable std::mutex catalog_mutex_;
   std::shared_ptr<const ModelCatalog> catalog_;
-  std::vector<std::shared_ptr<ServedModel>> retired_;  // unloaded, calls still in flight
+  // Unloaded models whose calls were still in flight; stop() ends a drain that waits.
+  std::mutex retired_mutex_;
+  std::vector<std::shared_ptr<ServedModel>> retired_;  // guarded by retired_mutex_
+  std::atomic<bool> stopping_{false};
   // Glossaries given for every model (--glossary without a model, the admin API without one):
   // a model loaded later gets them too.
   GlossaryShelf every_model_glossaries_;

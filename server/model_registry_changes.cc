@@ -193,10 +193,13 @@ bool ModelRegistry::drain(std::shared_ptr<ServedModel>& retired, double drain_se
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(drain_seconds));
   // Every other holder is a call routed before the catalogue changed: none can appear now.
-  while (retired.use_count() > 1 && std::chrono::steady_clock::now() < deadline) {
+  while (retired.use_count() > 1 && std::chrono::steady_clock::now() < deadline &&
+         !stopping_.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (retired.use_count() > 1) {
+    const std::lock_guard lock(retired_mutex_);
+    if (stopping_.load()) retired->scheduler->stop();  // stop() may have passed retired_ already
     retired_.push_back(std::move(retired));
     return false;
   }
@@ -205,7 +208,14 @@ bool ModelRegistry::drain(std::shared_ptr<ServedModel>& retired, double drain_se
 }
 
 void ModelRegistry::free_drained_retired() {
-  std::erase_if(retired_, [](const auto& served) { return served.use_count() == 1; });
+  std::vector<std::shared_ptr<ServedModel>> drained;  // freed outside the lock
+  {
+    const std::lock_guard lock(retired_mutex_);
+    for (auto& served : retired_) {
+      if (served.use_count() == 1) drained.push_back(std::move(served));
+    }
+    std::erase(retired_, nullptr);
+  }
 }
 
 RequestStatus ModelRegistry::put_glossary(const std::string& model, const std::string& name,

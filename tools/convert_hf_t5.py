@@ -43,7 +43,8 @@ Mapping (HF name -> rpt name; {s} is encoder or decoder, i a block, F the block'
     {s}.block.i.layer.0.SelfAttention.q/k/v/o  {s}.layer_i.self_attention.query/key/value/output
     {s}.block.0.layer.0.SelfAttention.relative_attention_bias
                                                {s}.layer_i.self_attention.relative_bias of EVERY
-                                               layer i (HF keeps the table in block 0 only)
+                                               layer i (HF keeps the table in block 0 only);
+                                               umT5: block i's own table, layer i's
     decoder.block.i.layer.1.layer_norm         decoder.layer_i.cross_attention.norm.gamma
     decoder.block.i.layer.1.EncDecAttention.*  decoder.layer_i.cross_attention.*
     {s}.block.i.layer.F.layer_norm             {s}.layer_i.ffn.norm.gamma
@@ -73,8 +74,8 @@ n + extra_ids - 1 - N). The embedding usually has more rows than the tokenizer k
 against 32100): the rest get unique placeholders <rpt_unused_ID>, so that the file has exactly
 one line per embedding row.
 
-Refused, each with a message naming the value: model_type other than t5 and mt5 (umt5 has a
-relative bias in every layer), is_encoder_decoder false, feed_forward_proj other than relu,
+Refused, each with a message naming the value: model_type other than t5, mt5 and umt5,
+is_encoder_decoder false, feed_forward_proj other than relu,
 gated-relu and gated-gelu, bucket settings
 the engine cannot run, an lm_head or encoder.embed_tokens that differ from what the config says
 they are tied to, missing tensors, tensors of the wrong shape, and any tensor the mapping does
@@ -96,7 +97,7 @@ import convert_onmt
 from convert_onmt import DTYPES, FORMAT_VERSION, ConversionError, StateDict, raise_refusals
 
 TOOL = "convert_hf_t5.py"
-SUPPORTED_MODEL_TYPES = ("t5", "mt5")
+SUPPORTED_MODEL_TYPES = ("t5", "mt5", "umt5")
 # feed_forward_proj -> (architecture.feed_forward, architecture.activation)
 FEED_FORWARD = {"relu": ("dense", "relu"), "gated-relu": ("gated", "relu"),
                 "gated-gelu": ("gated", "gelu_tanh")}
@@ -149,10 +150,8 @@ def _refusals(s):
     """(key, value, reason) for everything in the config the engine cannot run."""
     model_type = s["model_type"]
     checks = [
-        ("model_type", model_type == "umt5",
-         "umT5 has a relative attention bias in every layer; not supported"),
-        ("model_type", model_type not in SUPPORTED_MODEL_TYPES and model_type != "umt5",
-         "not a T5 model (t5 or mt5)"),
+        ("model_type", model_type not in SUPPORTED_MODEL_TYPES,
+         "not a T5 model (t5, mt5 or umt5)"),
         ("is_encoder_decoder", not s["is_encoder_decoder"], "only encoder-decoder models"),
         ("feed_forward_proj", s["feed_forward_proj"] not in FEED_FORWARD,
          "only relu, gated-relu and gated-gelu"),
@@ -263,14 +262,20 @@ def _ffn(state, out, src, norm_src, gated):
     return tensors + [(out + ".outer.weight", state.take(src + ".wo.weight"))]
 
 
-def _stack(state, stack, layers, gated):
-    """One stack's layers and final norm; the relative bias of block 0 goes to every layer."""
-    bias = state.take(f"{stack}.block.0.layer.0.SelfAttention.relative_attention_bias.weight")
+def _stack(state, stack, layers, gated, bias_per_layer):
+    """One stack's layers and final norm; the relative bias of block 0 goes to every layer, or
+    (umT5) each block's own to its layer."""
+    def bias_of(block):
+        return state.take(f"{stack}.block.{block}.layer.0.SelfAttention."
+                          "relative_attention_bias.weight")
+
+    shared_bias = None if bias_per_layer else bias_of(0)
     tensors = []
     for i in range(layers):
         out, src = f"{stack}.layer_{i}", f"{stack}.block.{i}.layer"
         tensors.append((out + ".self_attention.norm.gamma",
                         state.take(f"{src}.0.layer_norm.weight")))
+        bias = bias_of(i) if bias_per_layer else shared_bias
         tensors += _attention(state, out + ".self_attention", f"{src}.0.SelfAttention", bias)
         ffn = 1
         if stack == "decoder":
@@ -296,9 +301,10 @@ def collect_tensors(weights, settings):
             raise ConversionError(f"{name} differs from shared.weight: T5's stacks share one "
                                   "embedding, and rpt's shared_embeddings needs them equal")
     gated = FEED_FORWARD[settings["feed_forward_proj"]][0] == "gated"
-    tensors = _stack(state, "encoder", settings["num_layers"], gated)
+    per_layer = settings["model_type"] == "umt5"  # a relative bias table in every block
+    tensors = _stack(state, "encoder", settings["num_layers"], gated, per_layer)
     tensors.append(("decoder.embeddings", shared))
-    tensors += _stack(state, "decoder", settings["num_decoder_layers"], gated)
+    tensors += _stack(state, "decoder", settings["num_decoder_layers"], gated, per_layer)
     if settings["tie_word_embeddings"]:
         if state.has("lm_head.weight") and not _same(state.take("lm_head.weight"), shared):
             raise ConversionError("tie_word_embeddings is true but lm_head.weight differs from "

@@ -46,7 +46,8 @@ try:
     import sentencepiece
     import torch
     import transformers
-    from transformers import T5Config, T5ForConditionalGeneration
+    from transformers import (T5Config, T5ForConditionalGeneration, UMT5Config,
+                              UMT5ForConditionalGeneration)
     from transformers.models.t5.modeling_t5 import T5Attention
     import safetensors.torch  # noqa: F401  (save_pretrained's default format)
     import convert_hf_t5
@@ -75,6 +76,10 @@ MODELS = {
                      relative_attention_num_buckets=8, relative_attention_max_distance=20,
                      num_heads=6, d_kv=8),
                 {"max_shard_size": "100KB"}, (1.6, 1.0)),
+    # umT5: a relative bias table in every block, each its own.
+    "umt5": (dict(model_type="umt5", feed_forward_proj="gated-gelu", tie_word_embeddings=False,
+                  relative_attention_num_buckets=8, relative_attention_max_distance=20), {},
+             (2.5, 1.0)),
 }
 PAD, EOS, UNK = 0, 1, 2
 
@@ -169,12 +174,14 @@ class Fixtures:
             self.converted[name] = self.convert(name)
 
     def make_model(self, config_args, seed, eos_scale=1.0, output_scale=1.0):
-        config = T5Config(vocab_size=ROWS, d_model=D_MODEL, d_ff=D_FF,
-                          num_layers=LAYERS, num_decoder_layers=LAYERS, dropout_rate=0.0,
-                          decoder_start_token_id=PAD, pad_token_id=PAD, eos_token_id=EOS,
-                          **(dict(d_kv=D_KV, num_heads=HEADS) | config_args))
+        config_args = dict(config_args)
+        umt5 = config_args.pop("model_type", "t5") == "umt5"
+        config = (UMT5Config if umt5 else T5Config)(
+            vocab_size=ROWS, d_model=D_MODEL, d_ff=D_FF, num_layers=LAYERS,
+            num_decoder_layers=LAYERS, dropout_rate=0.0, decoder_start_token_id=PAD,
+            pad_token_id=PAD, eos_token_id=EOS, **(dict(d_kv=D_KV, num_heads=HEADS) | config_args))
         torch.manual_seed(seed)
-        model = T5ForConditionalGeneration(config).eval()
+        model = (UMT5ForConditionalGeneration if umt5 else T5ForConditionalGeneration)(config).eval()
         with torch.no_grad():  # T5 initialises norms to 1 and small biases: make both matter
             for name, parameter in model.named_parameters():
                 if "layer_norm" in name:
@@ -390,7 +397,7 @@ class ConversionTest(unittest.TestCase):
                     "max_distance": config_args["relative_attention_max_distance"],
                     "sinusoidal": False})
                 self.assertEqual(config["converted_from"], {
-                    "tool": "convert_hf_t5.py", "model_type": "t5",
+                    "tool": "convert_hf_t5.py", "model_type": config_args.get("model_type", "t5"),
                     "feed_forward_proj": config_args["feed_forward_proj"], "dtype": "float32"})
 
     def test_prefix_and_languages(self):
@@ -468,12 +475,14 @@ class ConversionTest(unittest.TestCase):
                 gated = config_args["feed_forward_proj"] != "relu"
                 same = np.testing.assert_array_equal
                 same(ours["decoder.embeddings"], hf["shared.weight"])
+                per_layer = config_args.get("model_type") == "umt5"
                 for stack in ("encoder", "decoder"):
-                    table = hf[f"{stack}.block.0.layer.0.SelfAttention.relative_attention_bias"
-                               ".weight"]
                     same(ours[f"{stack}.norm.gamma"], hf[f"{stack}.final_layer_norm.weight"])
                     for i in range(LAYERS):
                         layer, block = f"{stack}.layer_{i}", f"{stack}.block.{i}.layer"
+                        # T5 keeps the table in block 0 only; umT5 one in every block
+                        table = hf[f"{stack}.block.{i if per_layer else 0}.layer.0."
+                                   "SelfAttention.relative_attention_bias.weight"]
                         same(ours[f"{layer}.self_attention.relative_bias"], table)
                         attentions = [("self_attention", "0.SelfAttention", "0")]
                         if stack == "decoder":
@@ -611,10 +620,8 @@ class ConversionTest(unittest.TestCase):
         self.assertRefused(self.copy("t5_v1_0", "d_kv_0", d_kv=0), "d_kv = 0", "positive")
 
     def test_refuses_other_models(self):
-        self.assertRefused(self.copy("t5_v1_0", "umt5", model_type="umt5"),
-                           "model_type = 'umt5'", "every layer")
         self.assertRefused(self.copy("t5_v1_0", "bart", model_type="bart"),
-                           "model_type = 'bart'", "not a T5 model")
+                           "model_type = 'bart'", "not a T5 model (t5, mt5 or umt5)")
         self.assertRefused(self.copy("t5_v1_0", "encoder_only", is_encoder_decoder=False),
                            "is_encoder_decoder = False")
 
