@@ -285,6 +285,24 @@ class WatchFilesTest(unittest.TestCase):
             shutil.rmtree(directory, ignore_errors=True)
 
 
+class PublicPortTest(unittest.TestCase):
+    def test_the_public_port_has_no_admin_api(self):
+        directory = tempfile.mkdtemp(prefix="rpt_admin_public_")
+        key_file = os.path.join(directory, "admin.key")
+        with open(key_file, "w") as f:
+            f.write(KEY + "\n")
+        server = ServerProcess(["--model", f"en-de={EN_DE}", "--admin-key-file", key_file,
+                                "--http-listen", "127.0.0.1:0", "--threads", "1"])
+        try:
+            status, _, _ = http_call(server.public_port, "GET", "/admin/models", None,
+                                     {"Authorization": f"Bearer {KEY}"})
+            self.assertEqual(status, 404)
+            self.assertEqual(admin(server, "GET", "/admin/models")[0], 200)  # the metrics port
+        finally:
+            server.close()
+            shutil.rmtree(directory, ignore_errors=True)
+
+
 class AdminOffTest(unittest.TestCase):
     def test_without_an_admin_key_every_admin_call_is_refused(self):
         server = ServerProcess(["--model", f"en-de={EN_DE}", "--threads", "1"])
