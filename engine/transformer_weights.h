@@ -6,7 +6,8 @@
 //
 // The arrangement is the compute path's, not the checkpoint's: Q/K/V fused, the cross-attention
 // memory projections of all decoder layers fused, relative tables shared by every head and
-// sequence, T5 biases expanded per offset.
+// sequence, T5 biases expanded per offset. Which of the weights file's tensors fill each member:
+// engine/weight_tensors.h (for_each_weight).
 #pragma once
 
 #include <vector>
