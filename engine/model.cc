@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include "kernels/errors.h"
+#include "engine/weight_tensors.h"
 #include "engine/weights_file.h"
 #include "kernels/position.h"
 
@@ -29,76 +31,14 @@ class ModelLoader {
         pack_float32_(pack_float32) {}
 
   void load(int max_sequence_length) {
-    const int d = arch_.d_model;
-    const int attention_dim = arch_.attention_dim();
-    const int target_vocab = model_.target_vocabulary_->size();
-    model_.weights_.decoder_embeddings = tensor("decoder.embeddings", {target_vocab, d});
-    model_.weights_.encoder_embeddings =
-        arch_.shared_embeddings
-            ? model_.weights_.decoder_embeddings
-            : tensor("encoder.embeddings", {model_.source_vocabulary_->size(), d});
-    RPT_CHECK(!arch_.shared_embeddings ||
-                  model_.source_vocabulary_->size() == model_.target_vocabulary_->size(),
-              ModelError, "shared_embeddings needs one vocabulary size for both sides");
-
-    const int encoder_k = config_.position.encoder_max_relative_position;
-    const int decoder_k = config_.position.decoder_max_relative_position;
-    for (int i = 0; i < arch_.encoder_layers; ++i) {
-      const std::string prefix = "encoder.layer_" + std::to_string(i) + ".";
-      EncoderLayerWeights layer;
-      layer.self_attention = self_attention(prefix + "self_attention.", encoder_k,
-                                            /*bidirectional=*/true, max_sequence_length);
-      layer.ffn = feed_forward(prefix + "ffn.");
-      for (LinearWeights* each : {&layer.self_attention.qkv, &layer.self_attention.output,
-                                  &layer.ffn.inner, &layer.ffn.outer}) {
-        finish(*each);
-      }
-      if (arch_.gated_ffn) finish(layer.ffn.gate);
-      model_.weights_.encoder_layers.push_back(std::move(layer));
-    }
-    std::vector<Tensor> memory_weights;
-    std::vector<Tensor> memory_biases;
-    for (int i = 0; i < arch_.decoder_layers; ++i) {
-      const std::string prefix = "decoder.layer_" + std::to_string(i) + ".";
-      DecoderLayerWeights layer;
-      layer.self_attention = self_attention(prefix + "self_attention.", decoder_k,
-                                            /*bidirectional=*/false, max_sequence_length);
-      const std::string cross = prefix + "cross_attention.";
-      layer.cross_attention.norm = layer_norm(cross + "norm");
-      layer.cross_attention.query = linear(cross + "query", attention_dim, d, arch_.qkv_bias);
-      layer.cross_attention.output = linear(cross + "output", d, attention_dim, arch_.qkv_bias);
-      for (const char* part : {"key", "value"}) {
-        LinearWeights projection = linear(cross + part, attention_dim, d, arch_.qkv_bias);
-        memory_weights.push_back(projection.weight);
-        memory_biases.push_back(projection.bias);
-      }
-      layer.ffn = feed_forward(prefix + "ffn.");
-      for (LinearWeights* each :
-           {&layer.self_attention.qkv, &layer.self_attention.output, &layer.cross_attention.query,
-            &layer.cross_attention.output, &layer.ffn.inner, &layer.ffn.outer}) {
-        finish(*each);
-      }
-      if (arch_.gated_ffn) finish(layer.ffn.gate);
-      model_.weights_.decoder_layers.push_back(std::move(layer));
-    }
-    model_.weights_.memory_key_value = fuse(memory_weights, memory_biases);
-    memory_weights.clear();
-    finish(model_.weights_.memory_key_value);
-    if (arch_.norm_placement == NormPlacement::kPre) {
-      model_.weights_.encoder_norm = layer_norm("encoder.norm");
-      model_.weights_.decoder_norm = layer_norm("decoder.norm");
-    }
-    model_.weights_.generator.weight = arch_.tied_generator
-                                           ? model_.weights_.decoder_embeddings
-                                           : tensor("generator.weight", {target_vocab, d});
-    if (weights_.contains("generator.bias")) {
-      model_.weights_.generator.bias = tensor("generator.bias", {target_vocab});
-    }
-    if (int8_generator_) {
-      finish(model_.weights_.generator);
-    } else if (pack_float32_) {
-      pack(model_.weights_.generator);
-    }
+    max_sequence_length_ = max_sequence_length;
+    const int source_vocabulary = model_.source_vocabulary_->size();
+    const int target_vocabulary = model_.target_vocabulary_->size();
+    RPT_CHECK(!arch_.shared_embeddings || source_vocabulary == target_vocabulary, ModelError,
+              "shared_embeddings needs one vocabulary size for both sides");
+    for_each_weight(
+        config_, source_vocabulary, target_vocabulary,
+        [this](const auto& spec, auto&& member) { fill(spec, member); }, model_.weights_);
   }
 
   std::size_t bytes_loaded() const { return bytes_; }
@@ -139,10 +79,57 @@ class ModelLoader {
     return out;
   }
 
-  // A linear layer as it will be used: in int8, quantized and its float32 weight dropped.
-  // A linear layer's weight in the layout its CPU GEMM reads: int8, packed float32 or as it is.
-  void finish(LinearWeights& layer) {
-    if (!int8_) {
+  // The visits of for_each_weight (engine/weight_tensors.h), one per member of the weights.
+  void fill(const TableSpec& spec, Tensor& table) {
+    table = tensor(spec.name, spec.shape);
+    if (spec.kind == TableKind::kT5Bias) {
+      table = expand_t5_bias(table, spec.bidirectional, max_sequence_length_);
+    }
+  }
+  void fill(const TableSpec&, Shared<Tensor, Tensor> table) { table.member = table.source; }
+
+  void fill(const NormSpec& spec, LayerNormWeights& norm) {
+    norm.gamma = tensor(spec.gamma_name(), {spec.size});
+    if (spec.beta) norm.beta = tensor(spec.beta_name(), {spec.size});
+  }
+
+  // Reads the spec's layers; once they complete the member (Q/K/V; the memory keys and values,
+  // which every decoder layer adds to), fuses them into it and finishes it.
+  void fill(const LinearSpec& spec, LinearWeights& layer) {
+    Parts& parts = pending_[&layer];
+    for (std::size_t part = 0; part < spec.names.size(); ++part) {
+      parts.weights.push_back(tensor(spec.weight_name(part), spec.weight_shape()));
+      parts.biases.push_back(bias(spec, part));
+    }
+    if (!spec.last_part()) return;
+    if (parts.weights.size() == 1) {
+      layer.weight = parts.weights.front();
+      layer.bias = parts.biases.front();
+    } else {
+      layer = fuse(parts.weights, parts.biases);
+    }
+    pending_.erase(&layer);
+    finish(layer, spec.generator);
+  }
+  // The tied generator: the decoder's embeddings, and a bias of its own.
+  void fill(const LinearSpec& spec, Shared<LinearWeights, Tensor> tied) {
+    tied.member.weight = tied.source;
+    tied.member.bias = bias(spec, 0);
+    finish(tied.member, spec.generator);
+  }
+
+  // NAME.bias of the spec's `part`; undefined when the layer has none.
+  Tensor bias(const LinearSpec& spec, std::size_t part) {
+    const bool present = spec.bias == Bias::kRequired ||
+                         (spec.bias == Bias::kIfPresent && weights_.contains(spec.bias_name(part)));
+    return present ? tensor(spec.bias_name(part), spec.bias_shape()) : Tensor();
+  }
+
+  // A linear layer's weight in the layout its CPU GEMM reads: int8 (quantized, its float32
+  // weight dropped), packed float32 or as it is. The generator is quantized only with
+  // int8_generator.
+  void finish(LinearWeights& layer, bool generator) {
+    if (!(generator ? int8_generator_ : int8_)) {
       if (pack_float32_) pack(layer);
       return;
     }
@@ -170,18 +157,6 @@ class ModelLoader {
     layer.weight = Tensor();
   }
 
-  LayerNormWeights layer_norm(const std::string& name) {
-    if (arch_.norm == NormType::kRmsNorm) return {tensor(name + ".gamma", {arch_.d_model}), {}};
-    return {tensor(name + ".gamma", {arch_.d_model}), tensor(name + ".beta", {arch_.d_model})};
-  }
-
-  LinearWeights linear(const std::string& name, int out, int in, bool has_bias) {
-    LinearWeights layer;
-    layer.weight = tensor(name + ".weight", {out, in});
-    if (has_bias) layer.bias = tensor(name + ".bias", {out});
-    return layer;
-  }
-
   // Stacks weights [out_i, in] into [sum out_i, in] (and biases likewise).
   LinearWeights fuse(const std::vector<Tensor>& weights, const std::vector<Tensor>& biases) {
     std::int64_t rows = 0;
@@ -206,38 +181,6 @@ class ModelLoader {
     return fused;
   }
 
-  SelfAttentionWeights self_attention(const std::string& prefix, int k, bool bidirectional,
-                                      int max_sequence_length) {
-    const int d = arch_.d_model;
-    const int attention_dim = arch_.attention_dim();
-    SelfAttentionWeights attention;
-    attention.norm = layer_norm(prefix + "norm");
-    std::vector<Tensor> weights;
-    std::vector<Tensor> biases;
-    for (const char* part : {"query", "key", "value"}) {
-      LinearWeights projection = linear(prefix + part, attention_dim, d, arch_.qkv_bias);
-      weights.push_back(projection.weight);
-      biases.push_back(projection.bias);
-    }
-    attention.qkv = fuse(weights, biases);
-    attention.output = linear(prefix + "output", d, attention_dim, arch_.qkv_bias);
-
-    const PositionConfig& position = config_.position;
-    if (position.type == PositionType::kRelative && k > 0) {
-      attention.max_relative_position = k;
-      attention.relative_keys = tensor(prefix + "relative_keys", {2 * k + 1, arch_.head_dim()});
-      attention.relative_values =
-          position.separate_relative_values
-              ? tensor(prefix + "relative_values", {2 * k + 1, arch_.head_dim()})
-              : attention.relative_keys;
-    } else if (position.type == PositionType::kT5Bucket) {
-      const Tensor table =
-          tensor(prefix + "relative_bias", {position.buckets, arch_.heads});  // [buckets, heads]
-      attention.offset_bias = expand_t5_bias(table, bidirectional, max_sequence_length);
-    }
-    return attention;
-  }
-
   // Precomputes, once per model, the bias of every offset: [heads, 2 * max_offset + 1].
   Tensor expand_t5_bias(const Tensor& table, bool bidirectional, int max_offset) {
     const PositionConfig& position = config_.position;
@@ -256,16 +199,6 @@ class ModelLoader {
     return expanded;
   }
 
-  FeedForwardWeights feed_forward(const std::string& prefix) {
-    FeedForwardWeights ffn;
-    ffn.norm = layer_norm(prefix + "norm");
-    if (arch_.gated_ffn)
-      ffn.gate = linear(prefix + "gate", arch_.d_ff, arch_.d_model, arch_.ffn_bias);
-    ffn.inner = linear(prefix + "inner", arch_.d_ff, arch_.d_model, arch_.ffn_bias);
-    ffn.outer = linear(prefix + "outer", arch_.d_model, arch_.d_ff, arch_.ffn_bias);
-    return ffn;
-  }
-
   const WeightsFile& weights_;
   const ModelConfig& config_;
   const ArchitectureConfig& arch_;
@@ -274,6 +207,13 @@ class ModelLoader {
   const bool int8_generator_;
   const bool pack_float32_;
   std::size_t bytes_ = 0;
+  int max_sequence_length_ = 0;
+  // The layers read for each linear member not yet complete.
+  struct Parts {
+    std::vector<Tensor> weights;
+    std::vector<Tensor> biases;  // undefined where a layer has none
+  };
+  std::map<const LinearWeights*, Parts> pending_;
 };
 
 namespace {

@@ -2,7 +2,8 @@
 // device holds a linear layer, a layer norm and a table (engine/model.h: HostStorage,
 // engine/cuda/device_weights.h: DeviceStorage). The compute path's arrangement, not the
 // checkpoint's: Q/K/V fused, every decoder layer's cross-attention memory projections fused,
-// relative tables shared by heads and sequences, T5 biases expanded per offset.
+// relative tables shared by heads and sequences, T5 biases expanded per offset. Which of the
+// weights file's tensors fill each member: engine/weight_tensors.h (for_each_weight).
 #pragma once
 
 #include <vector>

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/dtype.h"
+#include "engine/weight_tensors.h"
 #include "kernels/errors.h"
 
 namespace rpt {
@@ -46,33 +47,30 @@ class Staging {
     table.cols = tensor.defined() ? static_cast<int>(tensor.dim(1)) : 0;
   }
 
-  void add_linear(const LinearWeights& layer, DeviceLinear& out) {
+  // The visits of for_each_weight (engine/weight_tensors.h): each member of the host's weights
+  // staged for the device's.
+  void stage(const TableSpec& spec, const Tensor& table, DeviceTable& out) {
+    add(table, out, /*keep_float32=*/spec.kind == TableKind::kT5Bias);
+  }
+  void stage(const NormSpec&, const LayerNormWeights& norm, DeviceLayerNorm& out) {
+    add(norm.gamma, &out.gamma);
+    add(norm.beta, &out.beta);
+  }
+  void stage(const LinearSpec& spec, const LinearWeights& layer, DeviceLinear& out) {
+    if (spec.first_row > 0) return;  // the host's member is whole: staged at its first part
     RPT_CHECK(!layer.packed, InvalidArgument,
               "the model's weights are packed for the CPU: load it with "
               "ModelLoadOptions::cpu_layout false for a GPU");
     add(layer.weight, &out.weight);
-    add(layer.bias, &out.bias);
+    add(layer.bias, &out.bias, /*keep_float32=*/spec.generator);
     out.outputs = layer.out_features();
     out.inputs = layer.in_features();
   }
-  void add_norm(const LayerNormWeights& norm, DeviceLayerNorm& out) {
-    add(norm.gamma, &out.gamma);
-    add(norm.beta, &out.beta);
-  }
-  void add_self_attention(const SelfAttentionWeights& weights, DeviceSelfAttention& out) {
-    add_norm(weights.norm, out.norm);
-    add_linear(weights.qkv, out.qkv);
-    add_linear(weights.output, out.output);
-    out.max_relative_position = weights.max_relative_position;
-    add(weights.relative_keys, out.relative_keys);
-    add(weights.relative_values, out.relative_values);
-    add(weights.offset_bias, out.offset_bias, /*keep_float32=*/true);
-  }
-  void add_feed_forward(const FeedForwardWeights& ffn, DeviceFeedForward& out) {
-    add_norm(ffn.norm, out.norm);
-    if (ffn.gate.weight.defined()) add_linear(ffn.gate, out.gate);
-    add_linear(ffn.inner, out.inner);
-    add_linear(ffn.outer, out.outer);
+  // A member sharing another's host storage shares its device storage too (add stages the same
+  // host data once).
+  template <class Spec, class Host, class HostSource, class Device, class DeviceSource>
+  void stage(const Spec& spec, Shared<Host, HostSource> host, Shared<Device, DeviceSource> device) {
+    stage(spec, host.member, device.member);
   }
 
   std::size_t bytes() const { return bytes_.size(); }
@@ -106,30 +104,13 @@ DeviceWeights::DeviceWeights(const Model& model, kernels::Precision precision,
                              kernels::CudaStream stream, kernels::MemoryBudget* budget)
     : precision_(precision) {
   Staging staging(precision);
-  staging.add(model.encoder_embeddings(), encoder_embeddings);
-  staging.add(model.decoder_embeddings(), decoder_embeddings);
-  encoder_layers.resize(model.encoder_layers().size());
-  for (std::size_t l = 0; l < encoder_layers.size(); ++l) {
-    staging.add_self_attention(model.encoder_layers()[l].self_attention,
-                               encoder_layers[l].self_attention);
-    staging.add_feed_forward(model.encoder_layers()[l].ffn, encoder_layers[l].ffn);
-  }
-  decoder_layers.resize(model.decoder_layers().size());
-  for (std::size_t l = 0; l < decoder_layers.size(); ++l) {
-    const DecoderLayerWeights& layer = model.decoder_layers()[l];
-    staging.add_self_attention(layer.self_attention, decoder_layers[l].self_attention);
-    staging.add_norm(layer.cross_attention.norm, decoder_layers[l].cross_attention.norm);
-    staging.add_linear(layer.cross_attention.query, decoder_layers[l].cross_attention.query);
-    staging.add_linear(layer.cross_attention.output, decoder_layers[l].cross_attention.output);
-    staging.add_feed_forward(layer.ffn, decoder_layers[l].ffn);
-  }
-  staging.add_norm(model.encoder_norm(), encoder_norm);
-  staging.add_norm(model.decoder_norm(), decoder_norm);
-  staging.add_linear(model.memory_key_value(), memory_key_value);
-  staging.add(model.generator().weight, &generator.weight);
-  generator.outputs = model.generator().out_features();
-  generator.inputs = model.generator().in_features();
-  staging.add(model.generator().bias, &generator.bias, /*keep_float32=*/true);
+  TransformerWeightsOf<DeviceStorage>& weights = *this;
+  for_each_weight(
+      model.config(), model.source_vocabulary().size(), model.target_vocabulary().size(),
+      [&staging](const auto& spec, auto&& host, auto&& device) {
+        staging.stage(spec, host, device);
+      },
+      model.weights(), weights);
 
   buffer_ = kernels::DeviceBuffer(staging.bytes(), stream, budget);
   staging.upload(buffer_);

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "engine/dtype.h"
+#include "engine/weight_tensors.h"
 #include "kernels/int8_gemm.h"
 
 namespace rpt::testing {
@@ -123,10 +124,16 @@ class TensorFactory {
     tensors.push_back(std::move(gamma));
     if (!rms) random(name + ".beta", {d}, 0.1f);
   }
-  void linear(const std::string& name, int out, int in, bool bias) {
-    random(name + ".weight", {out, in}, 1.0f / std::sqrt(static_cast<float>(in)));
-    if (dtype_ == "int8") quantize_last(out, in);
-    if (bias) random(name + ".bias", {out}, 0.1f);
+  // The tensors of the linear layers NAME of `spec` (the weight but for a tied generator's).
+  void linear(const LinearSpec& spec) {
+    for (std::size_t part = 0; part < spec.names.size(); ++part) {
+      if (spec.shares_weight.empty()) {
+        random(spec.weight_name(part), spec.weight_shape(),
+               1.0f / std::sqrt(static_cast<float>(spec.inputs)));
+        if (dtype_ == "int8") quantize_last(spec.part_rows, spec.inputs);
+      }
+      if (spec.bias != Bias::kNone) random(spec.bias_name(part), spec.bias_shape(), 0.1f);
+    }
   }
 
   std::vector<NamedTensor> tensors;
@@ -150,32 +157,16 @@ class TensorFactory {
   std::string dtype_;
 };
 
-void attention_tensors(TensorFactory& f, const std::string& prefix, const ModelConfig& config,
-                       int k, bool self) {
-  const ArchitectureConfig& a = config.architecture;
-  f.norm(prefix + "norm", a.d_model, a.norm == NormType::kRmsNorm);
-  for (const char* part : {"query", "key", "value"}) {
-    f.linear(prefix + part, a.attention_dim(), a.d_model, a.qkv_bias);
-  }
-  f.linear(prefix + "output", a.d_model, a.attention_dim(), a.qkv_bias);
-  if (!self) return;
-  if (config.position.type == PositionType::kRelative && k > 0) {
-    f.random(prefix + "relative_keys", {2 * k + 1, a.head_dim()}, 0.5f);
-    if (config.position.separate_relative_values) {
-      f.random(prefix + "relative_values", {2 * k + 1, a.head_dim()}, 0.5f);
-    }
-  }
-  if (config.position.type == PositionType::kT5Bucket) {
-    f.random(prefix + "relative_bias", {config.position.buckets, a.heads}, 0.5f);
-  }
+// The tensors of one member of the weights (for_each_weight's visit); those sharing another's
+// have none of their own. Optional ones (the generator's bias) are written.
+void write_tensors(TensorFactory& f, const TableSpec& table) {
+  if (!table.shares.empty()) return;
+  f.random(table.name, table.shape, table.kind == TableKind::kEmbeddings ? 1.0f : 0.5f);
 }
-
-void ffn_tensors(TensorFactory& f, const std::string& prefix, const ArchitectureConfig& a) {
-  f.norm(prefix + "norm", a.d_model, a.norm == NormType::kRmsNorm);
-  if (a.gated_ffn) f.linear(prefix + "gate", a.d_ff, a.d_model, a.ffn_bias);
-  f.linear(prefix + "inner", a.d_ff, a.d_model, a.ffn_bias);
-  f.linear(prefix + "outer", a.d_model, a.d_ff, a.ffn_bias);
+void write_tensors(TensorFactory& f, const NormSpec& norm) {
+  f.norm(norm.name, norm.size, /*rms=*/!norm.beta);
 }
+void write_tensors(TensorFactory& f, const LinearSpec& linear) { f.linear(linear); }
 
 const char* activation_name(Activation a) {
   switch (a) {
@@ -211,24 +202,7 @@ std::string write_synthetic_model(const std::string& directory,
 
   TensorFactory f(options.seed, options.dtype);
   const int v = options.vocabulary_size;
-  f.random("encoder.embeddings", {v, a.d_model}, 1.0f);
-  f.random("decoder.embeddings", {v, a.d_model}, 1.0f);
-  for (int i = 0; i < a.encoder_layers; ++i) {
-    const std::string prefix = "encoder.layer_" + std::to_string(i) + ".";
-    attention_tensors(f, prefix + "self_attention.", config, p.encoder_max_relative_position, true);
-    ffn_tensors(f, prefix + "ffn.", a);
-  }
-  for (int i = 0; i < a.decoder_layers; ++i) {
-    const std::string prefix = "decoder.layer_" + std::to_string(i) + ".";
-    attention_tensors(f, prefix + "self_attention.", config, p.decoder_max_relative_position, true);
-    attention_tensors(f, prefix + "cross_attention.", config, 0, false);
-    ffn_tensors(f, prefix + "ffn.", a);
-  }
-  if (a.norm_placement == NormPlacement::kPre) {
-    f.norm("encoder.norm", a.d_model, a.norm == NormType::kRmsNorm);
-    f.norm("decoder.norm", a.d_model, a.norm == NormType::kRmsNorm);
-  }
-  f.linear("generator", v, a.d_model, true);
+  for_each_weight(config, v, v, [&f](const auto& spec) { write_tensors(f, spec); });
   write_weights((std::filesystem::path(directory) / "model.bin").string(), f.tensors);
 
   nlohmann::json json = {
@@ -259,6 +233,8 @@ std::string write_synthetic_model(const std::string& directory,
         {"max_distance", p.max_distance},
         {"sinusoidal", p.sinusoidal}}}};
   if (a.head_size > 0) json["architecture"]["head_dim"] = a.head_size;
+  if (a.tied_generator) json["architecture"]["tied_generator"] = true;
+  if (a.shared_embeddings) json["architecture"]["shared_embeddings"] = true;
   json["append_source_eos"] = config.append_source_eos;
   if (!config.source_prefix.empty()) json["source_prefix"] = config.source_prefix;
   for (const LanguagePair& pair : config.language_pairs) {

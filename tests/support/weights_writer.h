@@ -37,7 +37,9 @@ struct SyntheticModelOptions {
   std::string dtype = "float32";
 };
 
-// A small model directory with random weights and whitespace tokenisation; returns its path.
+// A small model directory with random weights and whitespace tokenisation; returns its path. Its
+// tensors are those for_each_weight lists for the config (engine/weight_tensors.h), the optional
+// generator bias included.
 std::string write_synthetic_model(const std::string& directory,
                                   const SyntheticModelOptions& options);
 
