@@ -114,6 +114,7 @@ DataType storage_dtype(kernels::Precision precision) {
 }
 
 void convert_from_float32(const float* source, std::size_t count, DataType dtype, void* out) {
+  if (count == 0) return;  // (an empty vector's data() may be null: memcpy must not see it)
   auto* bits = static_cast<std::uint16_t*>(out);
   switch (dtype) {
     case DataType::kFloat32:
@@ -133,6 +134,7 @@ void convert_from_float32(const float* source, std::size_t count, DataType dtype
 }
 
 void convert_to_float32(const void* source, DataType dtype, std::size_t count, float* out) {
+  if (count == 0) return;
   switch (dtype) {
     case DataType::kFloat32:
       std::memcpy(out, source, count * sizeof(float));
