@@ -1,6 +1,5 @@
 #include "client/admin_client.h"
 
-#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -8,6 +7,7 @@
 
 #include "client/curl_handles.h"
 #include "common/glossary_file.h"
+#include "common/key_file.h"
 
 namespace rpt::client {
 namespace {
@@ -49,14 +49,6 @@ HttpAnswer call(const AdminOptions& options, const std::string& method, const st
   }
   curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &answer.status);
   return answer;
-}
-
-std::string read_key(const std::string& path) {
-  std::ifstream file(path);
-  std::string key;
-  if (!file || !std::getline(file, key)) throw std::runtime_error("cannot read " + path);
-  while (!key.empty() && (key.back() == '\r' || key.back() == ' ')) key.pop_back();
-  return key;
 }
 
 std::string model_body(const AdminOptions& options, bool with_name) {
@@ -113,7 +105,7 @@ int run_admin(const AdminOptions& options) {
   }
   HttpAnswer answer;
   try {
-    const std::string key = read_key(options.key_file);
+    const std::string key = read_key_file(options.key_file);
     const std::string model_query = options.model.empty() ? "" : "?model=" + options.model;
     if (verb == "models") answer = call(options, "GET", "/admin/models", key, "");
     if (verb == "glossaries") answer = call(options, "GET", "/admin/glossaries", key, "");

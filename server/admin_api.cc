@@ -1,11 +1,11 @@
 #include "server/admin_api.h"
 
-#include <fstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "common/key_file.h"
 #include "server/admin_requests.h"
 #include "server/glossary_store.h"
 #include "server/http_translate_call.h"
@@ -71,10 +71,7 @@ std::string query_value(const HttpRequest& request, const std::string& name) {
 }  // namespace
 
 void AdminApi::load_key(const std::string& path) {
-  std::ifstream file(path);
-  std::string key;
-  if (!file || !std::getline(file, key)) throw std::runtime_error("cannot read " + path);
-  while (!key.empty() && (key.back() == '\r' || key.back() == ' ')) key.pop_back();
+  const std::string key = read_key_file(path);
   if (key.size() < kShortestKey) {
     throw std::runtime_error(path + ": the admin key must be at least " +
                              std::to_string(kShortestKey) + " characters");

@@ -74,7 +74,7 @@ RequestStatus read_glossary_change(std::string_view text, std::string* model,
   if (RequestStatus read = string_field(body, "model", model); !read.ok()) return read;
   if (!model->empty() && !storable_name(*model)) return bad_name("model", *model);
   try {
-    *glossary = std::make_shared<const Glossary>(glossary_entries_from_json(text),
+    *glossary = std::make_shared<const Glossary>(glossary_entries_from_json(body),
                                                  GlossaryLimits::kEntriesPerFile, "entries");
   } catch (const std::exception& error) {
     return {StatusCode::kInvalidArgument, error.what()};

@@ -35,9 +35,9 @@ void read_scope(const fs::path& folder, const std::string& model,
     const fs::path& path = file.path();
     if (path.extension() != ".json" || !storable_name(path.stem().string())) continue;
     try {
-      auto glossary =
-          std::make_shared<const Glossary>(glossary_entries_from_json(read_text(path)),
-                                           GlossaryLimits::kEntriesPerFile, path.string());
+      auto glossary = std::make_shared<const Glossary>(
+          glossary_entries_from_json(nlohmann::json::parse(read_text(path), nullptr, false)),
+          GlossaryLimits::kEntriesPerFile, path.string());
       out->push_back({model, path.stem().string(), std::move(glossary), path.string()});
     } catch (const std::exception& e) {
       spdlog::warn("stored glossary {} skipped: {}", path.string(), e.what());
@@ -98,8 +98,7 @@ bool erase_stored_glossary(const std::string& directory, const std::string& mode
   return fs::remove(glossary_path(directory, model, name), error);
 }
 
-std::vector<GlossaryEntry> glossary_entries_from_json(std::string_view body) {
-  const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, false);
+std::vector<GlossaryEntry> glossary_entries_from_json(const nlohmann::json& parsed) {
   if (!parsed.is_object() || !parsed.contains("entries") || !parsed["entries"].is_array()) {
     throw std::invalid_argument("a glossary is {\"entries\": [[\"source\", \"target\"], ...]}");
   }

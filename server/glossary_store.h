@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/glossary.h"
 
 namespace rpt::server {
@@ -34,8 +36,8 @@ void store_glossary(const std::string& directory, const std::string& model, cons
 bool erase_stored_glossary(const std::string& directory, const std::string& model,
                            const std::string& name);
 
-// {"entries": [["source", "target"], ...]} (or objects {"source": ..., "target": ...}) into
-// entries; INVALID_ARGUMENT-worthy problems as std::invalid_argument naming the entry.
-std::vector<GlossaryEntry> glossary_entries_from_json(std::string_view body);
+// A parsed {"entries": [["source", "target"], ...]} (or objects {"source": ..., "target": ...})
+// into entries; INVALID_ARGUMENT-worthy problems as std::invalid_argument naming the entry.
+std::vector<GlossaryEntry> glossary_entries_from_json(const nlohmann::json& body);
 
 }  // namespace rpt::server
