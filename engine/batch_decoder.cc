@@ -98,7 +98,9 @@ std::vector<FinishedSentence> BatchDecoder::step() {
   input.blocked_tokens.clear();
   input.groups.clear();
   input.width = 1;
+  input.max_positions = 0;
   for (ActiveSentence& sentence : sentences_) {
+    input.max_positions = std::max(input.max_positions, sentence.search.options().max_length);
     const int alive = sentence.search.alive();
     input.groups.push_back({.sentence = &sentence.memory,
                             .first_row = static_cast<int>(input.tokens.size()),

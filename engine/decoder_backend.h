@@ -42,6 +42,9 @@ struct StepInput {
   std::vector<int> blocked_tokens;
   std::vector<StepRowGroup> groups;
   int width = 1;  // candidates wanted per row
+  // The most positions any row's search can decode (its max_length): how far a cache sized for
+  // this batch needs to grow. 0: the model's limit.
+  int max_positions = 0;
 };
 
 struct StepCandidates {

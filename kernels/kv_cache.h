@@ -5,6 +5,8 @@
 // reordering: row r continues old row parents[r]); resize changes the capacity.
 #pragma once
 
+#include <algorithm>
+
 #include "kernels/precision.h"
 #include "kernels/stream.h"
 
@@ -17,6 +19,17 @@ struct CacheLayout {
   long row_elements() const { return static_cast<long>(layers) * capacity * 2 * width; }
   long layer_elements() const { return static_cast<long>(capacity) * 2 * width; }
 };
+
+// The capacity a cache of `capacity` positions grows to when a step needs `needed` (more than it
+// holds): half as much again (at least 16 more), in multiples of 16, but never past `limit` (the
+// most positions the searches decoding into it can reach) unless `needed` is. Growth copies the
+// cache once; a capacity of twice the longest sentence would hold up to twice the memory.
+inline int grown_cache_capacity(int capacity, int needed, int limit) {
+  constexpr int kQuantum = 16;
+  const int wanted = std::max(needed, capacity + std::max(kQuantum, capacity / 2));
+  const int rounded = (wanted + kQuantum - 1) / kQuantum * kQuantum;
+  return std::max(needed, std::min(rounded, limit));
+}
 
 struct CacheAppendArgs {
   Precision precision = Precision::kFloat32;  // of qkv and cache

@@ -218,13 +218,14 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
   return sentences;
 }
 
-void CudaBackend::prepare_cache(int rows, int needed_positions) {
+void CudaBackend::prepare_cache(int rows, int needed_positions, int max_positions) {
   const std::size_t element = kernels::precision_size(precision_);
   if (needed_positions > layout_.capacity) {
     spare_ = kernels::DeviceBuffer();  // of the old layout; freed first to make room
     kernels::CacheLayout grown = layout_;
-    grown.capacity = std::min(model_.max_sequence_length(),
-                              std::max(needed_positions, std::max(16, 2 * layout_.capacity)));
+    const int limit = max_positions > 0 ? std::min(max_positions, model_.max_sequence_length())
+                                        : model_.max_sequence_length();
+    grown.capacity = kernels::grown_cache_capacity(layout_.capacity, needed_positions, limit);
     if (cache_rows_ > 0) {
       const auto cache_bytes = [&](const kernels::CacheLayout& layout) {
         return static_cast<std::size_t>(cache_rows_) * layout.row_elements() * element;
@@ -233,7 +234,7 @@ void CudaBackend::prepare_cache(int rows, int needed_positions) {
       exact.capacity = needed_positions;
       kernels::DeviceBuffer resized =
           allocate_with_room(cache_bytes(exact), cache_bytes(grown), stream(), budget_);
-      if (resized.bytes() < cache_bytes(grown)) grown = exact;  // no room to double
+      if (resized.bytes() < cache_bytes(grown)) grown = exact;  // no room to grow ahead
       kernels::cache_resize_cuda({.precision = precision_,
                                   .rows = cache_rows_,
                                   .in_layout = layout_,
@@ -246,11 +247,11 @@ void CudaBackend::prepare_cache(int rows, int needed_positions) {
     layout_ = grown;
   }
   const std::size_t row_bytes = static_cast<std::size_t>(layout_.row_elements()) * element;
+  // The gather's target, sized to the step's rows: headroom here would be a second copy of the
+  // largest cache. Rows come in a few sizes (graph_rows), so it is reallocated rarely.
   if (spare_.bytes() < static_cast<std::size_t>(rows) * row_bytes) {
     spare_ = kernels::DeviceBuffer();
-    const int room = std::max(rows, cache_rows_ + cache_rows_ / 2);
-    spare_ = allocate_with_room(static_cast<std::size_t>(rows) * row_bytes,
-                                static_cast<std::size_t>(room) * row_bytes, stream(), budget_);
+    spare_ = kernels::DeviceBuffer(static_cast<std::size_t>(rows) * row_bytes, stream(), budget_);
   }
 }
 
@@ -293,7 +294,7 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
   // With graphs, rows [rows, padded) start a dummy sentence (token 0 at position 0, the first
   // group's memory): a captured step serves every row count up to its own.
   const int padded = use_graphs ? graph_rows(rows) : rows;
-  prepare_cache(padded, needed);
+  prepare_cache(padded, needed, input.max_positions);
   const std::size_t element = kernels::precision_size(precision_);
   const std::size_t row_bytes = static_cast<std::size_t>(layout_.row_elements()) * element;
 

@@ -42,7 +42,7 @@ class CudaBackend final : public DecoderBackend {
   StepProfile step_profile() const override { return profile_; }
 
  private:
-  void prepare_cache(int rows, int needed_positions);
+  void prepare_cache(int rows, int needed_positions, int max_positions);
   kernels::CudaStream stream() const { return stream_->get(); }
 
   const CudaEngine& engine_;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <thread>
@@ -230,6 +231,63 @@ TEST_F(TranslatorTest, KeptBackendServesCallAfterCallAndAFailedCallDropsIt) {
   ASSERT_EQ(one.size(), 1u);
   expect_same(one[0], expected[2], "after a refused call");
   EXPECT_EQ(limited->made.load(), made_before + 1) << "the failed call's backend was not kept";
+}
+
+// A backend over the CPU's that records, per step, the search limit it was given and the
+// furthest position it decoded.
+class LimitRecordingEngine final : public Engine {
+ public:
+  struct Step {
+    int max_positions = 0;
+    int furthest_position = -1;
+  };
+  explicit LimitRecordingEngine(std::shared_ptr<const Engine> cpu)
+      : Engine(cpu->shared_model(), cpu->options()), cpu_(std::move(cpu)) {}
+  std::unique_ptr<DecoderBackend> make_backend() const override {
+    return std::make_unique<Backend>(cpu_->make_backend(), &steps);
+  }
+  std::string device_description() const override { return cpu_->device_description(); }
+
+  mutable std::vector<Step> steps;
+
+ private:
+  class Backend final : public DecoderBackend {
+   public:
+    Backend(std::unique_ptr<DecoderBackend> inner, std::vector<Step>* steps)
+        : inner_(std::move(inner)), steps_(steps) {}
+    std::vector<EncodedSentence> encode(const std::vector<std::vector<int>>& sources) override {
+      return inner_->encode(sources);
+    }
+    void step(const StepInput& input, StepCandidates& out) override {
+      Step step{.max_positions = input.max_positions};
+      for (int position : input.positions) {
+        step.furthest_position = std::max(step.furthest_position, position);
+      }
+      steps_->push_back(step);
+      inner_->step(input, out);
+    }
+
+   private:
+    std::unique_ptr<DecoderBackend> inner_;
+    std::vector<Step>* steps_;
+  };
+  std::shared_ptr<const Engine> cpu_;
+};
+
+TEST_F(TranslatorTest, StepsCarryTheSearchLimitThatBoundsTheirPositions) {
+  const auto engine = std::make_shared<LimitRecordingEngine>(Engine::create(model_));
+  DecodingOptions options = beam(4, 1);
+  options.max_length = 5;
+  options.min_length = 5;  // every sentence decodes to its limit
+  Translator(engine).translate(sentences(), options);
+  ASSERT_FALSE(engine->steps.empty());
+  int furthest = -1;
+  for (const auto& step : engine->steps) {
+    EXPECT_EQ(step.max_positions, 5);
+    EXPECT_LT(step.furthest_position, step.max_positions);
+    furthest = std::max(furthest, step.furthest_position);
+  }
+  EXPECT_EQ(furthest, 4) << "the limit is reached, not just bounded: a cache sized to it is full";
 }
 
 TEST_F(TranslatorTest, NBestIsSortedAndDistinct) {
