@@ -345,6 +345,8 @@ def main(argv=None):
     results = {"device": device_name(args.device), "cpu": peer.cpu_description(), "beam_size": args.beam_size,
                "fixed_length": args.fixed_length, "points": [], "skipped": []}
     print(HEADER, flush=True)
+    if args.work:
+        Path(args.work).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.work) as temp:
         work = Path(temp)
         for shape in args.shapes:

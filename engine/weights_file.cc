@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -61,6 +62,15 @@ std::shared_ptr<const void> map_file(const std::string& path, std::size_t* size)
       address, [length](const void* p) { ::munmap(const_cast<void*>(p), length); });
 }
 
+// Drops the mapping's pages over [data, data + bytes) from the process's resident memory. They
+// stay valid: the mapping is read-only, so a later read faults them back in from the file.
+void release_pages(const void* data, std::size_t bytes) {
+  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(data) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes + page - 1) / page * page;
+  ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);  // advice: may fail
+}
+
 }  // namespace
 
 WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& options) : path_(path) {
@@ -104,10 +114,12 @@ WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& opti
       if (options.verify_checksums) {
         RPT_CHECK(crc32_of(base + offset, nbytes) == crc, ModelError, "weights file ", path,
                   " is corrupt: checksum mismatch in tensor ", name);
+        release_pages(base + offset, nbytes);  // else the whole file stays resident while loading
       }
       RPT_CHECK(tensors_.count(name) == 0, ModelError, "weights file ", path, ": duplicate tensor ",
                 name);
-      tensors_.emplace(name, Tensor::borrow(base + offset, shape, dtype, mapping_));
+      tensors_.emplace(name, Stored{.tensor = Tensor::borrow(base + offset, shape, dtype, mapping_),
+                                    .offset = offset});
     }
   } catch (const nlohmann::json::exception& error) {
     RPT_THROW(ModelError, "weights file ", path, " has a malformed header: ", error.what());
@@ -120,13 +132,21 @@ Tensor WeightsFile::get(const std::string& name) const {
   auto found = tensors_.find(name);
   RPT_CHECK(found != tensors_.end(), ModelError, "weights file ", path_, " has no tensor '", name,
             "'");
-  return found->second;
+  return found->second.tensor;
+}
+
+void WeightsFile::release(const std::string& name) const {
+  auto found = tensors_.find(name);
+  RPT_CHECK(found != tensors_.end(), ModelError, "weights file ", path_, " has no tensor '", name,
+            "'");
+  release_pages(static_cast<const unsigned char*>(mapping_.get()) + found->second.offset,
+                found->second.tensor.nbytes());
 }
 
 std::vector<std::string> WeightsFile::names() const {
   std::vector<std::string> out;
   out.reserve(tensors_.size());
-  for (const auto& [name, tensor] : tensors_) out.push_back(name);
+  for (const auto& [name, stored] : tensors_) out.push_back(name);
   return out;
 }
 

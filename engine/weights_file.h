@@ -31,6 +31,9 @@ class WeightsFile {
   bool contains(const std::string& name) const { return tensors_.count(name) != 0; }
   // The named tensor as stored (dtype of the file); throws ModelError when absent.
   Tensor get(const std::string& name) const;
+  // Lets the named tensor's stored bytes leave resident memory (a loader that has converted
+  // them); they stay readable. Throws ModelError when absent.
+  void release(const std::string& name) const;
   std::vector<std::string> names() const;
   const std::string& path() const { return path_; }
 
@@ -38,7 +41,11 @@ class WeightsFile {
   std::string path_;
   std::shared_ptr<const void> mapping_;  // the whole file, read-only
   std::size_t file_size_ = 0;
-  std::map<std::string, Tensor> tensors_;
+  struct Stored {
+    Tensor tensor;
+    std::size_t offset = 0;  // of its bytes in the file
+  };
+  std::map<std::string, Stored> tensors_;
 };
 
 }  // namespace rpt

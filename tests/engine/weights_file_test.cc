@@ -75,6 +75,25 @@ TEST_F(WeightsFileTest, TensorsOutliveTheFileObject) {
   EXPECT_FLOAT_EQ(a.data<float>()[0], 1.0f);  // the mapping is still alive
 }
 
+TEST_F(WeightsFileTest, ReleasedTensorsStayReadable) {
+  // Pages over several tensors, so that a release drops pages other views still read.
+  std::vector<float> big(3 * 4096);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i) * 0.5f;
+  tensors_.push_back({"c", "float32", {3, 4096}, big});
+  tensors_.push_back({"d", "float16", {3}, {1.5f, 2.5f, -3.0f}});
+  bytes_ = testing::write_weights(path_, tensors_);
+  WeightsFile file(path_);
+  const Tensor a = file.get("a");
+  const Tensor c = file.get("c");
+  for (const std::string& name : file.names()) file.release(name);
+  EXPECT_FLOAT_EQ(a.data<float>()[5], 6.0f);
+  for (std::size_t i = 0; i < big.size(); i += 997) {
+    ASSERT_FLOAT_EQ(c.data<float>()[i], big[i]) << "element " << i;
+  }
+  EXPECT_FLOAT_EQ(file.get("d").to_float32().data<float>()[2], -3.0f);
+  EXPECT_THROW(file.release("missing"), ModelError);
+}
+
 TEST_F(WeightsFileTest, RefusesTruncatedFile) {
   rewrite(bytes_, bytes_.size() - 3);
   expect_refused("truncated");
