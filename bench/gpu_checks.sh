@@ -42,6 +42,11 @@
 #              weights written on the machine (bench/synthetic_shapes.py), float16, batch 1, 32
 #              and 128 (RPT_SYNTHETIC_*): tokens/s, peak device memory, rpt's time split; needs
 #              the peer pack like `peer`, and its budget. Not in `all`.
+#   attention_ncu  Nsight Compute on the fused attention kernel mid-decode at a synthetic shape
+#              (RPT_NCU_SHAPE, default 1b; float16, batch 128, beam 4, 64 tokens, steps launched
+#              eagerly): duration, throughput, occupancy and warp stalls of four consecutive
+#              launches (a decoder layer's self- then cross-attention, twice); the report comes
+#              back as attention_ncu.txt. Not in `all`.
 #   peer_cpu   the same comparison on the host CPU (float32, int8; batch 32 and 1), in the
 #              background on the upper half of the cores like host_cpu
 # Throughput and peak device memory of every translation run are in the summary.
@@ -485,6 +490,34 @@ phase_synthetic() {
     --plot "$OUT/synthetic.png" > "$LOGS/synthetic.txt" 2>&1 \
     || fail "synthetic (exit $?): $(tail -2 "$LOGS/synthetic.txt" | tr '\n' ' ')"
   grep -E "^\||M parameters|FAILED|GPU step profile" "$LOGS/synthetic.txt" | tee -a "$SUMMARY"
+}
+
+# The attention kernel under Nsight Compute, mid-decode at a model size where it dominates the
+# step (PERFORMANCE.md: 41% of a 1 B shape's step at batch 128). The model is written here with
+# random weights (bench/synthetic_shapes.py). Launches before the profiled ones: the encoder's
+# (one per layer and admission group; 64 allowed for) and 32 steps of two per decoder layer.
+phase_attention_ncu() {
+  local ncu shape="${RPT_NCU_SHAPE:-1b}" layers skip
+  local model="/tmp/rpt-ncu-$shape"  # outside LOGS: the archive must not carry it
+  ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$ncu" ] || { fail "attention_ncu: ncu not found"; return; }
+  timeout 240 "${GPU_CPUS[@]}" python3 -c "import sys; sys.path[:0] = ['bench', 'tools']; import synthetic_shapes as s; print(s.write_model('models/en-de', sys.argv[1], sys.argv[2]))" \
+    "$shape" "$model" > "$LOGS/ncu-model.txt" 2>&1 \
+    || { fail "attention_ncu: writing the $shape model: $(tail -1 "$LOGS/ncu-model.txt")"; return; }
+  layers=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['architecture']['decoder_layers'])" "$model/config.json")
+  skip=$(( 64 + 2 * layers * 32 ))
+  cut -f1 "$PACK/data/ui.en-de.test.tsv" | head -128 > "$LOGS/ncu-source.txt"
+  timeout 300 "${GPU_CPUS[@]}" "$ncu" --kernel-name regex:fused_attention --launch-skip "$skip" \
+    --launch-count 4 --log-file "$OUT/attention_ncu.txt" --section SpeedOfLight \
+    --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section SchedulerStats \
+    "$BIN/rpt-translate" --model "$model" --device cuda --compute-type float16 --gpu-graphs off \
+    --batch-size 128 --beam-size 4 --min-length 64 --max-length 64 --quiet \
+    < "$LOGS/ncu-source.txt" > /dev/null 2> "$LOGS/attention_ncu.err" \
+    || fail "attention_ncu (exit $?): $(tail -2 "$LOGS/attention_ncu.err" | tr '\n' ' ')"
+  say "attention_ncu: $shape ($(cat "$LOGS/ncu-model.txt") parameters: decoder, all), launches $skip.. of fused_attention"
+  grep -E "fused_attention|Duration|Memory Throughput|DRAM Throughput|L1/TEX Hit|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Grid Size|Block Size|Warp Cycles Per Issued|No Eligible|Issued Warp" \
+    "$OUT/attention_ncu.txt" | tee -a "$SUMMARY"
 }
 
 # The same comparison on the host CPU (float32 and int8; CTranslate2's wheel brings MKL and
