@@ -236,16 +236,17 @@ int translate_whole_document(const CliOptions& cli, const rpt::Translator& trans
 int run(const CliOptions& cli) {
   rpt::kernels::set_cpu_threads(cli.compute.threads);
   const rpt::kernels::Precision precision = cli.compute.precision;
-  const auto model =
-      rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8,
-                                   .cpu_layout = cli.compute.device == rpt::Device::kCpu});
+  // The engine holds the only reference to the model: a GPU engine frees its host weights.
   const auto engine = rpt::Engine::create(
-      model, cli.compute.compute_options(
-                 precision, static_cast<std::size_t>(cli.compute.memory_limit_mib * 1048576.0)));
+      rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8,
+                                   .cpu_layout = cli.compute.device == rpt::Device::kCpu}),
+      cli.compute.compute_options(
+          precision, static_cast<std::size_t>(cli.compute.memory_limit_mib * 1048576.0)));
+  const rpt::Model& model = engine->model();
   const rpt::Translator translator(engine, {.max_batch_size = cli.batch_size,
                                             .max_input_length = cli.max_input_length,
                                             .admission_group = cli.admission_group,
-                                            .language_pair = language_pair(cli, *model)});
+                                            .language_pair = language_pair(cli, model)});
 
   std::optional<rpt::Glossary> glossary;
   rpt::GlossaryUse glossary_use{.glossaries = {}, .method = cli.text.glossary_method};

@@ -38,6 +38,7 @@ Device parse_device(const std::string& name) {
 std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Model> model,
                                              const ComputeOptions& options) {
   RPT_CHECK(model != nullptr, InvalidArgument, "an engine needs a model");
+  model->weights();  // throws for a model whose weights are on a GPU engine only
   const bool int8 = options.precision == kernels::Precision::kInt8;
   RPT_CHECK(!int8 || options.device == Device::kCpu, InvalidArgument,
             "--compute-type int8 runs on the CPU only (there is no CUDA int8 path yet)");

@@ -72,6 +72,9 @@ class Engine {
  protected:
   Engine(std::shared_ptr<const Model> model, const ComputeOptions& options)
       : model_(std::move(model)), options_(options) {}
+  // For an engine that holds its own copy of the weights (a GPU's): keeps the model without
+  // them, so that they are freed once the caller lets go of its reference too.
+  void let_go_of_host_weights() { model_ = model_->without_weights(); }
 
  private:
   std::shared_ptr<const Model> model_;

@@ -286,14 +286,14 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   model->config_ = ModelConfig::load(directory);
   const ModelConfig& config = model->config_;
   const SpecialTokens& special = config.special_tokens;
-  model->source_vocabulary_ =
-      std::make_unique<Vocabulary>(in_directory(directory, config.source_vocabulary), special.unk);
-  model->target_vocabulary_ =
-      std::make_unique<Vocabulary>(in_directory(directory, config.target_vocabulary), special.unk);
+  model->source_vocabulary_ = std::make_shared<const Vocabulary>(
+      in_directory(directory, config.source_vocabulary), special.unk);
+  model->target_vocabulary_ = std::make_shared<const Vocabulary>(
+      in_directory(directory, config.target_vocabulary), special.unk);
   model->source_tokenizer_ =
-      std::make_unique<Tokenizer>(in_directory(directory, config.source_tokenizer));
+      std::make_shared<const Tokenizer>(in_directory(directory, config.source_tokenizer));
   model->target_tokenizer_ =
-      std::make_unique<Tokenizer>(in_directory(directory, config.target_tokenizer));
+      std::make_shared<const Tokenizer>(in_directory(directory, config.target_tokenizer));
   const Vocabulary& target = *model->target_vocabulary_;
   model->decoder_start_id_ = required_id(target, config.decoder_start_token, "decoder start");
   model->eos_id_ = required_id(target, special.eos, "end-of-sentence");
@@ -314,6 +314,20 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   model->int8_ = options.int8;
   model->weights_bytes_ = loader.bytes_loaded();
   return model;
+}
+
+const ModelWeights& Model::weights() const {
+  RPT_CHECK(has_weights_, InvalidArgument, "the model ", directory_,
+            " was handed to a GPU engine, which keeps its weights on the device only: load it "
+            "again for another engine");
+  return weights_;
+}
+
+std::shared_ptr<const Model> Model::without_weights() const {
+  std::shared_ptr<Model> copy(new Model(*this));
+  copy->weights_ = ModelWeights();
+  copy->has_weights_ = false;
+  return copy;
 }
 
 }  // namespace rpt

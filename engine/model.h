@@ -104,8 +104,15 @@ class Model {
   // (append_source_eos). An input limit leaves room for them within max_sequence_length.
   int max_added_source_ids() const { return max_added_source_ids_; }
 
-  // Every weight, in the arrangement both devices compose (engine/transformer_weights.h).
-  const ModelWeights& weights() const { return weights_; }
+  // Every weight, in the arrangement both devices compose (engine/transformer_weights.h); throws
+  // InvalidArgument on a copy without them.
+  const ModelWeights& weights() const;
+  // False for without_weights()'s copies.
+  bool has_weights() const { return has_weights_; }
+  // This model without its host weights (everything else shared): what a GPU engine keeps once
+  // it has uploaded them, so that a process serving from the GPU does not also hold 4 bytes a
+  // parameter in host memory. No engine can be created from it.
+  std::shared_ptr<const Model> without_weights() const;
   const Tensor& encoder_embeddings() const { return weights_.encoder_embeddings; }
   const Tensor& decoder_embeddings() const { return weights_.decoder_embeddings; }
   const std::vector<EncoderLayerWeights>& encoder_layers() const { return weights_.encoder_layers; }
@@ -117,6 +124,7 @@ class Model {
 
  private:
   Model() = default;
+  Model(const Model&) = default;
   friend class ModelLoader;
   // Each language pair's prefix as source ids, and max_added_source_ids_; throws ModelError for a
   // prefix with pieces the source vocabulary lacks or one that fills max_sequence_length.
@@ -124,10 +132,10 @@ class Model {
 
   ModelConfig config_;
   std::string directory_;
-  std::unique_ptr<Vocabulary> source_vocabulary_;
-  std::unique_ptr<Vocabulary> target_vocabulary_;
-  std::unique_ptr<Tokenizer> source_tokenizer_;
-  std::unique_ptr<Tokenizer> target_tokenizer_;
+  std::shared_ptr<const Vocabulary> source_vocabulary_;
+  std::shared_ptr<const Vocabulary> target_vocabulary_;
+  std::shared_ptr<const Tokenizer> source_tokenizer_;
+  std::shared_ptr<const Tokenizer> target_tokenizer_;
   int max_sequence_length_ = 0;
   std::size_t weights_bytes_ = 0;
   std::string stored_dtype_;
@@ -139,6 +147,7 @@ class Model {
   int max_added_source_ids_ = 0;
 
   ModelWeights weights_;
+  bool has_weights_ = true;
 };
 
 }  // namespace rpt

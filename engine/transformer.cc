@@ -166,7 +166,7 @@ void decoder_step_forward(TransformerOps<Storage>& ops,
 }
 
 void check_encoder_input(const Model& model, const std::vector<std::vector<int>>& sources) {
-  const int vocab = static_cast<int>(model.encoder_embeddings().dim(0));
+  const int vocab = model.source_vocabulary().size();
   for (const auto& sentence : sources) {
     RPT_CHECK(!sentence.empty(), InvalidArgument, "cannot encode an empty sentence");
     RPT_CHECK(static_cast<long>(sentence.size()) <= model.max_sequence_length(), InvalidArgument,
@@ -183,7 +183,7 @@ void check_decoder_step_input(const Model& model, const std::vector<int>& tokens
                               const std::vector<int>& positions) {
   RPT_CHECK(positions.size() == tokens.size(), InvalidArgument, "decoder step with ", tokens.size(),
             " tokens and ", positions.size(), " positions");
-  const int vocab = static_cast<int>(model.decoder_embeddings().dim(0));
+  const int vocab = model.target_vocabulary().size();
   for (const int token : tokens) {
     RPT_CHECK(token >= 0 && token < vocab, InvalidArgument, "target token id ", token,
               " out of range");

@@ -151,10 +151,12 @@ std::shared_ptr<ServedModel> ModelRegistry::make_served(const ModelSpec& spec) {
   auto served = std::make_shared<ServedModel>();
   served->name = spec.name;
   served->directory = spec.directory;
-  served->model =
+  // The engine holds the only reference to the model: a GPU engine frees its host weights.
+  served->engine = Engine::create(
       Model::load(spec.directory, {.int8 = compute.precision == kernels::Precision::kInt8,
-                                   .cpu_layout = compute.device == Device::kCpu});
-  served->engine = Engine::create(served->model, compute);
+                                   .cpu_layout = compute.device == Device::kCpu}),
+      compute);
+  served->model = served->engine->shared_model();
   const ModelConfig& config = served->model->config();
   const bool on_gpu = compute.device == Device::kCuda;
   served->description = {

@@ -27,6 +27,7 @@ CudaEngine::CudaEngine(std::shared_ptr<const Model> model, const ComputeOptions&
   stream_ = std::make_unique<kernels::CudaStreamOwner>();
   weights_ = std::make_unique<DeviceWeights>(this->model(), options.precision, stream_->get(),
                                              budget_.get());
+  let_go_of_host_weights();
 }
 
 std::unique_ptr<DecoderBackend> CudaEngine::make_backend() const {

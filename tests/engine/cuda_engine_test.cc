@@ -562,6 +562,18 @@ TEST_F(CudaEngineResourcesTest, MemoryLimitRefusesWorkAndTheEngineCarriesOn) {
   EXPECT_LE(limited->peak_device_memory_bytes(), limit);
 }
 
+TEST_F(CudaEngineResourcesTest, EngineKeepsNoHostWeightsAndTranslatesWithout) {
+  const auto engine = cuda_engine(model_, kernels::Precision::kFloat32);
+  EXPECT_FALSE(engine->model().has_weights()) << "the device holds them";
+  EXPECT_TRUE(model_->has_weights()) << "the caller's model is its own";
+  const auto again = cuda_engine(model_, kernels::Precision::kFloat16);  // from the caller's
+  EXPECT_FALSE(again->model().has_weights());
+  const auto result = Translator(engine).translate_ids({{5, 6, 7}}, search(4));
+  ASSERT_EQ(result.size(), 1u);
+  EXPECT_FALSE(result[0].empty());
+  EXPECT_THROW(Engine::create(engine->shared_model(), {.device = Device::kCuda}), InvalidArgument);
+}
+
 TEST_F(CudaEngineResourcesTest, ThousandTokenInputsUseMemoryLinearInLength) {
   std::size_t above_weights[2] = {0, 0};
   const int lengths[2] = {256, 1024};

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "engine/engine.h"
 #include "engine/errors.h"
 #include "engine/model.h"
 #include "engine/weight_tensors.h"
@@ -191,6 +192,25 @@ TEST(ModelLoad, WeightTensorsAreExactlyTheFilesTensors) {
     const std::vector<std::string> names = file.names();
     EXPECT_EQ(unique, std::set<std::string>(names.begin(), names.end()));
   }
+}
+
+// What a GPU engine keeps of its model once the weights are on the device.
+TEST(ModelLoad, ACopyWithoutWeightsKeepsTheRestAndMakesNoEngine) {
+  const auto loaded =
+      Model::load(testing::source_dir() + "/models/en-de", ModelLoadOptions{.cpu_layout = false});
+  const auto bare = loaded->without_weights();
+  EXPECT_TRUE(loaded->has_weights());
+  EXPECT_FALSE(bare->has_weights());
+  EXPECT_THROW(bare->weights(), InvalidArgument);
+  EXPECT_FALSE(bare->decoder_embeddings().defined());
+  EXPECT_EQ(bare->source_vocabulary().size(), loaded->source_vocabulary().size());
+  EXPECT_EQ(bare->source_tokenizer().encode("Open the file."),
+            loaded->source_tokenizer().encode("Open the file."));
+  EXPECT_EQ(bare->eos_id(), loaded->eos_id());
+  EXPECT_EQ(bare->config().architecture.d_model, loaded->config().architecture.d_model);
+  EXPECT_THROW(Engine::create(bare), InvalidArgument);
+  EXPECT_TRUE(loaded->decoder_embeddings().defined()) << "the original keeps its weights";
+  EXPECT_NO_THROW(Engine::create(loaded));
 }
 
 TEST(ModelLoad, RefusesShapeMismatchNamingTheTensor) {
