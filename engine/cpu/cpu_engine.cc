@@ -30,7 +30,7 @@ class CpuBackend final : public DecoderBackend {
   // Each sentence gets its own copy of its keys and values, freed when it finishes: a batch's
   // memory held until its last sentence finished lets one run-away sentence keep the others'
   // alive (the measured share of the peak: docs/PERFORMANCE.md "rpt vs CTranslate2 after the
-  // position tree, balanced attention and grouped encoding"). Sentences are encoded in
+  // position tree and grouped encoding"). Sentences are encoded in
   // groups of at most kEncoderTokens tokens (one longer sentence alone): the encoder's
   // activations (the feed-forward's [tokens, d_ff] above all) are what a process's peak memory
   // is made of, and a sentence encodes the same whatever it is grouped with.

@@ -28,8 +28,8 @@ namespace {
 int hidden_stride(const Model& model) {
   // A stride of a multiple of 1 KiB (d_ff 1024: 4 KiB) puts the rows that BLIS's micro-kernel
   // reads together into the same cache sets; 16 floats more spreads them (the measured gain on
-  // the output GEMMs: docs/PERFORMANCE.md "rpt vs CTranslate2 with packed int8 weights, own
-  // attention loops and a row-sized KV cache"). Addresses only: the sums are bitwise the same.
+  // the output GEMMs: docs/PERFORMANCE.md "rpt vs CTranslate2 with packed int8 and own
+  // attention loops"). Addresses only: the sums are bitwise the same.
   // The int8 layers take dense rows.
   constexpr int kPadding = 16;
   const int d_ff = model.config().architecture.d_ff;

@@ -89,10 +89,14 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
   // How far the target's result may be from the float64 definition. The CPU (float32):
   // `float32_bound`, its own rounding. A GPU: that plus what cuda_ops_test allows a device op
   // against the CPU: 1e-5 at float32 and, at float16 and bfloat16, the rounding of its output,
-  // 1e-2 relative to max(1, |expected|).
+  // 1e-2 relative to max(1, |expected|). The output is of the target's precision, or of `output`
+  // (an op may write another precision than it reads: the GEMM's float32 logits).
   double tolerance(double expected, double float32_bound) const {
+    return tolerance(expected, float32_bound, precision());
+  }
+  double tolerance(double expected, double float32_bound, kernels::Precision output) const {
     if (GetParam().device == Device::kCpu) return float32_bound;
-    if (precision() == kernels::Precision::kFloat32) return float32_bound + 1e-5;
+    if (output == kernels::Precision::kFloat32) return float32_bound + 1e-5;
     return float32_bound + 1e-2 * std::max(1.0, std::abs(expected));
   }
 
@@ -125,15 +129,19 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
     }
 
     std::size_t element_size_ = 4;
-    std::vector<std::byte> host_;  // the CPU's
+    kernels::Precision precision_ = kernels::Precision::kFloat32;  // of floats
+    std::vector<std::byte> host_;                                  // the CPU's
 #if RPT_OP_TESTS_ON_CUDA
     std::unique_ptr<kernels::DeviceBuffer> device_;  // a GPU's
 #endif
   };
 
-  // `values` on the target, in its precision.
-  Array floats(const std::vector<float>& values) const {
-    return raw(to_storage(values, precision()), precision_size(precision()));
+  // `values` on the target, in its precision (or in `precision`: an op's output may be of another).
+  Array floats(const std::vector<float>& values) const { return floats(values, precision()); }
+  Array floats(const std::vector<float>& values, kernels::Precision precision) const {
+    Array array = raw(to_storage(values, precision), precision_size(precision));
+    array.precision_ = precision;
+    return array;
   }
   // `values` on the target, as they are.
   Array ints(const std::vector<int>& values) const {
@@ -143,7 +151,7 @@ class OpTargetTest : public ::testing::TestWithParam<OpTarget> {
   }
   // The first `count` floats of `array`, as float32.
   std::vector<float> read_floats(const Array& array, std::size_t count) const {
-    return from_storage(read_raw(array, count * array.element_size_), precision());
+    return from_storage(read_raw(array, count * array.element_size_), array.precision_);
   }
   std::vector<int> read_ints(const Array& array, std::size_t count) const {
     const std::vector<std::byte> bytes = read_raw(array, count * sizeof(int));

@@ -1,5 +1,5 @@
-// Plain definitions of the GPU-only ops: what the fused attention's CUDA kernel is tested against
-// (tests/kernels/cuda_ops_test.cc), and the cache ops' CPU side in their device tests
+// Plain definitions of the GPU-only ops: the fused attention's expected values on every device
+// (tests/kernels/fused_attention_test.cc), and the cache ops' CPU side in their device tests
 // (tests/kernels/kv_cache_test.cc). The CPU engine does not run them: it computes attention and
 // keeps its cache its own way (engine/cpu/attention.h, engine/cpu/position_tree.h), tested against
 // the reference Transformer (tests/support/reference_transformer.h).
