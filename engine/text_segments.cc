@@ -4,6 +4,10 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <string_view>
+
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
 
 #include "engine/errors.h"
 #include "spans/protected_spans.h"
@@ -26,6 +30,51 @@ void merge_terms(const std::vector<GlossaryTermResult>& terms,
   }
 }
 
+// Counts the letters of `text` (UTF-8) into *letters.
+void count_letters(std::string_view text, int* letters) {
+  std::int32_t at = 0;
+  const auto length = static_cast<std::int32_t>(text.size());
+  while (at < length) {
+    UChar32 code = 0;
+    U8_NEXT(text.data(), at, length, code);
+    if (code >= 0 && u_isalpha(code)) ++*letters;
+  }
+}
+
+// A piece SentencePiece falls back to for a byte it has no piece for: "<0xNN>".
+bool is_byte_piece(const std::string& piece) {
+  return piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>';
+}
+
+// True when most of the letters of `pieces` reach the model only as bytes or as the unknown
+// piece: text in a script its vocabulary was not trained on, which it turns into byte soup
+// (broken UTF-8 and repetitions) rather than a translation.
+bool mostly_unreadable(const std::vector<std::string>& pieces, const Vocabulary& vocabulary) {
+  int letters = 0;
+  int unreadable = 0;
+  std::string bytes;  // a run of byte pieces, as the bytes they stand for
+  const auto end_of_bytes = [&] {
+    int run = 0;
+    count_letters(bytes, &run);
+    letters += run;
+    unreadable += run;
+    bytes.clear();
+  };
+  for (const std::string& piece : pieces) {
+    if (is_byte_piece(piece)) {
+      bytes.push_back(static_cast<char>(std::stoi(piece.substr(3, 2), nullptr, 16)));
+      continue;
+    }
+    end_of_bytes();
+    int own = 0;
+    count_letters(piece, &own);
+    letters += own;
+    if (vocabulary.to_id(piece) == vocabulary.unk_id()) unreadable += own;
+  }
+  end_of_bytes();
+  return 2 * unreadable > letters;
+}
+
 }  // namespace
 
 PreparedSource prepare_source(const Model& model, const std::string& segment,
@@ -36,10 +85,10 @@ PreparedSource prepare_source(const Model& model, const std::string& segment,
   const bool constrained = rewritten && rewritten->constraints;
   const std::vector<std::string> pieces =
       model.source_tokenizer().encode(constrained ? rewritten->text : segment);
-  // A source the model reads nothing of stays empty (it becomes layout, not a lone prefix or
-  // eos).
-  if (pieces.empty()) return prepared;
+  // A source the model reads nothing of, or mostly as bytes, stays empty: it becomes layout,
+  // kept as it was, not a lone prefix or eos or byte soup.
   const Vocabulary& vocabulary = model.source_vocabulary();
+  if (pieces.empty() || mostly_unreadable(pieces, vocabulary)) return prepared;
   const std::vector<int>& prefix = model.source_prefix_ids(how.language_pair);
   const bool eos = model.config().append_source_eos;
   prepared.ids.reserve(prefix.size() + pieces.size() + 1);

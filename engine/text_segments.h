@@ -30,7 +30,9 @@ struct SourcePreparation {
 // the model's eos when it asks for one (append_source_eos); the prefix is added after the
 // rewriting, so spans and terms are only ever looked for in the segment. The one text-to-ids
 // path of rpt-translate and the server; `spans` of the result set only when there is something
-// to enforce. Throws what the tokenizer throws, InvalidArgument for a pair the model lacks.
+// to enforce. No ids when the model reads nothing of it, or most of its letters only as bytes
+// or the unknown piece (a script its vocabulary lacks: translated, it comes out as broken
+// characters). Throws what the tokenizer throws, InvalidArgument for a pair the model lacks.
 PreparedSource prepare_source(const Model& model, const std::string& segment,
                               const SourcePreparation& how);
 

@@ -56,6 +56,8 @@ PreparedSource Translator::prepare(const std::string& source, std::size_t index,
                                    const SpanProtectionOptions& spans,
                                    const GlossaryUse& glossary) const {
   PreparedSource prepared = prepare_source(*model_, source, preparation(spans, glossary));
+  // Words the model cannot read (prepare_source): no ids, the sentence is kept as it is.
+  if (prepared.ids.empty() && documents::has_words(source)) return prepared;
   check_source(prepared.ids, prepared.added_ids, index);
   return prepared;
 }
@@ -192,17 +194,25 @@ std::vector<TranslationResult> Translator::translate(const std::vector<std::stri
   for (std::size_t i = 0; i < sources.size(); ++i)
     prepared.push_back(prepare(sources[i], i, spans, glossary));
   std::vector<SentenceRequest> requests;
-  for (std::size_t i = 0; i < prepared.size(); ++i) {
-    requests.push_back(
-        {.id = i,
-         .source_ids = prepared[i].ids,
-         .options = options,
-         .constraints = prepared[i].spans ? prepared[i].spans->constraints : nullptr});
+  for (const PreparedSource& source : prepared) {
+    if (source.ids.empty()) continue;  // unreadable: kept as it is
+    requests.push_back({.id = requests.size(),
+                        .source_ids = source.ids,
+                        .options = options,
+                        .constraints = source.spans ? source.spans->constraints : nullptr});
   }
   auto hypotheses = decode(std::move(requests));
   std::vector<TranslationResult> results;
+  auto decoded = hypotheses.begin();
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    results.push_back(to_result(std::move(hypotheses[i]), prepared[i]));
+    if (prepared[i].ids.empty()) {
+      TranslationResult kept;
+      kept.hypotheses.emplace_back().text = sources[i];
+      kept.segments = 0;
+      results.push_back(std::move(kept));
+      continue;
+    }
+    results.push_back(to_result(std::move(*decoded++), prepared[i]));
   }
   return results;
 }

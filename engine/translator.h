@@ -108,7 +108,8 @@ class Translator {
 
   // For callers that run their own BatchDecoder (rpt-translate streams its input): the checks
   // translate() makes of the options and of one raw sentence (made ready with its spans
-  // protected; InvalidArgument naming sentence `index`), and finished hypotheses as text.
+  // protected; InvalidArgument naming sentence `index`; no ids for words in a script the model
+  // cannot read, which translate() returns as they are), and finished hypotheses as text.
   void check_options(const DecodingOptions& options) const;
   PreparedSource prepare(const std::string& source, std::size_t index,
                          const SpanProtectionOptions& spans,

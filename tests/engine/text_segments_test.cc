@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/model.h"
+#include "tests/support/source_dir.h"
+
 namespace rpt {
 namespace {
 
@@ -42,6 +45,27 @@ TEST(TextSegments, ABlankTextComesBackAsItCame) {
   ASSERT_EQ(joined.hypotheses.size(), 2u);
   EXPECT_EQ(joined.hypotheses[1].text, " \r\n\t");
   EXPECT_EQ(joined.segments, 0);
+}
+
+// A script the model's vocabulary lacks reaches it as bytes: such a segment is not sent (it
+// stays as it is), while a few foreign letters, accents or emoji in a sentence are.
+TEST(TextSegments, TextMostlyInAScriptTheModelCannotReadIsNotSent) {
+  const auto model = Model::load(testing::source_dir() + "/models/en-de");
+  for (const char* unreadable : {"Привет мир.", "日本語のテキスト。", "Ελληνικά"}) {
+    EXPECT_TRUE(prepare_source(*model, unreadable, {}).ids.empty()) << unreadable;
+  }
+  for (const char* readable :
+       {"Save 😀 the file", "Open the Привет file.", "Café crème brûlée", "Open the file."}) {
+    EXPECT_FALSE(prepare_source(*model, readable, {}).ids.empty()) << readable;
+  }
+  // Through a text's segments: kept in the layout, the readable sentence still translated.
+  documents::SegmentedText text = documents::segment_text("Привет мир. Open the file.\n");
+  const auto prepared = prepare_segments(
+      text, 64, [&](const std::string& segment) { return prepare_source(*model, segment, {}); });
+  ASSERT_EQ(prepared.size(), 1u);
+  ASSERT_EQ(text.segments.size(), 1u);
+  EXPECT_EQ(text.segments[0], "Open the file.");
+  EXPECT_EQ(text.separators[0], "Привет мир. ");
 }
 
 }  // namespace

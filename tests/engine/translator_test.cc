@@ -290,6 +290,18 @@ TEST_F(TranslatorTest, StepsCarryTheSearchLimitThatBoundsTheirPositions) {
   EXPECT_EQ(furthest, 4) << "the limit is reached, not just bounded: a cache sized to it is full";
 }
 
+TEST_F(TranslatorTest, SentencesInAScriptTheModelCannotReadComeBackAsTheyAre) {
+  const Translator translator(model_);
+  const auto expected = translator.translate({"w5 w6 w7"}, beam(4, 1));
+  const auto results = translator.translate({"Привет мир", "w5 w6 w7", "日本語"}, beam(4, 1));
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0].hypotheses.at(0).text, "Привет мир");
+  EXPECT_EQ(results[0].segments, 0);
+  EXPECT_EQ(results[2].hypotheses.at(0).text, "日本語");
+  expect_same(results[1], expected[0], "beside unreadable sentences");
+  EXPECT_THROW(translator.translate({""}, beam(4, 1)), InvalidArgument) << "empty: still refused";
+}
+
 TEST_F(TranslatorTest, NBestIsSortedAndDistinct) {
   const Translator translator(model_);
   const auto results = translator.translate(sentences(), beam(5, 5));
