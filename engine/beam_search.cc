@@ -51,6 +51,9 @@ void validate(const DecodingOptions& options) {
   RPT_CHECK(std::isfinite(options.length_penalty) && options.length_penalty >= 0.0f &&
                 options.length_penalty <= 10.0f,
             InvalidArgument, "length_penalty must be in [0, 10], got ", options.length_penalty);
+  RPT_CHECK(options.no_repeat_ngram_size >= 0 && options.no_repeat_ngram_size <= kMaxNoRepeatNgram,
+            InvalidArgument, "no_repeat_ngram_size must be in [0, ", kMaxNoRepeatNgram, "], got ",
+            options.no_repeat_ngram_size);
 }
 
 BeamSearch::BeamSearch(const DecodingOptions& options, int start_id, int eos_id,
@@ -62,11 +65,13 @@ BeamSearch::BeamSearch(const DecodingOptions& options, int start_id, int eos_id,
       candidates_per_beam_(options.beam_size) {
   validate(options_);
   Beam start;  // one start row; the beam fills up after the first step
+  // Banned tokens (by the constraints or as repeats) rarely reach a beam's best candidates: a
+  // few more cover them.
+  const bool bans = options_.no_repeat_ngram_size > 0 || (constraints_ && constraints_->banned());
+  const int ban_slack = bans ? kBanSlack : 0;
+  candidates_per_beam_ = std::min(kMaxBeamSize, options_.beam_size + ban_slack);
   if (constraints_) {
-    // Banned tokens rarely reach a beam's best candidates: a few more cover them.
-    const int ban_slack = constraints_->banned() > 0 ? kBanSlack : 0;
-    candidates_per_beam_ =
-        std::min(kMaxBeamSize, options_.beam_size + constraints_->required() + ban_slack);
+    candidates_per_beam_ = std::min(kMaxBeamSize, candidates_per_beam_ + constraints_->required());
     start.constraint = constraints_->initial_state();
   }
   beams_.push_back(std::move(start));
@@ -104,12 +109,22 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
   if (constraints_) {
     constrained_candidates(log_probs, ids, stride, length_penalty, candidates);
   } else {
+    // The scan's first `width` candidates per beam, repeats skipped; a beam whose scan is all
+    // repeats ends (EOS at the scan's lowest log-prob) rather than be lost.
+    const int scanned = std::min(stride, candidates_per_beam_);
     for (int b = 0; b < alive(); ++b) {
-      const float cumulative = beams_[static_cast<std::size_t>(b)].cumulative;
-      for (int i = 0; i < width; ++i) {
-        const long at = static_cast<long>(b) * stride + i;
-        candidates.push_back({(log_probs[at] + cumulative) / length_penalty, b, ids[at]});
+      const Beam& beam = beams_[static_cast<std::size_t>(b)];
+      const long row = static_cast<long>(b) * stride;
+      const auto score = [&](float log_prob) {
+        return (log_prob + beam.cumulative) / length_penalty;
+      };
+      int taken = 0;
+      for (int i = 0; i < scanned && taken < width; ++i) {
+        if (ids[row + i] != eos_id_ && repeats(beam, ids[row + i])) continue;
+        candidates.push_back({score(log_probs[row + i]), b, ids[row + i]});
+        ++taken;
       }
+      if (taken == 0) candidates.push_back({score(log_probs[row + scanned - 1]), b, eos_id_});
     }
   }
   std::sort(candidates.begin(), candidates.end(), better<Candidate>);
@@ -152,6 +167,22 @@ std::vector<int> BeamSearch::advance(const float* log_probs, const int* ids, int
   }
   beams_ = std::move(next);
   return parents;
+}
+
+bool BeamSearch::repeats(const Beam& beam, int token) const {
+  const auto n = static_cast<std::size_t>(options_.no_repeat_ngram_size);
+  const std::vector<int>& ids = beam.ids;
+  if (n == 0 || ids.size() + 1 < n) return false;
+  // The n-gram the token would end: ids[size - (n - 1), size) then token.
+  const std::size_t prefix = ids.size() - (n - 1);
+  for (std::size_t start = 0; start + n <= ids.size(); ++start) {
+    if (ids[start + n - 1] == token && std::equal(ids.begin() + static_cast<long>(start),
+                                                  ids.begin() + static_cast<long>(start + n - 1),
+                                                  ids.begin() + static_cast<long>(prefix))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, int stride,
@@ -206,7 +237,8 @@ void BeamSearch::constrained_candidates(const float* log_probs, const int* ids, 
         token = constraints_->next_token(state, insertion);
         starts = insertion;
         replaces_eos = constraints_->is_text(insertion);
-      } else if (token != eos_id_ && !constraints_->allows(state, token)) {
+      } else if (token != eos_id_ &&
+                 (!constraints_->allows(state, token) || repeats(beam, token))) {
         continue;
       }
       if (std::find(taken.begin(), taken.end(), token) != taken.end()) continue;

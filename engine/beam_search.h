@@ -27,6 +27,7 @@ const char* length_penalty_type_name(LengthPenaltyType type);
 
 inline constexpr int kMaxBeamSize = 64;  // the top-k kernels' candidate buffers are sized for it
 inline constexpr int kBanSlack = 4;      // scanned candidates added for banned tokens
+inline constexpr int kMaxNoRepeatNgram = 64;
 
 struct DecodingOptions {
   int beam_size = 4;            // 1: greedy
@@ -35,6 +36,9 @@ struct DecodingOptions {
   int min_length = 0;           // EOS is blocked before this many tokens
   float length_penalty = 1.0f;  // alpha
   LengthPenaltyType length_penalty_type = LengthPenaltyType::kAverage;
+  // > 0: no hypothesis repeats a sequence of this many target tokens (CTranslate2's
+  // no_repeat_ngram_size): a model looping on a phrase moves on instead. 0: off, as OpenNMT-py.
+  int no_repeat_ngram_size = 0;
 
   // Every field, in order, for whoever must see them all (the server's cache key: a cached
   // translation must have been made with the same options).
@@ -46,11 +50,12 @@ struct DecodingOptions {
     visitor(min_length);
     visitor(length_penalty);
     visitor(length_penalty_type);
+    visitor(no_repeat_ngram_size);
   }
 };
 // A field added to DecodingOptions changes its size: visit() (and so the cache key) must name it
 // before this is updated.
-static_assert(sizeof(DecodingOptions) == 6 * 4,
+static_assert(sizeof(DecodingOptions) == 7 * 4,
               "a new DecodingOptions field must be added to DecodingOptions::visit");
 
 // Throws InvalidArgument naming the bad option and its allowed range.
@@ -108,6 +113,8 @@ class BeamSearch {
         false;  // a text phrase's insertion in EOS's place (ConstraintState::ending)
   };
   float penalty(int length) const;
+  // Whether `token` after `beam`'s tokens would repeat one of its n-grams (no_repeat_ngram_size).
+  bool repeats(const Beam& beam, int token) const;
   // The constrained counterpart of reading each beam's first beam_size candidates.
   void constrained_candidates(const float* log_probs, const int* ids, int stride,
                               float length_penalty, std::vector<Candidate>& out) const;

@@ -88,6 +88,10 @@ void add_decoding_flags(CLI::App& app, DecodingOptions& decoding) {
   add_choice(app, "--length-penalty-type", decoding.length_penalty_type,
              {"average", "gnmt", "none"}, length_penalty_type_name(decoding.length_penalty_type),
              parse_length_penalty_type, "average: len^alpha; gnmt: ((5+len)/6)^alpha; none");
+  app.add_option("--no-repeat-ngram-size", decoding.no_repeat_ngram_size,
+                 "No hypothesis repeats a sequence of this many target tokens (0: off)")
+      ->check(CLI::Range(0, kMaxNoRepeatNgram))
+      ->capture_default_str();
 }
 
 void add_text_flags(CLI::App& app, TextFlags& flags) {

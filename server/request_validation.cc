@@ -120,6 +120,14 @@ RequestStatus resolve_options(const v1::DecodingOptions& request, const Decoding
                    " is not a known type");
   }
   o.length_penalty_type = to_engine(request.length_penalty_type(), defaults.length_penalty_type);
+  if (request.has_no_repeat_ngram_size()) {
+    if (request.no_repeat_ngram_size() > static_cast<unsigned>(kMaxNoRepeatNgram)) {
+      return invalid("options.no_repeat_ngram_size is " +
+                     std::to_string(request.no_repeat_ngram_size()) + "; it must be at most " +
+                     std::to_string(kMaxNoRepeatNgram));
+    }
+    o.no_repeat_ngram_size = static_cast<int>(request.no_repeat_ngram_size());
+  }
   try {
     validate(o);
   } catch (const InvalidArgument& e) {

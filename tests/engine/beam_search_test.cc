@@ -164,6 +164,47 @@ TEST(BeamSearch, MinLengthBlocksEarlyEos) {
   EXPECT_EQ(search.results()[0].ids.size(), 2u);
 }
 
+// A model that alternates 2, 3, 2, 3, ...: with no_repeat_ngram_size 2 the second (2, 3) is
+// ruled out and the next best token taken; off, the loop goes on. Also with a beam of 3.
+TEST(BeamSearch, NoRepeatNgramSizeRulesOutARepeatedPair) {
+  for (int beam_size : {1, 3}) {
+    for (int ngram : {0, 2}) {
+      DecodingOptions options;
+      options.beam_size = beam_size;
+      options.max_length = 4;
+      options.no_repeat_ngram_size = ngram;
+      BeamSearch search(options, kStart, kEos);
+      for (int token : {2, 3, 2, 3}) advance(search, rows_of(search.alive(), prefer(token)));
+      ASSERT_TRUE(search.done());
+      const std::vector<int> expected =
+          ngram == 0 ? std::vector<int>{2, 3, 2, 3} : std::vector<int>{2, 3, 2, 0};
+      EXPECT_EQ(search.results().front().ids, expected)
+          << "beam " << beam_size << ", no_repeat_ngram_size " << ngram;
+    }
+  }
+  DecodingOptions bad;
+  bad.no_repeat_ngram_size = kMaxNoRepeatNgram + 1;
+  EXPECT_THROW(validate(bad), InvalidArgument);
+}
+
+// Every scanned candidate of the only beam repeats (n = 1 after "2 2"): it ends instead of
+// being lost.
+TEST(BeamSearch, ABeamWhoseCandidatesAllRepeatEnds) {
+  DecodingOptions options;
+  options.beam_size = 1;
+  options.no_repeat_ngram_size = 1;
+  BeamSearch search(options, kStart, kEos);
+  advance(search, prefer(2));
+  ASSERT_FALSE(search.done());
+  ASSERT_EQ(search.candidates_per_beam(), 1 + kBanSlack);
+  // A scan of only the repeated token (stride 1 would be refused: give it the slack's width).
+  std::vector<float> log_probs(static_cast<std::size_t>(search.candidates_per_beam()), -0.5f);
+  std::vector<int> ids(log_probs.size(), 2);
+  search.advance(log_probs.data(), ids.data(), static_cast<int>(ids.size()));
+  ASSERT_TRUE(search.done());
+  EXPECT_EQ(search.results().front().ids, (std::vector<int>{2}));
+}
+
 TEST(BeamSearch, GnmtPenaltyNormalisesScores) {
   DecodingOptions options;
   options.beam_size = 1;

@@ -326,6 +326,10 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
   expect_refused(
       options([](auto& o) { o.set_length_penalty_type(static_cast<v1::LengthPenaltyType>(42)); }),
       StatusCode::INVALID_ARGUMENT, "length_penalty_type");
+  expect_refused(options([](auto& o) { o.set_no_repeat_ngram_size(65); }),
+                 StatusCode::INVALID_ARGUMENT, "no_repeat_ngram_size is 65");
+  v1::TranslateResponse no_repeats;
+  EXPECT_TRUE(translate(options([](auto& o) { o.set_no_repeat_ngram_size(2); }), &no_repeats).ok());
 
   expect_refused(request({"ok"}, "xx-yy"), StatusCode::NOT_FOUND, "no model named 'xx-yy'");
   v1::TranslateRequest pair = request({"ok"}, "");

@@ -39,7 +39,7 @@ TEST(TranslationCacheTest, KeysDifferForEveryOptionThatChangesTheResult) {
   // As many options as DecodingOptions::visit names: a field visited but not changed here fails.
   int fields = 0;
   base.visit([&fields](auto) { ++fields; });
-  ASSERT_EQ(fields, 6);
+  ASSERT_EQ(fields, 7);
   for (int option = 0; option < fields; ++option) {
     DecodingOptions changed = base;
     switch (option) {
@@ -58,8 +58,11 @@ TEST(TranslationCacheTest, KeysDifferForEveryOptionThatChangesTheResult) {
       case 4:
         changed.length_penalty = 0.6f;
         break;
-      default:
+      case 5:
         changed.length_penalty_type = LengthPenaltyType::kGnmt;
+        break;
+      default:
+        changed.no_repeat_ngram_size = 3;
         break;
     }
     EXPECT_NE(key, TranslationCache::key("Save", changed, true)) << "option " << option;
