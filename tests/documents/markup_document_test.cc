@@ -416,7 +416,7 @@ TEST(MarkupDocument, TranslationWhoseTagsDoNotFitKeepsTheSource) {
   // XML takes only XML characters.
   const auto xml_document = MarkupDocument::parse("<a>Hello <b>x</b></a>", xml());
   EXPECT_EQ(xml_document.render({"Hallo \x01 <b>x</b>"}).units_kept_as_source, 1);
-  EXPECT_EQ(xml_document.render({"Hallo &#1; <b>x</b>"}).text, "<a>Hallo &amp;#1; <b>x</b></a>\n");
+  EXPECT_EQ(xml_document.render({"Hallo &#1; <b>x</b>"}).text, "<a>Hallo &amp;#1; <b>x</b></a>");
   // Attribute units take no tags.
   const auto with_title = MarkupDocument::parse("<p title=\"Hello\">Hi</p>", html());
   EXPECT_EQ(with_title.render({"Salut", "<b>Bonjour</b>"}).units_kept_as_source, 1);
@@ -537,6 +537,46 @@ TEST(MarkupDocument, FragmentEdgesComeBackByteForByte) {
   const auto xml_text = MarkupDocument::parse("\r\n  Hello <b>x</b>\r\n", xml());
   EXPECT_TRUE(xml_text.is_fragment());
   EXPECT_EQ(xml_text.render({"Hallo <b>x</b>"}).text, "\r\n  Hallo <b>x</b>\r\n");
+}
+
+// libxml2's document writers end with a line break; the output ends as the source does.
+TEST(MarkupDocument, WholeDocumentEndsAsItsSourceDoes) {
+  struct Case {
+    std::string source;
+    MarkupOptions options;
+    Strings translations;  // empty: the units themselves
+    std::string expected;  // before the ending
+  };
+  const Case cases[] = {
+      {"<doc><p>Open the file.</p></doc>",
+       xml(),
+       {"Die Datei öffnen."},
+       "<doc><p>Die Datei öffnen.</p></doc>"},
+      {"<doc translate=\"no\"><p>Open the file.</p></doc>",
+       xml(),
+       {},
+       "<doc translate=\"no\"><p>Open the file.</p></doc>"},
+      {"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<doc/>",
+       xml(),
+       {},
+       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<doc/>"},
+      {"<html><body><p>Open the file.</p></body></html>",
+       html(),
+       {"Die Datei öffnen."},
+       "<html><body><p>Die Datei öffnen.</p></body></html>"},
+      {"<!DOCTYPE html>\n<html><body><p>x</p></body></html>",
+       html(),
+       {},
+       "<!DOCTYPE html>\n<html><body><p>x</p></body></html>"},
+  };
+  for (const Case& c : cases) {
+    for (const std::string ending : {"", "\n", "\r\n", "  \n\n"}) {
+      const auto document = MarkupDocument::parse(c.source + ending, c.options);
+      EXPECT_FALSE(document.is_fragment()) << c.source;
+      const Strings& translations = c.translations.empty() ? document.units() : c.translations;
+      EXPECT_EQ(document.render(translations).text, c.expected + ending);
+    }
+  }
 }
 
 TEST(MarkupDocument, HtmlFragmentWithAScript) {
