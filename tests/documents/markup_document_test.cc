@@ -337,6 +337,25 @@ TEST(MarkupDocument, BlocksInsideBlocksAreTheirOwnUnits) {
             (Strings{"Intro <span>text</span>", "Nested block", "tail", "Linked block"}));
 }
 
+// A line break in a block ends a unit as a block does; each side is translated alone.
+TEST(MarkupDocument, LineBreaksEndAUnit) {
+  const auto document = MarkupDocument::parse("<p>Open the file<br>Save the file</p>", html());
+  EXPECT_EQ(document.units(), (Strings{"Open the file", "Save the file"}));
+  EXPECT_EQ(document.render({"Die Datei öffnen", "Die Datei speichern"}).text,
+            "<p>Die Datei öffnen<br>Die Datei speichern</p>");
+  const auto spaced =
+      MarkupDocument::parse("<div>Open <b>it</b> <br/>\n  Save it<BR>Quit<hr>Done</div>", html());
+  EXPECT_EQ(spaced.units(), (Strings{"Open <b>it</b>", "Save it", "Quit", "Done"}));
+  EXPECT_EQ(spaced.render({"A <b>B</b>", "C", "D", "E"}).text,
+            "<div>A <b>B</b> <br>\n  C<br>D<hr>E</div>");
+  // A break inside an inline element is one of the unit's tags.
+  EXPECT_EQ(MarkupDocument::parse("<p><a href=\"x\">Open<br>Save</a> now</p>", html()).units(),
+            Strings{"<a href=\"x\">Open<br/>Save</a> now"});
+  // XML has no line-break element.
+  EXPECT_EQ(MarkupDocument::parse("<doc>Open<br/>Save</doc>", xml()).units(),
+            Strings{"Open<br/>Save"});
+}
+
 TEST(MarkupDocument, IgnoredInlineContentIsAPlaceholderKeptVerbatim) {
   const auto document =
       MarkupDocument::parse("<p>Run <code>make &lt;all&gt;</code> now<!-- note -->.</p>", html());
