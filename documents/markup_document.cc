@@ -263,6 +263,20 @@ std::string serialize_fragment(xmlDoc* doc, MarkupKind kind, std::string_view le
   return text;
 }
 
+// The ASCII whitespace a text ends with (XML's and HTML's blanks).
+std::string_view blank_tail(std::string_view text) {
+  const std::size_t last = text.find_last_not_of(" \t\r\n\f");
+  return text.substr(last == std::string_view::npos ? 0 : last + 1);
+}
+
+// A whole document's serialization ending as its source did: libxml2's writers end with a line
+// break the source may not have, and drop the blanks after the root element it may have.
+std::string with_source_ending(std::string serialized, std::string_view source) {
+  serialized.resize(serialized.size() - blank_tail(serialized).size());
+  serialized.append(blank_tail(source));
+  return serialized;
+}
+
 }  // namespace
 
 MarkupDocument::MarkupDocument(std::string source, MarkupOptions options,
@@ -303,9 +317,10 @@ MarkupDocument::Rendered MarkupDocument::render(
   if (tree.fragment) {
     rendered.text = serialize_fragment(doc, options_.kind, tree.leading, tree.trailing);
   } else {
-    rendered.text = options_.kind == MarkupKind::kHtml
-                        ? serialize_html(doc)
-                        : serialize_xml(doc, has_xml_declaration(source_));
+    rendered.text = with_source_ending(options_.kind == MarkupKind::kHtml
+                                           ? serialize_html(doc)
+                                           : serialize_xml(doc, has_xml_declaration(source_)),
+                                       source_);
   }
   return rendered;
 }

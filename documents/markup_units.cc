@@ -170,6 +170,12 @@ class UnitFinder {
     }
   }
 
+  // A <br> directly in a block: a line break, which ends a unit as a block does (the element
+  // stays where it is, outside both units). One inside an inline element stays one of its tags.
+  bool is_line_break(const xmlNode* node) const {
+    return html_ && node->type == XML_ELEMENT_NODE && spans::same_name(view(node->name), "br");
+  }
+
   bool in_run(const xmlNode* node) const {
     switch (node->type) {
       case XML_TEXT_NODE:
@@ -190,7 +196,7 @@ class UnitFinder {
     xmlNode* run_first = nullptr;
     xmlNode* run_last = nullptr;
     for (xmlNode* child = container->children; child != nullptr; child = child->next) {
-      if (in_run(child)) {
+      if (in_run(child) && !is_line_break(child)) {
         if (run_first == nullptr) run_first = child;
         run_last = child;
         continue;

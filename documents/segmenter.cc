@@ -6,6 +6,7 @@
 #include <unicode/uchar.h>
 #include <unicode/utext.h>
 
+#include <cctype>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -196,6 +197,16 @@ constexpr const char* kAbbreviations[] = {
     "excl.", "Jan.", "Feb.", "Aug.", "Sept.", "Oct.",  "Nov.",  "Dec.", "z.B.", "d.h.",  "bzw.",
     "Nr.",   "vgl.", "usw.", "ggf.", "evtl.", "inkl.", "p.ex.", "Mme.", "Mlle."};
 
+// Whether `text` ends with one of kAbbreviations as a word of its own.
+bool ends_with_abbreviation(std::string_view text) {
+  for (const std::string_view abbreviation : kAbbreviations) {
+    if (!text.ends_with(abbreviation)) continue;
+    const std::size_t at = text.size() - abbreviation.size();
+    if (at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]))) return true;
+  }
+  return false;
+}
+
 // This thread's sentence break iterator for `language`, with kAbbreviations; null when ICU has
 // no data to make one.
 icu::BreakIterator* sentence_iterator(const std::string& language) {
@@ -265,6 +276,40 @@ bool ends_word(std::string_view text, std::size_t at) {
   return before > 0x7F && u_hasBinaryProperty(static_cast<UChar32>(before), UCHAR_S_TERM);
 }
 
+// Markup a model need not see at the edges of text[first, last) (no blank edges), moved out
+// with the blanks beside it: a tag standing alone (<br/>, <img src="a"/>, a markup placeholder
+// <x id="1"/>, a tag whose partner is elsewhere) at either end, and a tag pair around all of it.
+// A tag pair that encloses only part of the text stays: its words need it.
+Range without_edge_markup(std::string_view text, std::size_t first, std::size_t last) {
+  const std::string_view content = text.substr(first, last - first);
+  const std::vector<ProtectedSpan> spans = find_protected_spans(content);
+  std::size_t begin = 0;
+  std::size_t end = content.size();
+  std::size_t front = 0;            // spans[front] is the first that may open the rest
+  std::size_t back = spans.size();  // spans[back - 1] the last that may close it
+  while (front < back && begin < end) {
+    const ProtectedSpan& opening = spans[front];
+    const ProtectedSpan& closing = spans[back - 1];
+    if (opening.kind == SpanKind::kTag && opening.begin == begin && opening.partner < 0) {
+      begin = skip_blank(content, opening.end, end);
+      ++front;
+    } else if (closing.kind == SpanKind::kTag && closing.end == end && closing.partner < 0) {
+      end = blank_start(content, begin, closing.begin);
+      --back;
+    } else if (opening.kind == SpanKind::kTag && opening.begin == begin &&
+               opening.partner == static_cast<int>(back - 1) && closing.end == end &&
+               front + 1 < back) {
+      begin = skip_blank(content, opening.end, end);
+      end = blank_start(content, begin, closing.begin);
+      ++front;
+      --back;
+    } else {
+      break;
+    }
+  }
+  return {first + begin, first + end};
+}
+
 // Builds a SegmentedText from left to right: layout accumulates until the next segment.
 class Builder {
  public:
@@ -274,23 +319,31 @@ class Builder {
     pending_.append(text_.substr(begin, end - begin));
   }
 
-  // [begin, end) has no blank edge: a segment if it has words, else layout.
+  // [begin, end) has no blank edge: a segment if it has words, else layout; markup at its edges
+  // is layout (without_edge_markup).
   void segment(std::size_t begin, std::size_t end) {
-    const std::string_view segment = text_.substr(begin, end - begin);
+    const Range content = without_edge_markup(text_, begin, end);
+    const std::string_view segment = text_.substr(content.begin, content.end - content.begin);
     if (!has_words(segment)) {
-      pending_.append(segment);
+      layout(begin, end);
       return;
     }
+    layout(begin, content.begin);
     result_.separators.push_back(std::move(pending_));
     pending_.clear();
     result_.segments.emplace_back(segment);
+    layout(content.end, end);
   }
 
-  // Content with possibly blank edges: the edges are layout, and so are words of symbols
-  // alone at either end ("✓ Done", "Saved 😀"): a model would swap them for others.
+  // Content with possibly blank edges: the edges are layout, and so are markup standing at
+  // either end (without_edge_markup) and words of symbols alone at either end ("✓ Done",
+  // "Saved 😀"): a model would swap them for others.
   void trimmed_segment(std::size_t begin, std::size_t end) {
     std::size_t first = skip_blank(text_, begin, end);
     std::size_t last = trim_blank_end(text_, first, end);
+    const Range content = without_edge_markup(text_, first, last);
+    first = content.begin;
+    last = content.end;
     while (true) {
       const std::size_t word_end = next_blank(text_, first, last);
       if (word_end == last || !only_symbols(text_.substr(first, word_end - first))) break;
@@ -341,8 +394,17 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
   // ICU reads a span as a capitalised word ('X's, the same length): "file. <b>Save</b>" and
   // "Done. %d files" end a sentence before the span, where ICU would read the tag's name or the
   // word after the placeholder as lower case.
+  // A tag right after a sentence's end ("file.<br/>Save", "done!<x id=\"1\"/>") reads to ICU as
+  // a space and a word: the sentence may end before the tag.
+  std::vector<bool> tag_after_end(content.size() + 1, false);
   for (const ProtectedSpan& span : find_protected_spans(content)) {
+    const std::string_view before = std::string_view(content).substr(0, span.begin);
+    const bool after_end = span.kind == SpanKind::kTag && !before.empty() &&
+                           std::string_view(".!?").find(before.back()) != std::string_view::npos &&
+                           !ends_with_abbreviation(before);
     content.replace(span.begin, span.end - span.begin, span.end - span.begin, 'X');
+    if (after_end) content[span.begin] = ' ';
+    tag_after_end[span.begin] = after_end;
   }
   icu::BreakIterator* iterator = sentence_iterator(options.language);
   if (iterator == nullptr) {
@@ -363,8 +425,13 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
   bool letters = false;
   for (int32_t boundary = iterator->next(); boundary != icu::BreakIterator::DONE;
        boundary = iterator->next()) {
-    const auto at = static_cast<std::size_t>(boundary);
-    if (at < content.size() && (unbreakable(at) || !ends_word(content, at))) continue;
+    auto at = static_cast<std::size_t>(boundary);
+    const bool before_tag = at > 0 && tag_after_end[at - 1];
+    if (before_tag) --at;  // ICU broke after the tag's first byte, read as a space
+    if (at <= sentence_begin) continue;
+    if (at < content.size() && (unbreakable(at) || (!before_tag && !ends_word(content, at)))) {
+      continue;
+    }
     // A piece without a letter or digit ("1.", "...") joins the sentence after it.
     // Scanned once: each boundary looks only at what is new since the last one.
     letters =

@@ -337,6 +337,25 @@ TEST(MarkupDocument, BlocksInsideBlocksAreTheirOwnUnits) {
             (Strings{"Intro <span>text</span>", "Nested block", "tail", "Linked block"}));
 }
 
+// A line break in a block ends a unit as a block does; each side is translated alone.
+TEST(MarkupDocument, LineBreaksEndAUnit) {
+  const auto document = MarkupDocument::parse("<p>Open the file<br>Save the file</p>", html());
+  EXPECT_EQ(document.units(), (Strings{"Open the file", "Save the file"}));
+  EXPECT_EQ(document.render({"Die Datei öffnen", "Die Datei speichern"}).text,
+            "<p>Die Datei öffnen<br>Die Datei speichern</p>");
+  const auto spaced =
+      MarkupDocument::parse("<div>Open <b>it</b> <br/>\n  Save it<BR>Quit<hr>Done</div>", html());
+  EXPECT_EQ(spaced.units(), (Strings{"Open <b>it</b>", "Save it", "Quit", "Done"}));
+  EXPECT_EQ(spaced.render({"A <b>B</b>", "C", "D", "E"}).text,
+            "<div>A <b>B</b> <br>\n  C<br>D<hr>E</div>");
+  // A break inside an inline element is one of the unit's tags.
+  EXPECT_EQ(MarkupDocument::parse("<p><a href=\"x\">Open<br>Save</a> now</p>", html()).units(),
+            Strings{"<a href=\"x\">Open<br/>Save</a> now"});
+  // XML has no line-break element.
+  EXPECT_EQ(MarkupDocument::parse("<doc>Open<br/>Save</doc>", xml()).units(),
+            Strings{"Open<br/>Save"});
+}
+
 TEST(MarkupDocument, IgnoredInlineContentIsAPlaceholderKeptVerbatim) {
   const auto document =
       MarkupDocument::parse("<p>Run <code>make &lt;all&gt;</code> now<!-- note -->.</p>", html());
@@ -416,7 +435,7 @@ TEST(MarkupDocument, TranslationWhoseTagsDoNotFitKeepsTheSource) {
   // XML takes only XML characters.
   const auto xml_document = MarkupDocument::parse("<a>Hello <b>x</b></a>", xml());
   EXPECT_EQ(xml_document.render({"Hallo \x01 <b>x</b>"}).units_kept_as_source, 1);
-  EXPECT_EQ(xml_document.render({"Hallo &#1; <b>x</b>"}).text, "<a>Hallo &amp;#1; <b>x</b></a>\n");
+  EXPECT_EQ(xml_document.render({"Hallo &#1; <b>x</b>"}).text, "<a>Hallo &amp;#1; <b>x</b></a>");
   // Attribute units take no tags.
   const auto with_title = MarkupDocument::parse("<p title=\"Hello\">Hi</p>", html());
   EXPECT_EQ(with_title.render({"Salut", "<b>Bonjour</b>"}).units_kept_as_source, 1);
@@ -537,6 +556,46 @@ TEST(MarkupDocument, FragmentEdgesComeBackByteForByte) {
   const auto xml_text = MarkupDocument::parse("\r\n  Hello <b>x</b>\r\n", xml());
   EXPECT_TRUE(xml_text.is_fragment());
   EXPECT_EQ(xml_text.render({"Hallo <b>x</b>"}).text, "\r\n  Hallo <b>x</b>\r\n");
+}
+
+// libxml2's document writers end with a line break; the output ends as the source does.
+TEST(MarkupDocument, WholeDocumentEndsAsItsSourceDoes) {
+  struct Case {
+    std::string source;
+    MarkupOptions options;
+    Strings translations;  // empty: the units themselves
+    std::string expected;  // before the ending
+  };
+  const Case cases[] = {
+      {"<doc><p>Open the file.</p></doc>",
+       xml(),
+       {"Die Datei öffnen."},
+       "<doc><p>Die Datei öffnen.</p></doc>"},
+      {"<doc translate=\"no\"><p>Open the file.</p></doc>",
+       xml(),
+       {},
+       "<doc translate=\"no\"><p>Open the file.</p></doc>"},
+      {"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<doc/>",
+       xml(),
+       {},
+       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<doc/>"},
+      {"<html><body><p>Open the file.</p></body></html>",
+       html(),
+       {"Die Datei öffnen."},
+       "<html><body><p>Die Datei öffnen.</p></body></html>"},
+      {"<!DOCTYPE html>\n<html><body><p>x</p></body></html>",
+       html(),
+       {},
+       "<!DOCTYPE html>\n<html><body><p>x</p></body></html>"},
+  };
+  for (const Case& c : cases) {
+    for (const std::string ending : {"", "\n", "\r\n", "  \n\n"}) {
+      const auto document = MarkupDocument::parse(c.source + ending, c.options);
+      EXPECT_FALSE(document.is_fragment()) << c.source;
+      const Strings& translations = c.translations.empty() ? document.units() : c.translations;
+      EXPECT_EQ(document.render(translations).text, c.expected + ending);
+    }
+  }
 }
 
 TEST(MarkupDocument, HtmlFragmentWithAScript) {

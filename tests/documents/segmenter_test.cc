@@ -80,6 +80,52 @@ TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
             (Strings{"Press OK.", "Export as PDF.", "Open the admin.", "Done."}));
 }
 
+TEST(Segmenter, ASentenceEndsBeforeATagRightAfterIt) {
+  const SegmentedText s = segment("Open the file.<img src=\"a.png\"/>Save the file.");
+  EXPECT_EQ(s.segments, (Strings{"Open the file.", "Save the file."}));
+  EXPECT_EQ(s.separators, (Strings{"", "<img src=\"a.png\"/>", ""}));
+  EXPECT_EQ(segment("Open the file.<b>Save</b> it now!<x id=\"1\"/>Quit.").segments,
+            (Strings{"Open the file.", "<b>Save</b> it now!", "Quit."}));
+  // Not where the full stop is no sentence's end.
+  EXPECT_EQ(segment("Use a tool, e.g.<b>rpt</b>, to open it.").segments,
+            Strings{"Use a tool, e.g.<b>rpt</b>, to open it."});
+}
+
+// A text written as its layout in brackets around its segments: "[<br/> ]Open[]" is the text
+// "<br/> Open", its separators {"<br/> ", ""} and segments {"Open"}.
+SegmentedText bracketed(std::string_view written, std::string* text) {
+  SegmentedText out;
+  for (std::size_t at = 0; at < written.size();) {
+    const std::size_t open = written.find('[', at);
+    const std::size_t close = written.find(']', open);
+    if (open > at) out.segments.emplace_back(written.substr(at, open - at));
+    out.separators.emplace_back(written.substr(open + 1, close - open - 1));
+    at = close + 1;
+  }
+  *text = join_segments(out, out.segments);
+  return out;
+}
+
+// What a model would drop or repeat (a tag alone, a comment's placeholder) stays outside the
+// segment, with the blank beside it; what the words need (a tag pair inside) stays in.
+TEST(Segmenter, MarkupAtASegmentsEdgeIsLayout) {
+  for (const std::string written :
+       {"[<br/> ]Open the file[]", "[]Open the file.[<x id=\"1\"/>]",
+        "[<img src=\"a.png\"/> ]Quit[]", "[<x id=\"1\"/> <br/>]Quit[ <x id=\"2\"/>]",
+        "[<b>]Open the file[</b>]", "[<a href=\"x\"> <i>]Open[</i> </a>]",
+        "[]<b>Warning:</b> the disk is full[]", "[]Click <img src=\"a.png\"/> to open the file[]",
+        "[]<b>Save</b> or <i>quit</i>[]"}) {
+    std::string text;
+    const SegmentedText expected = bracketed(written, &text);
+    for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
+                                 SplitSentences::kSentences, SplitSentences::kNone}) {
+      const SegmentedText s = segment(text, split);
+      EXPECT_EQ(s.segments, expected.segments) << text << " " << split_sentences_name(split);
+      EXPECT_EQ(s.separators, expected.separators) << text << " " << split_sentences_name(split);
+    }
+  }
+}
+
 TEST(Segmenter, KeepsTogetherWhatTheCallerSays) {
   const std::string text = "Ask Acme Labs. Cloud. Then wait.";
   EXPECT_EQ(segment(text).segments, (Strings{"Ask Acme Labs.", "Cloud.", "Then wait."}));
