@@ -83,6 +83,7 @@ rpt::documents::SegmentationOptions segmentation(const CliOptions& cli,
   const std::string source = pair.reads_any_source() ? std::string() : pair.source;
   options.language = !cli.language.empty() ? cli.language : source.empty() ? "en" : source;
   if (!glossary.empty()) options.keep_together = rpt::glossary_terms_of(glossary);
+  options.edge_markup_is_layout = cli.protect_spans;  // else markup is text the model reads
   return options;
 }
 

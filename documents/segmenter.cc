@@ -313,7 +313,8 @@ Range without_edge_markup(std::string_view text, std::size_t first, std::size_t 
 // Builds a SegmentedText from left to right: layout accumulates until the next segment.
 class Builder {
  public:
-  explicit Builder(std::string_view text) : text_(text) {}
+  Builder(std::string_view text, bool edge_markup_is_layout)
+      : text_(text), edge_markup_is_layout_(edge_markup_is_layout) {}
 
   void layout(std::size_t begin, std::size_t end) {
     pending_.append(text_.substr(begin, end - begin));
@@ -322,7 +323,7 @@ class Builder {
   // [begin, end) has no blank edge: a segment if it has words, else layout; markup at its edges
   // is layout (without_edge_markup).
   void segment(std::size_t begin, std::size_t end) {
-    const Range content = without_edge_markup(text_, begin, end);
+    const Range content = content_of(begin, end);
     const std::string_view segment = text_.substr(content.begin, content.end - content.begin);
     if (!has_words(segment)) {
       layout(begin, end);
@@ -341,7 +342,7 @@ class Builder {
   void trimmed_segment(std::size_t begin, std::size_t end) {
     std::size_t first = skip_blank(text_, begin, end);
     std::size_t last = trim_blank_end(text_, first, end);
-    const Range content = without_edge_markup(text_, first, last);
+    const Range content = content_of(first, last);
     first = content.begin;
     last = content.end;
     while (true) {
@@ -365,7 +366,13 @@ class Builder {
   }
 
  private:
+  // text_[begin, end) without the markup at its edges, where that is layout.
+  Range content_of(std::size_t begin, std::size_t end) const {
+    return edge_markup_is_layout_ ? without_edge_markup(text_, begin, end) : Range{begin, end};
+  }
+
   std::string_view text_;
+  bool edge_markup_is_layout_;
   std::string pending_;
   SegmentedText result_;
 };
@@ -506,7 +513,7 @@ const char* split_sentences_name(SplitSentences split) {
 }
 
 SegmentedText segment_text(std::string_view text, const SegmentationOptions& options) {
-  Builder out(text);
+  Builder out(text, options.edge_markup_is_layout);
   if (options.split == SplitSentences::kNone) {
     out.trimmed_segment(0, text.size());
     return out.finish();

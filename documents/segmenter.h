@@ -38,6 +38,10 @@ struct SegmentationOptions {
   // Called on each line or paragraph before it is cut: what must stay in one segment besides
   // protected spans (the call's glossary terms: "Acme Inc. Cloud"). Empty: nothing more.
   KeepTogether keep_together;
+  // Markup at a segment's edges (a tag standing alone, a pair around all of it) is layout, kept
+  // out of what the model reads and put back at the same edge. false: it is text, for callers
+  // that send markup to the model as plain text (span protection off).
+  bool edge_markup_is_layout = true;
 };
 
 struct SegmentedText {

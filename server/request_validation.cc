@@ -298,6 +298,8 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   }
   prepared->protect_spans = model.span_protector && (!request.options().has_protect_spans() ||
                                                      request.options().protect_spans());
+  // Without protection markup is text the model reads, at a segment's edges too.
+  prepared->document.segmentation.edge_markup_is_layout = prepared->protect_spans;
   const bool rewrite = prepared->protect_spans || !prepared->glossary.empty();
   const SourcePreparation how{.language_pair = pair.index,
                               .protector = rewrite ? model.span_protector.get() : nullptr,

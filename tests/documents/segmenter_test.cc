@@ -126,6 +126,16 @@ TEST(Segmenter, MarkupAtASegmentsEdgeIsLayout) {
   }
 }
 
+// Span protection off: markup is text the model reads, at the edges too.
+TEST(Segmenter, EdgeMarkupStaysInTheSegmentWhenItIsText) {
+  SegmentationOptions options;
+  options.edge_markup_is_layout = false;
+  const SegmentedText s = segment_text("<b>Open the file</b> <br/>", options);
+  EXPECT_EQ(s.segments, (Strings{"<b>Open the file</b> <br/>"}));
+  options.split = SplitSentences::kNone;
+  EXPECT_EQ(segment_text("<br/> Quit", options).segments, (Strings{"<br/> Quit"}));
+}
+
 TEST(Segmenter, KeepsTogetherWhatTheCallerSays) {
   const std::string text = "Ask Acme Labs. Cloud. Then wait.";
   EXPECT_EQ(segment(text).segments, (Strings{"Ask Acme Labs.", "Cloud.", "Then wait."}));
