@@ -1,7 +1,7 @@
 // rpt-client's admin verbs: the admin API of rpt-server (server/admin_api.h) over HTTP with
 // libcurl, the key from a file (never a flag: flags show in `ps`).
 //
-//   rpt-client admin --url http://127.0.0.1:9090 --key-file admin.key models
+//   rpt-client admin --url http://127.0.0.1:9464 --key-file admin.key models
 //   rpt-client admin ... load fr models/en-fr [--compute-type int8]
 //   rpt-client admin ... replace en-de /models/en-de-v2
 //   rpt-client admin ... unload fr
@@ -14,10 +14,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/default_ports.h"
+
 namespace rpt::client {
 
 struct AdminOptions {
-  std::string url = "http://127.0.0.1:9090";  // the server's --metrics-port
+  // The server's --metrics-port, where its admin API is.
+  std::string url = "http://127.0.0.1:" + std::to_string(kDefaultHttpPort);
   std::string key_file;
   std::string verb;
   std::string name;

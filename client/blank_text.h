@@ -1,5 +1,6 @@
-// Texts the server refuses as blank (empty, or only whitespace and control characters): the
-// clients do not send them. The definition is the server's (common/text_hygiene.h).
+// Texts the server counts as blank (empty, or only whitespace and control characters) and
+// returns unchanged, with nothing to translate: the clients do not send them. The definition is the
+// server's (common/text_hygiene.h).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// rpt-loadgen's input: the lines of a file, blank ones left out (the server refuses them), read
+// rpt-loadgen's input: the lines of a file, blank ones left out (nothing to translate), read
 // round and round as one endless sequence of texts.
 #pragma once
 

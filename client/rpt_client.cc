@@ -3,11 +3,12 @@
 //   rpt-client --server localhost:50051 --model en-de "Save the file." "Open a window."
 //   rpt-client --server localhost:50051 --target de < sentences.txt
 //   rpt-client --server dns:///rpt-pods.default.svc.cluster.local:50051 --lb round_robin ...
+//   rpt-client --api-key-file tenant.key --model en-de "Save the file."   (rpt-server --api-keys)
 //   rpt-client admin --key-file admin.key load fr models/en-fr    (client/admin_client.h)
 //
 // Texts come from the arguments, or one per line from stdin. With --n-best N each text prints N
 // lines, best first (--with-scores prefixes the score and a tab). Blank lines are not sent (the
-// server refuses blank texts) and print as blank lines, so output stays aligned with input;
+// server would return them unchanged) and print as blank lines, so output stays aligned with input;
 // input with no text at all prints only those and contacts no server. On failure the gRPC status is
 // printed on stderr and the exit code is the gRPC status code (3 INVALID_ARGUMENT, 4
 // DEADLINE_EXCEEDED, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE, ...).
@@ -22,6 +23,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "client/admin_client.h"
+#include "client/api_key.h"
 #include "client/blank_text.h"
 #include "client/channel.h"
 #include "client/status_names.h"
@@ -32,6 +34,8 @@ namespace {
 
 struct ClientOptions {
   rpt::client::ChannelOptions channel;
+  rpt::client::ApiKeyOptions api_key_options;
+  std::string api_key;  // what api_key_options give: sent with every call (--api-keys)
   std::string model;
   std::string source;
   std::string target;
@@ -52,11 +56,17 @@ int fail(const grpc::Status& status) {
   return static_cast<int>(status.error_code());
 }
 
+// A call's context: its deadline (--timeout) and the API key.
+void prepare_context(const ClientOptions& options, grpc::ClientContext* context) {
+  context->set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::duration<double>(options.timeout_seconds)));
+  if (!options.api_key.empty()) context->AddMetadata("authorization", "Bearer " + options.api_key);
+}
+
 int list_models(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::duration<double>(options.timeout_seconds)));
+  prepare_context(options, &context);
   rpt::v1::ListModelsResponse response;
   const grpc::Status status = stub.ListModels(&context, {}, &response);
   if (!status.ok()) return fail(status);
@@ -100,8 +110,8 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
   if (texts.empty()) {
     for (std::string line; std::getline(std::cin, line);) texts.push_back(line);
   }
-  // Blank lines are no texts (the server refuses them): they are not sent and come out blank,
-  // so the output stays line for line with the input.
+  // Blank lines have nothing to translate (the server returns them unchanged): they are not sent
+  // and come out blank, so the output stays line for line with the input.
   std::vector<bool> blank;
   for (const std::string& text : texts) {
     blank.push_back(rpt::client::is_blank(text));
@@ -109,9 +119,7 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
   }
 
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::duration_cast<std::chrono::milliseconds>(
-                           std::chrono::duration<double>(options.timeout_seconds)));
+  prepare_context(options, &context);
   rpt::v1::TranslateResponse response;
   if (request.texts_size() > 0) {
     const grpc::Status status = stub.Translate(&context, request, &response);
@@ -147,6 +155,7 @@ int main(int argc, char** argv) {
   ClientOptions options;
   app.add_option("texts", options.texts, "Texts to translate (default: one per stdin line)");
   rpt::client::add_channel_options(app, options.channel);
+  rpt::client::add_api_key_options(app, options.api_key_options);
   app.add_option("--model", options.model, "Model name (see --list-models)");
   app.add_option("--source", options.source, "Source language, to route by language pair");
   app.add_option("--target", options.target, "Target language, to route by language pair");
@@ -171,6 +180,12 @@ int main(int argc, char** argv) {
   CLI::App* admin_command = rpt::client::add_admin_subcommand(app, admin);
   CLI11_PARSE(app, argc, argv);
   if (admin_command->parsed()) return rpt::client::run_admin(admin);
+  try {
+    options.api_key = rpt::client::api_key(options.api_key_options);
+  } catch (const std::runtime_error& error) {
+    std::cerr << "rpt-client: " << error.what() << "\n";
+    return 2;
+  }
 
   auto stub = rpt::v1::Translator::NewStub(rpt::client::make_channel(options.channel));
   return options.list_models ? list_models(*stub, options) : translate(*stub, options);

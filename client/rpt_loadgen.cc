@@ -34,6 +34,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "client/api_key.h"
 #include "client/channel.h"
 #include "client/closed_loop.h"
 #include "client/corpus.h"
@@ -41,6 +42,7 @@
 #include "client/http_caller.h"
 #include "client/load_report.h"
 #include "client/open_loop.h"
+#include "common/default_ports.h"
 
 namespace {
 
@@ -48,6 +50,7 @@ struct LoadOptions {
   std::string protocol = "grpc";
   rpt::client::ChannelOptions channel;  // .server is the HTTP port's HOST:PORT with http
   rpt::client::TranslateSettings translate;
+  rpt::client::ApiKeyOptions api_key;
   std::string input;
   rpt::client::CallOptions calls;
   rpt::client::ClosedLoopOptions closed_loop;
@@ -97,9 +100,7 @@ int main(int argc, char** argv) {
   app.get_option("--lb")->description(app.get_option("--lb")->get_description() + " (grpc only)");
   app.add_option("--model", o.translate.model, "Model name");
   app.add_option("--input", o.input, "Source sentences, one per line")->required();
-  app.add_option("--api-key", o.translate.api_key,
-                 "A key of the server's --api-keys, sent with every call (gRPC metadata and HTTP "
-                 "Authorization: Bearer KEY)");
+  rpt::client::add_api_key_options(app, o.api_key);
   app.add_option("--concurrency", o.closed_loop.concurrency, "Closed loop: calls in flight")
       ->check(CLI::Range(1, 4096));
   app.add_option("--texts-per-call", o.calls.texts_per_call, "Texts per Translate call")
@@ -146,6 +147,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;  // prints the message (or --help); CLI11's codes folded
   }
+  try {
+    o.translate.api_key = rpt::client::api_key(o.api_key);
+  } catch (const std::runtime_error& error) {
+    std::cerr << "rpt-loadgen: " << error.what() << "\n";
+    return 2;
+  }
   o.calls.slo_seconds = o.slo_ms / 1e3;
   o.open_loop.show_progress = !quiet;
 
@@ -159,7 +166,9 @@ int main(int argc, char** argv) {
       std::cerr << "rpt-loadgen: --lb is for --protocol grpc\n";
       return 2;
     }
-    if (app.count("--server") == 0) o.channel.server = "localhost:9464";
+    if (app.count("--server") == 0) {
+      o.channel.server = "localhost:" + std::to_string(rpt::kDefaultHttpPort);
+    }
   }
   const std::unique_ptr<rpt::client::Caller> caller = make_caller(o);
   if (!caller) return 2;

@@ -1,6 +1,6 @@
 // What counts as text: well-formed UTF-8, and "blank" text (nothing but whitespace, control and
-// invisible format characters), which the server refuses and the clients do not send. Header-only
-// and dependency-free so that the clients, which do not link the engine, share the one
+// invisible format characters), which the server returns unchanged and the clients do not send.
+// Header-only and dependency-free so that the clients, which do not link the engine, share the one
 // definition with the server's request validation.
 #pragma once
 

@@ -1,6 +1,7 @@
 #include "engine/language_pair.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "kernels/errors.h"
 
@@ -72,6 +73,26 @@ std::string what_to_name(const std::vector<LanguagePair>& pairs,
     }
   }
   return "name the source language (one of " + joined(pairs, found, source_of) + ")";
+}
+
+bool same_language(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](unsigned char x, unsigned char y) {
+    return std::tolower(x) == std::tolower(y);
+  });
+}
+
+std::string_view primary_language(std::string_view code) {
+  return code.substr(0, code.find_first_of("-_"));
+}
+
+std::string served_spelling(std::string_view code, const std::vector<std::string>& served) {
+  for (const std::string_view wanted : {code, primary_language(code)}) {
+    const auto found =
+        std::find_if(served.begin(), served.end(),
+                     [wanted](const std::string& each) { return same_language(each, wanted); });
+    if (found != served.end()) return *found;
+  }
+  return {};
 }
 
 void validate_language_pairs(const std::vector<LanguagePair>& pairs, const std::string& origin) {

@@ -50,6 +50,18 @@ std::size_t pick_language_pair(const std::vector<LanguagePair>& pairs, const Lan
 std::string what_to_name(const std::vector<LanguagePair>& pairs,
                          const std::vector<std::size_t>& found);
 
+// Whether `a` and `b` are the same language code, case aside: "EN" is "en", "pt-br" is "pt-BR".
+bool same_language(std::string_view a, std::string_view b);
+
+// A BCP 47 code's primary language subtag: "en" of "en-US", "zh" of "zh_Hant"; the code itself
+// when it has no subtags.
+std::string_view primary_language(std::string_view code);
+
+// `code` as `served` spells it: the served code that is the same language (same_language), else
+// the one that is its primary language (a region or script no model names falls back); empty
+// when none is. Every API resolves a request's languages through it (server/model_registry.h).
+std::string served_spelling(std::string_view code, const std::vector<std::string>& served);
+
 // Checks a config's explicit language_pairs: at least one, each with a source (a code or "*")
 // and a target, no pair twice; throws ModelError starting with `origin`.
 void validate_language_pairs(const std::vector<LanguagePair>& pairs, const std::string& origin);

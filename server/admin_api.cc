@@ -109,7 +109,7 @@ void AdminApi::run_change(const HttpResponder& respond, std::function<HttpRespon
     try {
       answer = change();
     } catch (const std::exception& error) {
-      answer = error_answer({StatusCode::kInternal, error.what()});
+      answer = error_answer({StatusCode::kInternal, client_message(error)});
     }
     respond(std::move(answer));
     service_.in_flight.fetch_sub(1);

@@ -55,7 +55,7 @@ RequestStatus read_model_change(const ServerOptions& options, std::string_view t
     try {
       spec->precision = parse_precision(compute_type);
     } catch (const std::exception& error) {
-      return {StatusCode::kInvalidArgument, error.what()};
+      return {StatusCode::kInvalidArgument, client_message(error)};
     }
   }
   return RequestStatus::Ok();
@@ -77,7 +77,7 @@ RequestStatus read_glossary_change(std::string_view text, std::string* model,
     *glossary = std::make_shared<const Glossary>(glossary_entries_from_json(body),
                                                  GlossaryLimits::kEntriesPerFile, "entries");
   } catch (const std::exception& error) {
-    return {StatusCode::kInvalidArgument, error.what()};
+    return {StatusCode::kInvalidArgument, client_message(error)};
   }
   return RequestStatus::Ok();
 }

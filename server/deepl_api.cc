@@ -39,8 +39,8 @@ HttpResponse deepl_error(int http_status, const std::string& message) {
 
 // DeepL's status for a failed call (an unserved language pair never gets here: deepl_request
 // answers it with 400, as DeepL does; NOT_FOUND is a glossary or a document).
-HttpResponse deepl_error(const RequestStatus& status, int http_status = 0) {
-  int code = http_status != 0 ? http_status : to_http_status(status.code);
+HttpResponse deepl_error(const RequestStatus& status) {
+  int code = to_http_status(status.code);
   if (status.code == StatusCode::kUnauthenticated) code = 403;  // DeepL's authorization failure
   if (status.code == StatusCode::kQuotaExceeded) code = 456;    // DeepL's quota exceeded
   HttpResponse answer = deepl_error(code, status.message);
@@ -126,18 +126,11 @@ std::string auth_key(const HttpRequest& request, const FormFields& fields) {
 }
 
 // A DeepL language code ("DE", "EN-US", "pt-br") as one of the served languages on `side`
-// (source or target): the code itself when a model has it, else without its region. Empty when
-// no served model has it.
+// (source or target), as every API reads one (served_spelling). Empty when no served model has
+// it.
 std::string served_language(const ServiceContext& service, const std::string& code, bool target) {
-  const std::vector<std::string>& served =
-      target ? service.registry.target_languages() : service.registry.source_languages();
-  const auto has = [&served](const std::string& language) {
-    return std::find(served.begin(), served.end(), language) != served.end();
-  };
-  const std::string wanted = lower(code);
-  if (has(wanted)) return wanted;
-  const std::string primary = wanted.substr(0, wanted.find_first_of("-_"));
-  return has(primary) ? primary : std::string();
+  return served_spelling(
+      code, target ? service.registry.target_languages() : service.registry.source_languages());
 }
 
 // An omitted source_lang: the source of the one served model into `target`, else the language
@@ -250,6 +243,7 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
       return invalid("Parameter 'text' not specified.");
     }
     decoded->api_key = key_;
+    decoded->fields = kDeepLSelectorFields;
     RequestStatus status = deepl_request(service_, accounts_, key_, fields_, texts->second,
                                          &decoded->request, &detected_);
     if (!status.ok()) return status;
@@ -271,9 +265,7 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     return json_response(200, dump(json{{"translations", std::move(translations)}}));
   }
 
-  HttpResponse error(const RequestStatus& status, int http_status) override {
-    return deepl_error(status, http_status);
-  }
+  HttpResponse error(const RequestStatus& status) override { return deepl_error(status); }
 
  private:
   ServiceContext& service_;

@@ -23,8 +23,8 @@ class DeepLDocuments::Job final : public JobObserver {
 
   RequestStatus start(ServiceContext& service, const v1::TranslateRequest& request,
                       const std::shared_ptr<Job>& self) {
-    RequestStatus status = prepare_translation(service, request, api_key_, Clock::time_point::max(),
-                                               this, record_, &pending_);
+    RequestStatus status = prepare_translation(service, request, {api_key_, kDeepLSelectorFields},
+                                               Clock::time_point::max(), this, record_, &pending_);
     if (status.ok()) {
       std::lock_guard lock(mutex_);
       self_ = self;

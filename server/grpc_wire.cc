@@ -4,6 +4,7 @@
 
 #include "common/text_hygiene.h"
 #include "proto/translate_wire.pb.h"
+#include "server/selector_fields.h"
 
 namespace rpt::server {
 
@@ -18,10 +19,10 @@ RequestStatus decode_translate_request(const grpc::ByteBuffer& raw, v1::Translat
             "nested more than 100 levels deep)"};
   }
   v1::wire::ModelSelectorBytes& selector = *wire.mutable_model();
-  const std::pair<const char*, std::string*> fields[] = {
-      {"model.model", selector.mutable_model()},
-      {"model.source_language", selector.mutable_source_language()},
-      {"model.target_language", selector.mutable_target_language()}};
+  const std::pair<std::string_view, std::string*> fields[] = {
+      {kGrpcSelectorFields.model, selector.mutable_model()},
+      {kGrpcSelectorFields.source_language, selector.mutable_source_language()},
+      {kGrpcSelectorFields.target_language, selector.mutable_target_language()}};
   for (const auto& [name, value] : fields) {
     if (!is_valid_utf8(*value)) {
       return {StatusCode::kInvalidArgument, std::string(name) + " is not valid UTF-8"};

@@ -17,10 +17,9 @@ HttpResponse text(int status, std::string body) {
   return {.status = status, .body = std::move(body)};
 }
 
-// The error body with the status mapped in server/status.cc; `http_status` overrides it (413).
-HttpResponse error_response(const RequestStatus& status, int http_status = 0) {
-  HttpResponse answer = json_response(http_status != 0 ? http_status : to_http_status(status.code),
-                                      json_error(status));
+// The error body with the status mapped in server/status.cc.
+HttpResponse error_response(const RequestStatus& status) {
+  HttpResponse answer = json_response(to_http_status(status.code), json_error(status));
   // Overload passes: a client that honours Retry-After backs off without its own policy (a
   // tenant's token bucket says when it holds the call).
   if (std::string seconds = retry_after(status); !seconds.empty()) {
@@ -47,9 +46,7 @@ class NativeDialect final : public HttpTranslateDialect {
     if (!body.has_value()) return std::nullopt;
     return json_response(200, std::move(*body));
   }
-  HttpResponse error(const RequestStatus& status, int http_status) override {
-    return error_response(status, http_status);
-  }
+  HttpResponse error(const RequestStatus& status) override { return error_response(status); }
 };
 
 HttpResponse list_models_response(ServiceContext& service, const HttpRequest& request) {
@@ -65,9 +62,11 @@ HttpResponse list_models_response(ServiceContext& service, const HttpRequest& re
   return status.ok() ? json_response(200, std::move(*body)) : error_response(status);
 }
 
-HttpResponse method_not_allowed(const char* allowed) {
-  HttpResponse answer = error_response(
-      {StatusCode::kInvalidArgument, std::string("this path takes ") + allowed + " only"}, 405);
+// 405 in the error shape of the path's API: rpt's own, or LibreTranslate's.
+HttpResponse method_not_allowed(const char* allowed,
+                                HttpResponse (*shape)(const RequestStatus&) = error_response) {
+  HttpResponse answer =
+      shape({StatusCode::kMethodNotAllowed, std::string("this path takes ") + allowed + " only"});
   answer.headers.emplace_back("Allow", allowed);
   return answer;
 }
@@ -113,22 +112,26 @@ bool HttpApi::handle_public(HttpRequest& request, HttpResponder& respond) const 
   }
   // LibreTranslate's API (server/libretranslate_api.h).
   if (path == "/translate") {
-    if (request.method != "POST") return respond(method_not_allowed("POST")), true;
+    if (request.method != "POST") {
+      return respond(method_not_allowed("POST", libretranslate_error)), true;
+    }
     start_http_translation(service_, request, libretranslate_dialect(service_), std::move(respond));
     return true;
   }
   if (path == "/detect") {
     respond(request.method == "POST" ? libretranslate_detect(service_, request)
-                                     : method_not_allowed("POST"));
+                                     : method_not_allowed("POST", libretranslate_error));
     return true;
   }
   if (path.starts_with("/v2/")) return deepl_->handle(request, std::move(respond)), true;
   if (path == "/languages") {
-    respond(get ? libretranslate_languages(service_) : method_not_allowed("GET"));
+    respond(get ? libretranslate_languages(service_)
+                : method_not_allowed("GET", libretranslate_error));
     return true;
   }
   if (path == "/frontend/settings") {
-    respond(get ? libretranslate_settings(service_) : method_not_allowed("GET"));
+    respond(get ? libretranslate_settings(service_)
+                : method_not_allowed("GET", libretranslate_error));
     return true;
   }
   if (path == "/v1/models") {

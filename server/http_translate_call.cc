@@ -43,7 +43,7 @@ class HttpTranslateCall final : public JobObserver {
 
   RequestStatus submit(const HttpRequest& request) {
     if (request.body_too_large) {
-      return {StatusCode::kInvalidArgument,
+      return {StatusCode::kPayloadTooLarge,
               "the body is over the limit of " +
                   std::to_string(service_.options.http_max_body_bytes) + " bytes"};
     }
@@ -53,8 +53,8 @@ class HttpTranslateCall final : public JobObserver {
     Clock::time_point deadline;
     status = deadline_of(request, decoded.timeout_seconds, &deadline);
     if (!status.ok()) return status;
-    status = prepare_translation(service_, decoded.request, decoded.api_key, deadline, this,
-                                 record_, &pending_);
+    status = prepare_translation(service_, decoded.request, {decoded.api_key, decoded.fields},
+                                 deadline, this, record_, &pending_);
     if (!status.ok()) return status;
     for (int i = 0; i < pending_.texts(); ++i) response_.add_translations();
     // A client that hangs up cancels its call as a cancelled gRPC call does. Registered before
@@ -75,7 +75,7 @@ class HttpTranslateCall final : public JobObserver {
   }
   void on_finish(const RequestStatus& status) override { finish(status); }
 
-  void finish(RequestStatus status, int http_status = 0) {
+  void finish(RequestStatus status) {
     // Only a hangup cancels an HTTP call: 499, nginx's "client closed request", in the log.
     if (status.code == StatusCode::kCancelled) {
       status.message = "the client closed the connection before the answer (HTTP 499)";
@@ -90,7 +90,7 @@ class HttpTranslateCall final : public JobObserver {
         status = {StatusCode::kInternal, "the response could not be written"};
       }
     }
-    if (!status.ok()) answer = dialect_->error(status, http_status);
+    if (!status.ok()) answer = dialect_->error(status);
     record_.complete(status);
     HttpResponder respond = std::move(respond_);
     delete this;
@@ -132,7 +132,7 @@ void start_http_translation(ServiceContext& service, const HttpRequest& request,
     status = status_from_exception(std::current_exception());
   }
   // Once submitted, the scheduler owns the call's end (it may already be gone).
-  if (!status.ok()) call->finish(status, request.body_too_large ? 413 : 0);
+  if (!status.ok()) call->finish(status);
 }
 
 }  // namespace rpt::server

@@ -24,8 +24,8 @@ class HttpTranslateDialect {
   virtual RequestStatus decode(const HttpRequest& request, JsonTranslateRequest* decoded) = 0;
   // The answer to a translated call (nullopt: it cannot be written, INTERNAL).
   virtual std::optional<HttpResponse> encode(const v1::TranslateResponse& response) = 0;
-  // The answer to a failed call; `http_status` overrides the status' own (413) when not 0.
-  virtual HttpResponse error(const RequestStatus& status, int http_status) = 0;
+  // The answer to a failed call.
+  virtual HttpResponse error(const RequestStatus& status) = 0;
 };
 
 // A JSON answer.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <string>
+#include <vector>
 
 #include <google/protobuf/util/json_util.h>
 #include <nlohmann/json.hpp>
@@ -29,6 +31,89 @@ json parse_bounded(std::string_view text) {
     if (opens && depth >= kMaxJsonDepth) throw NestedTooDeep{};  // depth: enclosing levels
     return true;
   });
+}
+
+// The field a parse stopped in, from the SAX events before the error: "texts[1]",
+// "options.format", "a field name in glossary[0]". Nesting past kMaxJsonDepth stops it.
+class FieldLocator final : public nlohmann::json_sax<json> {
+ public:
+  std::string field() const {
+    std::string path;
+    for (const Level& level : levels_) {
+      if (level.array) {
+        path += "[" + std::to_string(level.index) + "]";
+      } else if (!level.key.empty()) {
+        path += (path.empty() ? "" : ".") + level.key;
+      }
+    }
+    const bool in_name = !levels_.empty() && !levels_.back().array && !levels_.back().in_value;
+    if (!in_name) return path;
+    return "a field name" + (path.empty() ? std::string() : " after " + path);
+  }
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool key(string_t& name) override {
+    levels_.back().key = name;
+    levels_.back().in_value = true;
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  struct Level {
+    bool array = false;
+    std::string key;        // an object's field being read
+    bool in_value = false;  // an object: past the field's name
+    std::size_t index = 0;  // an array: the element being read
+  };
+
+  // A value was read whole: the next one is the array's next element, or the object's next name.
+  bool value() {
+    if (levels_.empty()) return true;
+    if (levels_.back().array) {
+      ++levels_.back().index;
+    } else {
+      levels_.back().in_value = false;
+    }
+    return true;
+  }
+  bool open(bool array) {
+    if (levels_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) return false;
+    levels_.push_back({.array = array, .key = {}, .in_value = false, .index = 0});
+    return true;
+  }
+  bool close() {
+    levels_.pop_back();
+    return value();
+  }
+
+  std::vector<Level> levels_;
+};
+
+// INVALID_ARGUMENT for a body the parser refused: invalid UTF-8 named by its field ("texts[1] is
+// not valid UTF-8", as gRPC names it), anything else with the parser's position.
+RequestStatus not_json(std::string_view body_text, const json::exception& error) {
+  const std::string reason = error.what();
+  if (reason.find("UTF-8") != std::string::npos) {
+    FieldLocator locator;
+    json::sax_parse(body_text, &locator);
+    if (const std::string field = locator.field(); !field.empty()) {
+      return invalid(field + " is not valid UTF-8");
+    }
+  }
+  return invalid("the body is not valid JSON: " + reason);
 }
 
 // Reads the optional string `name` of `body` into `*out`; null counts as absent.
@@ -137,12 +222,12 @@ RequestStatus read_timeout(const json& body, std::optional<double>* timeout) {
 }  // namespace
 
 RequestStatus parse_json_body(std::string_view body_text, json* parsed) {
-  // JSON text is UTF-8 (RFC 8259): invalid UTF-8 in any string, names included, fails here with
-  // the parser's position; no field can hold it.
+  // JSON text is UTF-8 (RFC 8259): invalid UTF-8 in any string, names included, fails here,
+  // named by its field; no field can hold it.
   try {
     *parsed = parse_bounded(body_text);
   } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e999
-    return invalid(std::string("the body is not valid JSON: ") + error.what());
+    return not_json(body_text, error);
   } catch (const NestedTooDeep&) {
     return invalid("the body nests objects and arrays more than " + std::to_string(kMaxJsonDepth) +
                    " levels deep");

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "proto/translate.pb.h"
+#include "server/selector_fields.h"
 #include "server/status.h"
 
 namespace rpt::server {
@@ -26,8 +27,9 @@ inline constexpr int kMaxJsonDepth = 32;
 
 struct JsonTranslateRequest {
   v1::TranslateRequest request;
-  std::optional<double> timeout_seconds;  // > 0 when set
-  std::string api_key;                    // as the dialect reads it (--api-keys); empty: none
+  std::optional<double> timeout_seconds;        // > 0 when set
+  std::string api_key;                          // as the dialect reads it (--api-keys); empty: none
+  SelectorFields fields = kJsonSelectorFields;  // how the dialect names the model selector
 };
 
 // `body` as JSON, nesting bounded by kMaxJsonDepth as it is parsed; INVALID_ARGUMENT naming what

@@ -192,15 +192,16 @@ std::vector<std::string> sources_into(const ModelRegistry& registry, const std::
     }
   };
   const std::shared_ptr<const ModelCatalog> catalog = registry.catalog();
+  const std::string served_target = served_spelling(target, catalog->target_languages);
   for (const auto& model : catalog->models) {
     for (const LanguagePair& pair : model->model->language_pairs()) {
-      if (pair.target != target) continue;
+      if (pair.target != served_target) continue;
       if (!pair.reads_any_source()) {
         add(pair.source);
         continue;
       }
       for (const std::string& source : catalog->languages) {
-        if (source != target) add(source);
+        if (source != served_target) add(source);
       }
     }
   }

@@ -61,9 +61,10 @@ LanguageGuess detect_language(std::string_view text, const std::vector<std::stri
 // The detector and its tables, for logs and docs: "CLD2 V2.0 - 20141016".
 std::string language_detector_version();
 
-// The source languages of the served pairs into `target`, in the order the models and their pairs
-// are served, each once (the candidates of an auto source; a pair that reads any source adds
-// every language the server names but `target`). Empty when no model translates into `target`.
+// The source languages of the served pairs into `target` (as served_spelling reads it), in the
+// order the models and their pairs are served, each once (the candidates of an auto source; a pair
+// that reads any source adds every language the server names but `target`). Empty when no model
+// translates into `target`.
 std::vector<std::string> sources_into(const ModelRegistry& registry, const std::string& target);
 // Every served source language (ModelRegistry::source_languages; the candidates of
 // LibreTranslate's /detect).

@@ -126,6 +126,7 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
     q_is_list_ = lt.q_is_list;
     alternatives_ = lt.alternatives;
     decoded->api_key = lt.api_key;
+    decoded->fields = kLibreTranslateSelectorFields;
     v1::TranslateRequest& out = decoded->request;
     out.mutable_model()->set_source_language(lt.source);
     out.mutable_model()->set_target_language(lt.target);
@@ -162,18 +163,7 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
     return json_response(200, body.dump(-1, ' ', false, json::error_handler_t::replace));
   }
 
-  HttpResponse error(const RequestStatus& status, int http_status) override {
-    // LibreTranslate answers an unsupported language with 400, as any bad request.
-    int code = http_status != 0 ? http_status : to_http_status(status.code);
-    if (status.code == StatusCode::kNotFound) code = 400;
-    if (status.code == StatusCode::kUnauthenticated) code = 403;  // "Invalid API key"
-    HttpResponse answer = json_response(
-        code, json{{"error", status.message}}.dump(-1, ' ', false, json::error_handler_t::replace));
-    if (std::string seconds = retry_after(status); !seconds.empty()) {
-      answer.headers.emplace_back("Retry-After", std::move(seconds));
-    }
-    return answer;
-  }
+  HttpResponse error(const RequestStatus& status) override { return libretranslate_error(status); }
 
  private:
   // source "auto": among the sources of the models into the target, the one served language,
@@ -203,26 +193,31 @@ std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& ser
   return std::make_unique<LibreTranslateDialect>(service);
 }
 
+HttpResponse libretranslate_error(const RequestStatus& status) {
+  int code = to_http_status(status.code);
+  if (status.code == StatusCode::kNotFound) code = 400;  // an unsupported language, as any bad one
+  if (status.code == StatusCode::kUnauthenticated) code = 403;  // "Invalid API key"
+  HttpResponse answer = json_response(
+      code, json{{"error", status.message}}.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (std::string seconds = retry_after(status); !seconds.empty()) {
+    answer.headers.emplace_back("Retry-After", std::move(seconds));
+  }
+  return answer;
+}
+
 HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& request) {
   CallRecord record(service, "Detect", kProtocolHttp, header(request, "x-request-id"));
-  const auto fail = [&record](const RequestStatus& status, int http_status) {
+  const auto fail = [&record](const RequestStatus& status) {
     record.complete(status);
-    HttpResponse answer = json_response(
-        http_status,
-        json{{"error", status.message}}.dump(-1, ' ', false, json::error_handler_t::replace));
-    if (std::string seconds = retry_after(status); !seconds.empty()) {
-      answer.headers.emplace_back("Retry-After", std::move(seconds));
-    }
-    return answer;
+    return libretranslate_error(status);
   };
-  if (request.body_too_large) {
-    return fail({StatusCode::kInvalidArgument, "Request Entity Too Large"}, 413);
-  }
+  if (request.body_too_large)
+    return fail({StatusCode::kPayloadTooLarge, "Request Entity Too Large"});
   LibreTranslateRequest lt;
   if (RequestStatus status = read_libretranslate_request(request, &lt); !status.ok())
-    return fail(status, 400);
+    return fail(status);
   const bool blank = lt.q.empty() || (!lt.q_is_list && lt.q.front().empty());
-  if (blank) return fail(invalid("Invalid request: missing q parameter"), 400);
+  if (blank) return fail(invalid("Invalid request: missing q parameter"));
   // With --api-keys a detection is a call like a translation: a listed key (LibreTranslate's
   // api_key, else Authorization: Bearer), one request from the tenant's bucket and its
   // characters (no model: detection uses none).
@@ -233,9 +228,7 @@ HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& r
   std::int64_t characters = 0;
   for (const std::string& text : lt.q) characters += billed_characters(text);
   if (RequestStatus status = service.api_keys.admit(key, std::nullopt, characters); !status.ok()) {
-    const int code = status.code == StatusCode::kUnauthenticated ? 403  // "Invalid API key"
-                                                                 : to_http_status(status.code);
-    return fail(status, code);
+    return fail(status);
   }
   // As LibreTranslate: a list of candidates, best first, for the text or for all the texts.
   const std::vector<std::string_view> texts(lt.q.begin(), lt.q.end());

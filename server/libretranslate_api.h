@@ -40,6 +40,10 @@ struct LibreTranslateRequest {
 RequestStatus read_libretranslate_request(const HttpRequest& request, LibreTranslateRequest* out);
 
 std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& service);
+// A refusal in LibreTranslate's shape, {"error": "..."}, for every status (400 for an unserved
+// language and 403 for a missing key, as LibreTranslate answers; Retry-After when refused for
+// load).
+HttpResponse libretranslate_error(const RequestStatus& status);
 HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& request);
 HttpResponse libretranslate_languages(ServiceContext& service);
 HttpResponse libretranslate_settings(ServiceContext& service);

@@ -4,7 +4,7 @@
 //
 // Exits 0 after a drain on SIGTERM/SIGINT (further such signals during the drain are logged and
 // ignored: server/stop_signals.h); 1 when a model, an address or the TLS certificate and key
-// fail at start; 2 on bad flags (a missing --tls-key file included). SIGHUP rereads --api-keys,
+// (missing, unreadable or mismatched) fail at start; 2 on bad flags. SIGHUP rereads --api-keys,
 // --admin-key-file and the --glossary files.
 #include <iostream>
 #include <string>

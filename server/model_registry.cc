@@ -30,6 +30,26 @@ std::string asked_pair(const ModelQuery& query) {
          (query.target_language.empty() ? "*" : echoed_text(query.target_language));
 }
 
+// "name one with model, or choose with source_language and target_language".
+std::string how_to_choose(const SelectorFields& fields) {
+  const std::string languages =
+      std::string(fields.source_language) + " and " + std::string(fields.target_language);
+  if (fields.model.empty()) return "choose with " + languages;
+  return "name one with " + std::string(fields.model) + ", or choose with " + languages;
+}
+
+// `query` with its languages as the served ones spell them (served_spelling); a language none
+// serves stays as asked, for the message.
+ModelQuery with_served_languages(ModelQuery query, const ModelCatalog& catalog) {
+  for (auto [code, served] : {std::pair(&query.source_language, &catalog.source_languages),
+                              std::pair(&query.target_language, &catalog.target_languages)}) {
+    if (std::string spelled = served_spelling(*code, *served); !spelled.empty()) {
+      *code = std::move(spelled);
+    }
+  }
+  return query;
+}
+
 // "fr", "pt-BR", "zh_Hant": what a language code looks like (BCP 47's shape, loosely). A request's
 // source names a pair's sentence rules only then: ICU makes an iterator per name it is given.
 bool looks_like_language_code(std::string_view code) {
@@ -251,9 +271,10 @@ void ModelRegistry::for_each_direction(
   }
 }
 
-RequestStatus ModelRegistry::find(const ModelQuery& query, ModelRoute* found) const {
+RequestStatus ModelRegistry::find(const ModelQuery& asked, ModelRoute* found) const {
   *found = {};
   const std::shared_ptr<const ModelCatalog> now = catalog();
+  const ModelQuery query = with_served_languages(asked, *now);
   const std::vector<std::shared_ptr<ServedModel>>& models = now->models;
   std::string loaded;
   for (const auto& served : models) {
@@ -296,8 +317,9 @@ RequestStatus ModelRegistry::find(const ModelQuery& query, ModelRoute* found) co
     return {StatusCode::kNotFound,
             "no model translates " + asked_pair(query) + "; loaded: " + loaded};
   }
-  return {StatusCode::kInvalidArgument, "several models match " + asked_pair(query) +
-                                            "; name one with model.model (loaded: " + loaded + ")"};
+  return {StatusCode::kInvalidArgument, "several models match " + asked_pair(query) + "; " +
+                                            how_to_choose(query.fields) + " (loaded: " + loaded +
+                                            ")"};
 }
 
 void ModelRegistry::stop() {

@@ -22,6 +22,7 @@
 #include "engine/span_protection.h"
 #include "server/metrics.h"
 #include "server/scheduler.h"
+#include "server/selector_fields.h"
 #include "server/server_options.h"
 #include "server/status.h"
 #include "server/translation_cache.h"
@@ -68,6 +69,7 @@ struct ModelQuery {
   std::string name;
   std::string source_language;
   std::string target_language;
+  SelectorFields fields = kGrpcSelectorFields;  // how the caller named them
 };
 
 // The language pair of a model a request is translated in.
@@ -110,7 +112,9 @@ class ModelRegistry {
   // matched against the languages given (engine/language_pair.h: "*" reads any source, a pair of
   // the source asked for wins over "*"; a unique match), else the only model's only pair.
   // NOT_FOUND (naming what is loaded) or INVALID_ARGUMENT when ambiguous: several models, or
-  // several pairs of one model (naming the languages to choose from).
+  // several pairs of one model (naming the languages to choose from, and the query's fields).
+  // The query's languages are first read as the served languages spell them (served_spelling:
+  // case aside; "en-US" is "en" when no served pair names "en-US"), for every protocol.
   RequestStatus find(const ModelQuery& query, ModelRoute* found) const;
 
   // The models served now and their languages.

@@ -61,17 +61,17 @@ std::uintmax_t weights_file_bytes(const std::string& directory) {
 }
 
 RequestStatus loading_failed(const ModelSpec& spec, const std::exception& error) {
+  spdlog::warn("admin: loading model {} from {} failed: {}", spec.name, spec.directory,
+               error.what());  // with the source location; the client's message has none
+  const std::string reason = client_message(error);
   if (dynamic_cast<const ResourceExhausted*>(&error) != nullptr) {
-    return {StatusCode::kResourceExhausted,
-            "model " + spec.name + " does not fit: " + std::string(error.what())};
+    return {StatusCode::kResourceExhausted, "model " + spec.name + " does not fit: " + reason};
   }
   if (dynamic_cast<const ModelError*>(&error) != nullptr ||
       dynamic_cast<const InvalidArgument*>(&error) != nullptr) {
-    return {StatusCode::kInvalidArgument,
-            "cannot load model " + spec.name + ": " + std::string(error.what())};
+    return {StatusCode::kInvalidArgument, "cannot load model " + spec.name + ": " + reason};
   }
-  return {StatusCode::kInternal,
-          "loading model " + spec.name + " failed: " + std::string(error.what())};
+  return {StatusCode::kInternal, "loading model " + spec.name + " failed: " + reason};
 }
 
 }  // namespace
@@ -151,7 +151,7 @@ RequestStatus ModelRegistry::replace(const ModelSpec& spec) {
     } catch (const std::exception& error) {
       served->scheduler->stop();
       return {StatusCode::kFailedPrecondition,
-              "the new model cannot serve glossary " + name + ": " + error.what()};
+              "the new model cannot serve glossary " + name + ": " + client_message(error)};
     }
     served->glossaries.put(name, glossary);
   }
@@ -231,7 +231,7 @@ RequestStatus ModelRegistry::put_glossary(const std::string& model, const std::s
       served->span_protector->check_glossary(*glossary, "entry");
     } catch (const std::exception& error) {
       return {StatusCode::kInvalidArgument,
-              "glossary " + name + " for model " + served->name + ": " + error.what()};
+              "glossary " + name + " for model " + served->name + ": " + client_message(error)};
     }
   }
   for (ServedModel* served : targets) {

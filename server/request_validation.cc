@@ -217,7 +217,7 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
   } catch (const InvalidArgument& e) {
     return invalid(where + ": " + e.message());
   } catch (const std::exception& e) {
-    return invalid(where + " could not be tokenized: " + e.what());
+    return invalid(where + " could not be tokenized: " + client_message(e));
   }
   if (prepared->segments() + static_cast<long>(segments.size()) > limits.max_segments_per_request) {
     return too_many_segments(limits);

@@ -169,10 +169,9 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
   app.add_option("--glossary-dir", options.glossary_dir,
                  "Directory where the admin API keeps the named glossaries it is given, served "
                  "again after a restart (default: they last until the process ends)");
-  app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)")
-      ->check(CLI::ExistingFile);
+  // Files read at start: one that is missing stops the server with 1, as a bad pair does.
+  app.add_option("--tls-cert", options.tls_cert, "PEM certificate chain (with --tls-key)");
+  app.add_option("--tls-key", options.tls_key, "PEM private key (with --tls-cert)");
   app.add_option("--log-level", options.log_level, "trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
       ->capture_default_str();

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/default_ports.h"
 #include "engine/beam_search.h"
 #include "flags/shared_flags.h"
 
@@ -64,8 +65,8 @@ struct ServerOptions {
   // finalize_server_options.
   std::vector<std::pair<std::string, std::string>> model_compute_types;
   std::string listen = "0.0.0.0:50051";
-  std::string metrics_listen;  // derived from metrics_port and the listen host
-  int metrics_port = 9464;     // 0: any free port (see ready_file)
+  std::string metrics_listen;           // derived from metrics_port and the listen host
+  int metrics_port = kDefaultHttpPort;  // 0: any free port (see ready_file)
   // The HTTP port (metrics_port: probes, /metrics, the JSON API): larger request bodies get 413.
   long http_max_body_bytes = 16L << 20;
   // "HOST:PORT" of the translation APIs' own HTTP port (HTTPS with tls_cert/tls_key); empty:

@@ -32,6 +32,10 @@ grpc::Status to_grpc(const RequestStatus& status) {
       return {grpc::StatusCode::ALREADY_EXISTS, status.message};
     case StatusCode::kFailedPrecondition:
       return {grpc::StatusCode::FAILED_PRECONDITION, status.message};
+    case StatusCode::kMethodNotAllowed:
+      return {grpc::StatusCode::UNIMPLEMENTED, status.message};
+    case StatusCode::kPayloadTooLarge:
+      return {grpc::StatusCode::RESOURCE_EXHAUSTED, status.message};
   }
   return {grpc::StatusCode::INTERNAL, "unmapped status: " + status.message};
 }
@@ -64,6 +68,10 @@ int to_http_status(StatusCode code) {
       return 409;
     case StatusCode::kFailedPrecondition:
       return 400;
+    case StatusCode::kMethodNotAllowed:
+      return 405;
+    case StatusCode::kPayloadTooLarge:
+      return 413;
   }
   return 500;
 }
@@ -101,6 +109,10 @@ std::string_view code_name(StatusCode code) {
       return "ALREADY_EXISTS";
     case StatusCode::kFailedPrecondition:
       return "FAILED_PRECONDITION";
+    case StatusCode::kMethodNotAllowed:
+      return "UNIMPLEMENTED";
+    case StatusCode::kPayloadTooLarge:
+      return "RESOURCE_EXHAUSTED";
   }
   return "INTERNAL";
 }
@@ -112,13 +124,16 @@ RequestStatus status_from_exception(std::exception_ptr error) {
     return {StatusCode::kInvalidArgument, e.message()};
   } catch (const ResourceExhausted& e) {
     return {StatusCode::kResourceExhausted, e.message()};
-  } catch (const Error& e) {
-    return {StatusCode::kInternal, e.message()};
   } catch (const std::exception& e) {
-    return {StatusCode::kInternal, e.what()};
+    return {StatusCode::kInternal, client_message(e)};
   } catch (...) {
     return {StatusCode::kInternal, "unknown failure"};
   }
+}
+
+std::string client_message(const std::exception& error) {
+  const auto* ours = dynamic_cast<const Error*>(&error);
+  return ours != nullptr ? ours->message() : error.what();
 }
 
 std::string echoed_text(const std::string& text) {

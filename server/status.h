@@ -25,6 +25,9 @@ enum class StatusCode {
   kPermissionDenied,    // the key's tenant may not use the model (--api-keys)
   kAlreadyExists,       // the admin API: a model of that name is loaded
   kFailedPrecondition,  // the admin API: the change cannot be made as things are
+  kMethodNotAllowed,    // HTTP: the path does not take the method (405; named UNIMPLEMENTED)
+  kPayloadTooLarge,     // HTTP: a body over --http-max-body-bytes (413; named RESOURCE_EXHAUSTED,
+                        // as gRPC names a message over its limit)
 };
 
 struct RequestStatus {
@@ -43,7 +46,7 @@ struct RequestStatus {
 grpc::Status to_grpc(const RequestStatus& status);
 // The HTTP status for `status` (the JSON API): 200, 400, 404, 429, 504, 499 (the client went
 // away), 503, 500, 401 (no valid API key), 429 (quota), 403 (a model the key may not use), 409
-// (already exists), 400 (failed precondition).
+// (already exists), 400 (failed precondition), 405 (method not allowed), 413 (payload too large).
 int to_http_status(StatusCode code);
 // The Retry-After header's value for a refused call: its retry_after_seconds, else "1" for
 // RESOURCE_EXHAUSTED (a full queue); empty for no header (QUOTA_EXCEEDED: retrying does not help).
@@ -54,6 +57,11 @@ std::string_view code_name(StatusCode code);
 // rpt::ResourceExhausted -> RESOURCE_EXHAUSTED, any other
 // rpt::Error or std::exception -> INTERNAL (with its message), anything else -> INTERNAL.
 RequestStatus status_from_exception(std::exception_ptr error);
+
+// What a client is told of `error` (gRPC status messages, HTTP error bodies): an rpt::Error's
+// message without the source file and line its what() carries (logs may keep those), else
+// what().
+std::string client_message(const std::exception& error);
 
 // A client's string as echoed in an error: at most 64 bytes (the status message travels in a
 // header, and a 16 MiB model name must not make the reply itself fail).

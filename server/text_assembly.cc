@@ -70,9 +70,9 @@ void TextAssembly::deliver_text(std::size_t text) {
     call_->on_sentence(static_cast<int>(text), std::move(joined));
   } catch (const std::exception& e) {
     if (!failure_) {
-      failure_ =
-          RequestStatus{StatusCode::kInternal, "texts[" + std::to_string(text) +
-                                                   "] could not be put back together: " + e.what()};
+      failure_ = RequestStatus{StatusCode::kInternal,
+                               "texts[" + std::to_string(text) +
+                                   "] could not be put back together: " + client_message(e)};
     }
   }
 }

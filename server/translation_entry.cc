@@ -23,9 +23,10 @@ void PendingTranslation::cancel() const {
 }
 
 RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                                  std::string_view api_key, Clock::time_point deadline,
+                                  const CallSource& source, Clock::time_point deadline,
                                   JobObserver* observer, CallRecord& record,
                                   PendingTranslation* pending) {
+  const std::string_view api_key = source.api_key;
   // A caller without a listed key learns nothing of the models (nothing charged yet).
   if (RequestStatus known = service.api_keys.authenticate(api_key); !known.ok()) return known;
   const std::optional<TenantIdentity> tenant = service.api_keys.identify(api_key);
@@ -35,7 +36,8 @@ RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRe
   const v1::ModelSelector& selector = request.model();
   ModelRoute route;
   RequestStatus routed = service.registry.find(
-      {selector.model(), selector.source_language(), selector.target_language()}, &route);
+      {selector.model(), selector.source_language(), selector.target_language(), source.fields},
+      &route);
   pending->model = route.model;
   if (routed.ok()) {
     record.set_model(pending->model->name);

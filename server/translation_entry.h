@@ -31,6 +31,12 @@ struct PendingTranslation {
   void cancel() const;
 };
 
+// Who a call is from, as its front end read it.
+struct CallSource {
+  std::string_view api_key;                     // --api-keys; empty: none
+  SelectorFields fields = kGrpcSelectorFields;  // how its protocol names the model selector
+};
+
 // Routes (so the record learns the model even of a call refused while draining), refuses while
 // draining, validates `request` and cuts its texts into segments, looks each segment up in the
 // model's cache (unless the request says use_cache false) and builds its job of the others (not
@@ -38,9 +44,9 @@ struct PendingTranslation {
 // sentences (segments). With --api-keys, `api_key` must be listed (UNAUTHENTICATED before
 // anything else is looked at) and the texts' characters are charged to it once the request is
 // valid (PERMISSION_DENIED, QUOTA_EXCEEDED or RESOURCE_EXHAUSTED with retry_after_seconds by the
-// key's tenant: server/api_keys.h).
+// key's tenant: server/api_keys.h). Messages name the selector's fields as `source.fields`.
 RequestStatus prepare_translation(ServiceContext& service, const v1::TranslateRequest& request,
-                                  std::string_view api_key, Clock::time_point deadline,
+                                  const CallSource& source, Clock::time_point deadline,
                                   JobObserver* observer, CallRecord& record,
                                   PendingTranslation* pending);
 

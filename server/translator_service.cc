@@ -36,7 +36,7 @@ class TranslationCall : public Reactor, public JobObserver {
     RequestStatus status = decode_translate_request(raw, &request);
     const std::string api_key = bearer_token(*context_);
     if (status.ok()) {
-      status = prepare_translation(service_, request, api_key, steady_deadline(*context_), this,
+      status = prepare_translation(service_, request, {api_key}, steady_deadline(*context_), this,
                                    record_, &translation_);
     }
     if (status.ok()) {

@@ -50,7 +50,8 @@ def load_messages():
 
 
 # Code points the server counts as blank (common/text_hygiene.h, the definition rpt-client
-# shares): a text made only of them is refused, so it is not sent and prints as a blank line.
+# shares): the server returns a text made only of them unchanged, with nothing to translate, so
+# it is not sent and prints as a blank line.
 BLANK = ({chr(c) for c in range(0x21)} | {chr(c) for c in range(0x7F, 0xA1)}
          | {chr(c) for c in range(0x2000, 0x200E)}
          | set("\u1680\u180e\u2028\u2029\u202f\u205f\u2060\u3000\ufeff"))

@@ -112,8 +112,13 @@ class AdminServerTest(unittest.TestCase):
         self.assertIn("fr", [t for lang in json.loads(raw) for t in lang["targets"]])
         self.assertEqual(admin(self.server, "POST", "/admin/models",
                                {"name": "fr", "directory": EN_FR})[0], 409)
-        self.assertEqual(admin(self.server, "POST", "/admin/models",
-                               {"name": "x", "directory": self.directory})[0], 400)
+        status, _, body = admin(self.server, "POST", "/admin/models",
+                                {"name": "x", "directory": self.directory})
+        self.assertEqual(status, 400, body)
+        # The loader's reason, without the source file and line the log keeps.
+        self.assertIn("cannot load model x", body["error"]["message"])
+        self.assertNotRegex(body["error"]["message"], r"\.(cc|h):[0-9]+")
+        self.assertRegex(self.server.log(), r"loading model x .*\.cc:[0-9]+")
         self.assertEqual(admin(self.server, "POST", "/admin/models",
                                {"name": "../x", "directory": EN_FR})[0], 400)
         # An unload drains: calls sent just before it all finish.

@@ -278,6 +278,23 @@ class ApiKeysServerTest(KeyedServerTest):
                 "Quit", target_lang="DE").text,
             self.free.translate({"texts": ["Quit"]})[2]["translations"][0]["hypotheses"][0]["text"])
 
+    def test_rpt_client_sends_its_api_key(self):
+        key_file = os.path.join(self.directory, "tenant.key")
+        write(key_file, OPEN + "\n")
+        base = [os.environ["RPT_CLIENT_BINARY"], "--server", f"127.0.0.1:{self.server.grpc_port}",
+                "--model", "en-de", TEXT]
+        for flags in (["--api-key", OPEN], ["--api-key-file", key_file]):
+            with self.subTest(flags=flags[0]):
+                keyed = subprocess.run(base + flags, capture_output=True, text=True, timeout=120)
+                self.assertEqual((keyed.returncode, keyed.stdout), (0, self.want + "\n"),
+                                 keyed.stderr)
+        keyless = subprocess.run(base, capture_output=True, text=True, timeout=120)
+        self.assertEqual(keyless.returncode, 16, keyless.stderr)  # UNAUTHENTICATED
+        self.assertIn("UNAUTHENTICATED", keyless.stderr)
+        both = subprocess.run(base + ["--api-key", OPEN, "--api-key-file", key_file],
+                              capture_output=True, text=True, timeout=120)
+        self.assertNotEqual(both.returncode, 0, both.stderr)  # one or the other
+
     def test_loadgen_sends_its_api_key(self):
         loadgen = os.path.join(os.path.dirname(os.environ["RPT_CLIENT_BINARY"]), "rpt-loadgen")
         lines = os.path.join(self.directory, "input.en")

@@ -171,7 +171,7 @@ class HttpApiTest(unittest.TestCase):
 
     def test_invalid_json_is_400(self):
         # 1e999: a number out of range, once a 500 (the fuzzer's first find).
-        for raw in [b"{", b"", b"not json", b'{"texts": ["\xff"]}', b'{"texts": ["a"]} extra',
+        for raw in [b"{", b"", b"not json", b'{"texts": ["a"]} extra',
                     b'{"texts": ["ok"], "timeout": 1e999}']:
             with self.subTest(raw=raw):
                 status, _, data = self.server.request("POST", "/v1/translate", raw)
@@ -180,13 +180,28 @@ class HttpApiTest(unittest.TestCase):
                 self.assertEqual(error["code"], "INVALID_ARGUMENT")
                 self.assertIn("the body is not valid JSON", error["message"])
 
+    def test_invalid_utf8_is_400_naming_its_field(self):
+        for raw, field in [(b'{"texts": ["ok", "caf\xe9"]}', "texts[1]"),
+                           (b'{"texts": ["\xff"]}', "texts[0]"),
+                           (b'{"model": "en-\xc3", "texts": ["ok"]}', "model"),
+                           (b'{"texts": [], "options": {"format": "\xff"}}', "options.format"),
+                           (b'{"texts": [], "\xff": 1}', "a field name after texts"),
+                           (b'{"glossary": [{"source": "a", "target": "\xfe"}]}',
+                            "glossary[0].target")]:
+            with self.subTest(raw=raw):
+                status, _, data = self.server.request("POST", "/v1/translate", raw)
+                self.assertEqual(status, 400, data)
+                error = json.loads(data)["error"]
+                self.assertEqual(error["code"], "INVALID_ARGUMENT")
+                self.assertEqual(error["message"], field + " is not valid UTF-8")
+
     def test_unknown_model_is_404(self):
         self.assert_error(self.server.translate({"model": "xx-yy", "texts": ["Cancel"]}), 404,
                           "NOT_FOUND", "xx-yy")
 
     def test_a_body_over_the_limit_is_413(self):
         big = {"model": "en-de", "texts": ["Save the file. " * 400]}  # ~6 KB > 4096
-        self.assert_error(self.server.translate(big), 413, "INVALID_ARGUMENT",
+        self.assert_error(self.server.translate(big), 413, "RESOURCE_EXHAUSTED",
                           "over the limit of 4096 bytes")
         # A huge declared body is refused at once, unread (no client waits to send 10 GB).
         with socket.create_connection(("127.0.0.1", self.server.http_port), timeout=5) as s:
@@ -209,8 +224,9 @@ class HttpApiTest(unittest.TestCase):
                           400, "INVALID_ARGUMENT", "X-Request-Timeout")
 
     def test_wrong_method_and_path(self):
-        status, headers, _ = self.server.request("GET", "/v1/translate")
+        status, headers, data = self.server.request("GET", "/v1/translate")
         self.assertEqual((status, headers.get("Allow")), (405, "POST"))
+        self.assertEqual(json.loads(data)["error"]["code"], "UNIMPLEMENTED")
         status, _, data = self.server.request("GET", "/v3/nothing")
         self.assertEqual(status, 404)
         self.assertTrue(data.startswith(b"not found"))

@@ -106,6 +106,32 @@ class LanguagePairsTest(unittest.TestCase):
         self.assertEqual(error.code(), grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("several models match *->ro", error.details())
 
+    def test_language_codes_are_read_case_aside_and_a_region_falls_back(self):
+        want = self.translated("en", "fr").translations[0].hypotheses[0].text
+        for source, target in (("EN", "FR"), ("en-US", "fr-FR"), ("En_gb", "FR-ca")):
+            with self.subTest(source=source, target=target):
+                response = self.translated(source, target)
+                self.assertEqual(response.model, "multi")
+                self.assertEqual(response.translations[0].hypotheses[0].text, want)
+                status, _, body = self.server.translate(
+                    {"source_language": source, "target_language": target, "texts": [TEXT]})
+                self.assertEqual(status, 200, body)
+                self.assertEqual(body["translations"][0]["hypotheses"][0]["text"], want)
+        # A source's own pair still wins over "*" (fr-ro's FR -> RO).
+        self.assertEqual(self.translated("FR-be", "RO").model, "fr-ro")
+        self.assertEqual(self.call("en-US", "it").code(), grpc.StatusCode.NOT_FOUND)
+
+    def test_a_refusal_names_the_fields_of_the_callers_protocol(self):
+        error = self.call("", "ro")
+        self.assertIn("name one with model.model, or choose with model.source_language and "
+                      "model.target_language", error.details())
+        status, _, body = self.server.translate({"target_language": "ro", "texts": [TEXT]})
+        self.assertEqual(status, 400, body)
+        message = body["error"]["message"]
+        self.assertIn("name one with model, or choose with source_language and target_language",
+                      message)
+        self.assertNotIn("model.model", message)
+
     def test_a_call_that_leaves_the_pair_open_is_refused_naming_the_choices(self):
         for selector, expected in (({"model": "multi"}, "name the target language (one of de, "
                                     "fr, ro)"),

@@ -9,6 +9,7 @@ into German is en-de declared as fr-de (tests/server/relabelled_model.py).
 """
 import json
 import os
+import socket
 import unittest
 import urllib.error
 import urllib.parse
@@ -120,8 +121,36 @@ class LibreTranslateTest(unittest.TestCase):
                                               {"Content-Type": "application/json"})
         self.assertEqual(status, 400)
         self.assertIn("error", json.loads(data))
-        status, _, _ = self.server.request("GET", "/translate")
-        self.assertEqual(status, 405)
+        # Every status in LibreTranslate's shape: a wrong method (with Allow), a body too large.
+        for method, path, allowed in (("GET", "/translate", "POST"), ("GET", "/detect", "POST"),
+                                      ("POST", "/languages", "GET"),
+                                      ("DELETE", "/frontend/settings", "GET")):
+            with self.subTest(method=method, path=path):
+                status, headers, data = self.server.request(method, path)
+                self.assertEqual((status, headers.get("Allow")), (405, allowed))
+                self.assertEqual(set(json.loads(data)), {"error"})
+        for path in ("/translate", "/detect"):
+            with self.subTest(path=path):
+                with socket.create_connection(("127.0.0.1", self.server.http_port),
+                                              timeout=10) as s:
+                    s.sendall(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                              b"application/json\r\nContent-Length: 10000000000\r\n"
+                              b"Connection: close\r\n\r\n" % path.encode())
+                    answer = b""
+                    while chunk := s.recv(4096):
+                        answer += chunk
+                head, _, body = answer.partition(b"\r\n\r\n")
+                self.assertTrue(head.startswith(b"HTTP/1.1 413 "), head)
+                self.assertEqual(set(json.loads(body)), {"error"})
+
+    def test_language_codes_are_read_case_aside_and_a_region_falls_back(self):
+        want = self.native(["Open the file."], "en-de")[0][0]["text"]
+        for source, target in (("EN", "DE"), ("en-US", "de-DE"), ("auto", "De")):
+            with self.subTest(source=source, target=target):
+                status, body = self.post({"q": "Open the file.", "source": source,
+                                          "target": target}, True)
+                self.assertEqual(status, 200, body)
+                self.assertEqual(body["translatedText"], want)
 
     def test_frontend_settings(self):
         status, _, data = self.server.request("GET", "/frontend/settings")

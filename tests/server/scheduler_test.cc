@@ -294,6 +294,8 @@ TEST_F(SchedulerFaultTest, OnlyThePoisonedSentencesCallFails) {
     const RequestStatus failed = poisoned.wait(texts);
     EXPECT_EQ(failed.code, StatusCode::kResourceExhausted) << failed.message;
     EXPECT_NE(failed.message.find("injected"), std::string::npos) << failed.message;
+    // What the gRPC client is told names no source file and line (RPT_THROW's what() does).
+    EXPECT_EQ(to_grpc(failed).error_message().find(".cc:"), std::string::npos) << failed.message;
     EXPECT_TRUE(clean.wait(texts).ok());
     for (std::size_t i = 3; i < 6; ++i) EXPECT_EQ(texts[static_cast<int>(i - 3)], expected_[i]);
     EXPECT_TRUE(later.wait(texts).ok());
