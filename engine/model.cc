@@ -194,6 +194,9 @@ class ModelLoader {
         b += bias.numel();
       }
     }
+    // The parts, counted as they were read, are dropped once fused.
+    for (const Tensor& w : weights) bytes_ -= w.nbytes();
+    for (const Tensor& bias : biases) bytes_ -= bias.defined() ? bias.nbytes() : 0;
     bytes_ += fused.weight.nbytes() + (fused.bias.defined() ? fused.bias.nbytes() : 0);
     return fused;
   }

@@ -194,6 +194,21 @@ TEST(ModelLoad, WeightTensorsAreExactlyTheFilesTensors) {
   }
 }
 
+// weights_bytes() counts what the weights hold: in float32, unpacked, each of the file's
+// elements once (fused projections are not counted again as their parts).
+TEST(ModelLoad, WeightsBytesAreTheFilesElementsInFloat32) {
+  for (const char* model : {"models/en-de", "tests/fixtures/shaw_k4/model"}) {
+    const std::string directory = testing::source_dir() + "/" + model;
+    const auto loaded = Model::load(directory, ModelLoadOptions{.cpu_layout = false});
+    const WeightsFile file(directory + "/" + loaded->config().weights_file);
+    std::size_t elements = 0;
+    for (const std::string& name : file.names()) {
+      elements += static_cast<std::size_t>(file.get(name).numel());
+    }
+    EXPECT_EQ(loaded->weights_bytes(), elements * sizeof(float)) << model;
+  }
+}
+
 // What a GPU engine keeps of its model once the weights are on the device.
 TEST(ModelLoad, ACopyWithoutWeightsKeepsTheRestAndMakesNoEngine) {
   const auto loaded =
