@@ -8,7 +8,8 @@
 //
 // Texts come from the arguments, or one per line from stdin. With --n-best N each text prints N
 // lines, best first (--with-scores prefixes the score and a tab). Blank lines are not sent (the
-// server would return them unchanged) and print as blank lines, so output stays aligned with input;
+// server would return them unchanged) and print as they came (a CRLF line keeps its \r), so
+// output stays aligned with input;
 // input with no text at all prints only those and contacts no server. On failure the gRPC status is
 // printed on stderr and the exit code is the gRPC status code (3 INVALID_ARGUMENT, 4
 // DEADLINE_EXCEEDED, 5 NOT_FOUND, 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE, ...).
@@ -130,14 +131,14 @@ int translate(rpt::v1::Translator::Stub& stub, const ClientOptions& options) {
       return 1;
     }
   }
-  // A blank input gets as many (empty) lines as the other inputs' hypotheses.
+  // A blank input gets as many lines as the other inputs' hypotheses.
   const int lines_per_text = response.translations_size() > 0
                                  ? response.translations(0).hypotheses_size()
                                  : std::max(1, options.n_best);
   int next = 0;
-  for (const bool is_blank : blank) {
-    if (is_blank) {
-      for (int h = 0; h < lines_per_text; ++h) std::printf("\n");
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (blank[i]) {  // as it came, as the server would return it (a CRLF line keeps its \r)
+      for (int h = 0; h < lines_per_text; ++h) std::printf("%s\n", texts[i].c_str());
       continue;
     }
     for (const auto& hypothesis : response.translations(next++).hypotheses()) {

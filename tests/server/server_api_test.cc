@@ -386,8 +386,9 @@ TEST_F(ServerApiTest, CallsOfNoModelStayOutOfTheLatencyHistogram) {
   EXPECT_THAT(after, Not(HasSubstr("rpt_request_duration_seconds_count{method=\"ListModels\"")));
 }
 
-// rpt-client over stdin: one output line per input line, blank lines kept in place (not sent:
-// the server refuses blank texts), the same translations as one call per text.
+// rpt-client over stdin: one output line per input line, blank lines kept in place as they came
+// (not sent: the server would return them unchanged), the same translations as one call per
+// text; CRLF input gives CRLF output, blank lines included.
 TEST_F(ServerApiTest, ClientKeepsBlankLinesInPlace) {
   const std::vector<std::string> client = {client_binary(), "--server", server_->address(),
                                            "--model", "en-de"};
@@ -396,7 +397,16 @@ TEST_F(ServerApiTest, ClientKeepsBlankLinesInPlace) {
   const std::string last = run_binary(client, "Cancel\n");
   ASSERT_FALSE(first.empty());
   ASSERT_FALSE(last.empty());
-  EXPECT_EQ(output, first + "\n\n" + last);
+  EXPECT_EQ(output, first + "\n   \n" + last);
+  const std::string crlf = run_binary(client, "Save the file.\r\n\r\nCancel\r\n");
+  EXPECT_EQ(crlf.find("\r\n\r\n"), first.size() - 1) << crlf;  // the blank line's own \r
+  std::size_t lines = 0;
+  for (std::size_t at = 0; at < crlf.size(); ++at) {
+    if (crlf[at] != '\n') continue;
+    ++lines;
+    EXPECT_TRUE(at > 0 && crlf[at - 1] == '\r') << "a bare LF at " << at << ": " << crlf;
+  }
+  EXPECT_EQ(lines, 3u);
 }
 
 // A client that connects to the metrics port and trickles a byte every 300 ms (never finishing
