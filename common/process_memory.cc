@@ -21,4 +21,10 @@ void keep_freed_memory_for_reuse(std::size_t reuse_bytes) {
 #endif
 }
 
+void return_freed_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
 }  // namespace rpt

@@ -14,4 +14,9 @@ namespace rpt {
 // memory freed after a burst stays with the process up to `reuse_bytes`. glibc only.
 void keep_freed_memory_for_reuse(std::size_t reuse_bytes = std::size_t{256} << 20);
 
+// Hands the heap's free pages back to the system now, whatever the thresholds above: after
+// freeing what will not be needed again (a model load's per-layer float32 copies, which
+// otherwise stay resident as holes between the weights kept). glibc only.
+void return_freed_memory();
+
 }  // namespace rpt

@@ -1,30 +1,17 @@
 #include "engine/model.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
 
+#include "common/process_memory.h"
 #include "kernels/errors.h"
 #include "engine/weight_tensors.h"
 #include "engine/weights_file.h"
 #include "kernels/position.h"
 
 namespace rpt {
-namespace {
-
-// Hands the heap's free pages back to the system. Loading frees a converted float32 weight per
-// layer, each a few MiB: glibc keeps such blocks for reuse, and without this the holes between
-// the weights kept stay resident (a fifth of a float32 model).
-void return_freed_memory() {
-#ifdef __GLIBC__
-  malloc_trim(0);
-#endif
-}
-
-}  // namespace
 
 // Builds a Model from a weights file: converts to float32, checks every shape against the
 // config, fuses projections.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -201,11 +200,8 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
   auto token_texts = std::make_shared<std::vector<std::string>>();
   for (int id = 0; id < target.size(); ++id) {
     const std::string& piece = target.to_token(id);
-    std::string text = piece;
-    unsigned byte = 0;  // a byte-fallback piece <0xHH> stands for that byte
-    if (piece.size() == 6 && std::sscanf(piece.c_str(), "<0x%2X>", &byte) == 1) {
-      text = std::string(1, static_cast<char>(byte));
-    }
+    const std::optional<unsigned char> byte = fallback_byte(piece);
+    const std::string text = byte ? std::string(1, static_cast<char>(*byte)) : piece;
     std::string spaced;  // SentencePiece's word boundary is a space in the text
     const std::string_view boundary(kWordBoundary);
     for (std::size_t i = 0; i < text.size();) {
@@ -246,8 +242,7 @@ void SpanProtector::drop_writable_symbols(std::string_view source,
   const auto writable = [this](std::string_view symbol) {
     const Vocabulary& vocabulary = model_->target_vocabulary();
     for (const std::string& piece : model_->target_tokenizer().encode(std::string(symbol))) {
-      const bool byte_piece = piece.size() == 6 && piece.starts_with("<0x") && piece.back() == '>';
-      if (byte_piece || !vocabulary.contains(piece)) return false;
+      if (fallback_byte(piece) || !vocabulary.contains(piece)) return false;
     }
     return true;
   };

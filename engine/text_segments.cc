@@ -7,9 +7,10 @@
 #include <string_view>
 
 #include <unicode/uchar.h>
-#include <unicode/utf8.h>
 
+#include "common/text_hygiene.h"
 #include "engine/errors.h"
+#include "engine/tokenizer.h"
 #include "spans/protected_spans.h"
 
 namespace rpt {
@@ -30,48 +31,44 @@ void merge_terms(const std::vector<GlossaryTermResult>& terms,
   }
 }
 
-// Counts the letters of `text` (UTF-8) into *letters.
-void count_letters(std::string_view text, int* letters) {
-  std::int32_t at = 0;
-  const auto length = static_cast<std::int32_t>(text.size());
-  while (at < length) {
-    UChar32 code = 0;
-    U8_NEXT(text.data(), at, length, code);
-    if (code >= 0 && u_isalpha(code)) ++*letters;
+// The letters of `text` (UTF-8; bytes that are not are skipped).
+int letters_in(std::string_view text) {
+  int letters = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t code = 0;
+    if (!next_code_point(text, &i, &code)) {
+      ++i;
+      continue;
+    }
+    if (u_isalpha(static_cast<UChar32>(code))) ++letters;
   }
+  return letters;
 }
 
-// A piece SentencePiece falls back to for a byte it has no piece for: "<0xNN>".
-bool is_byte_piece(const std::string& piece) {
-  return piece.size() == 6 && piece.compare(0, 3, "<0x") == 0 && piece[5] == '>';
-}
-
-// True when most of the letters of `pieces` reach the model only as bytes or as the unknown
-// piece: text in a script its vocabulary was not trained on, which it turns into byte soup
-// (broken UTF-8 and repetitions) rather than a translation.
-bool mostly_unreadable(const std::vector<std::string>& pieces, const Vocabulary& vocabulary) {
+// True when most of the letters of `pieces` (read as `ids`) reach the model only as byte-fallback
+// pieces or as the unknown piece: text in a script its vocabulary was not trained on, which it
+// turns into byte soup (broken UTF-8 and repetitions) rather than a translation.
+bool mostly_unreadable(const std::vector<std::string>& pieces, const std::vector<int>& ids,
+                       int unknown_id) {
   int letters = 0;
   int unreadable = 0;
   std::string bytes;  // a run of byte pieces, as the bytes they stand for
-  const auto end_of_bytes = [&] {
-    int run = 0;
-    count_letters(bytes, &run);
+  for (std::size_t i = 0; i <= pieces.size(); ++i) {
+    const std::optional<unsigned char> byte =
+        i < pieces.size() ? fallback_byte(pieces[i]) : std::nullopt;
+    if (byte) {
+      bytes.push_back(static_cast<char>(*byte));
+      continue;
+    }
+    const int run = letters_in(bytes);  // the run of bytes this piece ends
     letters += run;
     unreadable += run;
     bytes.clear();
-  };
-  for (const std::string& piece : pieces) {
-    if (is_byte_piece(piece)) {
-      bytes.push_back(static_cast<char>(std::stoi(piece.substr(3, 2), nullptr, 16)));
-      continue;
-    }
-    end_of_bytes();
-    int own = 0;
-    count_letters(piece, &own);
+    if (i == pieces.size()) break;
+    const int own = letters_in(pieces[i]);
     letters += own;
-    if (vocabulary.to_id(piece) == vocabulary.unk_id()) unreadable += own;
+    if (ids[i] == unknown_id) unreadable += own;
   }
-  end_of_bytes();
   return 2 * unreadable > letters;
 }
 
@@ -85,15 +82,18 @@ PreparedSource prepare_source(const Model& model, const std::string& segment,
   const bool constrained = rewritten && rewritten->constraints;
   const std::vector<std::string> pieces =
       model.source_tokenizer().encode(constrained ? rewritten->text : segment);
+  const Vocabulary& vocabulary = model.source_vocabulary();
+  std::vector<int> text_ids;
+  text_ids.reserve(pieces.size());
+  for (const std::string& piece : pieces) text_ids.push_back(vocabulary.to_id(piece));
   // A source the model reads nothing of, or mostly as bytes, stays empty: it becomes layout,
   // kept as it was, not a lone prefix or eos or byte soup.
-  const Vocabulary& vocabulary = model.source_vocabulary();
-  if (pieces.empty() || mostly_unreadable(pieces, vocabulary)) return prepared;
+  if (pieces.empty() || mostly_unreadable(pieces, text_ids, vocabulary.unk_id())) return prepared;
   const std::vector<int>& prefix = model.source_prefix_ids(how.language_pair);
   const bool eos = model.config().append_source_eos;
-  prepared.ids.reserve(prefix.size() + pieces.size() + 1);
+  prepared.ids.reserve(prefix.size() + text_ids.size() + 1);
   prepared.ids.assign(prefix.begin(), prefix.end());
-  for (const std::string& piece : pieces) prepared.ids.push_back(vocabulary.to_id(piece));
+  prepared.ids.insert(prepared.ids.end(), text_ids.begin(), text_ids.end());
   if (eos) prepared.ids.push_back(vocabulary.to_id(model.config().special_tokens.eos));
   prepared.added_ids = static_cast<int>(prefix.size()) + (eos ? 1 : 0);
   if (constrained) prepared.spans = std::make_shared<const ProtectedSource>(std::move(*rewritten));

@@ -2,11 +2,25 @@
 
 #include <sentencepiece_processor.h>
 
+#include <cctype>
 #include <sstream>
 
 #include "kernels/errors.h"
 
 namespace rpt {
+
+std::optional<unsigned char> fallback_byte(std::string_view piece) {
+  if (piece.size() != 6 || !piece.starts_with("<0x") || piece.back() != '>') return std::nullopt;
+  unsigned byte = 0;
+  for (const char digit : piece.substr(3, 2)) {
+    const int value = std::isdigit(static_cast<unsigned char>(digit)) ? digit - '0'
+                      : digit >= 'A' && digit <= 'F'                  ? digit - 'A' + 10
+                                                                      : -1;
+    if (value < 0) return std::nullopt;
+    byte = byte * 16 + static_cast<unsigned>(value);
+  }
+  return static_cast<unsigned char>(byte);
+}
 
 Tokenizer::Tokenizer(const std::string& model_path) {
   if (model_path.empty()) return;

@@ -5,7 +5,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,10 @@ class SentencePieceProcessor;
 }
 
 namespace rpt {
+
+// The byte a SentencePiece byte-fallback piece ("<0xE2>") stands for; nullopt for any other
+// piece.
+std::optional<unsigned char> fallback_byte(std::string_view piece);
 
 class Tokenizer {
  public:

@@ -205,11 +205,9 @@ std::vector<TranslationResult> Translator::translate(const std::vector<std::stri
   std::vector<TranslationResult> results;
   auto decoded = hypotheses.begin();
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    if (prepared[i].ids.empty()) {
-      TranslationResult kept;
-      kept.hypotheses.emplace_back().text = sources[i];
-      kept.segments = 0;
-      results.push_back(std::move(kept));
+    if (prepared[i].ids.empty()) {  // all layout: as a blank text comes back
+      results.push_back(
+          join_results({.segments = {}, .separators = {sources[i]}}, {}, options.n_best));
       continue;
     }
     results.push_back(to_result(std::move(*decoded++), prepared[i]));
