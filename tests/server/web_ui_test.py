@@ -184,6 +184,9 @@ class BrowserTest(unittest.TestCase):
         self.assertFalse(self.element("error").is_displayed())
         self.assertTrue(self.element("copy").is_enabled())
         self.element("copy").click()  # the clipboard, or a selection where it is refused
+        # The status is written when the clipboard's promise settles, after the click returns.
+        from selenium.webdriver.support.ui import WebDriverWait
+        WebDriverWait(self.driver, 10).until(lambda _: self.element("copy-status").text != "")
         self.assertIn(self.element("copy-status").text,
                       ("Copied.", "Selected: press Ctrl+C to copy."))
 
