@@ -41,13 +41,15 @@
 #              logs.tar.xz under peer/.
 #   synthetic  rpt against CTranslate2 on the same GPU at base, big and ~1 B shapes, random
 #              weights written on the machine (bench/synthetic_shapes.py), float16, batch 1, 32
-#              and 128 (RPT_SYNTHETIC_*): tokens/s, peak device memory, rpt's time split; needs
-#              the peer pack like `peer`, and its budget. Not in `all`.
+#              and 128 (RPT_SYNTHETIC_*): tokens/s, peak device memory, rpt's time split, rpt once
+#              per attention kernel (RPT_SYNTHETIC_ATTENTION, default key-split,lane-groups);
+#              needs the peer pack like `peer`, and its budget. Not in `all`.
 #   attention_ncu  Nsight Compute on the fused attention kernel mid-decode at a synthetic shape
 #              (RPT_NCU_SHAPE, default 1b; float16, batch 128, beam 4, 64 tokens, steps launched
 #              eagerly): duration, throughput, occupancy and warp stalls of four consecutive
-#              launches (a decoder layer's self- then cross-attention, twice); the report comes
-#              back as attention_ncu.txt. Not in `all`.
+#              launches (a decoder layer's self- then cross-attention, twice), for each kernel of
+#              RPT_NCU_ATTENTION (default both: key-split lane-groups); the reports come back as
+#              attention_ncu.txt. Not in `all`.
 #   peer_cpu   the same comparison on the host CPU (float32, int8; batch 32 and 1), in the
 #              background on the upper half of the cores like host_cpu
 # Throughput and peak device memory of every translation run are in the summary.
@@ -178,7 +180,10 @@ phase_tests() {
 gpu_run() {  # pair precision batch lines bar_percent(-1: none) [extra rpt-translate args]
   local pair=$1 precision=$2 batch=$3 lines=$4 bar=$5
   shift 5
-  local model=$MODEL run="$pair.$precision.b$batch${1:+.fastest}"
+  # The run's name ends in the extra flags' values: .fastest for --gpu-gemm fastest.
+  local model=$MODEL tag run
+  tag=$(printf '%s' "$*" | sed -E 's/--[a-z0-9-]+ ?//g; s/ +/./g')
+  run="$pair.$precision.b$batch${tag:+.$tag}"
   head -n "$lines" "$LOGS/$pair.src" > "$LOGS/$run.src"
   if ! timeout 150 "${GPU_CPUS[@]}" "$BIN/rpt-translate" --model "$model" --device "$DEVICE" \
       --compute-type "$precision" --batch-size "$batch" --verbose "$@" < "$LOGS/$run.src" \
@@ -192,7 +197,7 @@ gpu_run() {  # pair precision batch lines bar_percent(-1: none) [extra rpt-trans
   say "$run: $same/$total identical to the CPU; $(grep -h 'sentences/s' "$LOGS/$run.log" | sed 's/^rpt-translate: //'); $(grep -h 'peak' "$LOGS/$run.log" | sed 's/^rpt-translate: //')"
   grep -hE "time:|GPU steps" "$LOGS/$run.log" | sed 's/^rpt-translate: /  /' | tee -a "$SUMMARY"
   # Batch invariance on the GPU: batch 1 against the same lines at batch 32.
-  local batched="$LOGS/$pair.$precision.b32"
+  local batched="$LOGS/$pair.$precision.b32${tag:+.$tag}"
   if [ "$batch" = 1 ] && [ -s "$batched" ]; then
     local alike
     alike=$(paste -d '\t' <(head -n "$lines" "$batched") "$LOGS/$run" | awk -F'\t' '$1 == $2' | wc -l)
@@ -231,6 +236,8 @@ float32_runs() {
   lines=$(wc -l < "$LOGS/$1.src")
   gpu_run "$1" float32 32 "$lines" 100
   gpu_run "$1" float32 1 "$BATCH1_LINES" 100
+  gpu_run "$1" float32 32 "$lines" 100 --gpu-attention lane-groups
+  gpu_run "$1" float32 1 "$BATCH1_LINES" 100 --gpu-attention lane-groups
 }
 phase_float32() { for_each_model float32_runs; }
 
@@ -242,6 +249,8 @@ half_runs() {
   gpu_run "$1" bfloat16 32 "$lines" -1
   gpu_run "$1" bfloat16 1 "$BATCH1_LINES" -1
   gpu_run "$1" float16 32 "$lines" -1 --gpu-gemm fastest
+  gpu_run "$1" float16 32 "$lines" 99 --gpu-attention lane-groups
+  gpu_run "$1" float16 1 "$BATCH1_LINES" -1 --gpu-attention lane-groups
 }
 phase_half() { for_each_model half_runs; }
 
@@ -488,6 +497,7 @@ phase_synthetic() {
     --rpt-translate "$BIN/rpt-translate" --shapes "${RPT_SYNTHETIC_SHAPES:-base,big,1b}" \
     --batches "${RPT_SYNTHETIC_BATCHES:-1,32,128}" \
     --precisions "${RPT_SYNTHETIC_PRECISIONS:-float16}" --repeat "${RPT_SYNTHETIC_REPEAT:-2}" \
+    --gpu-attention "${RPT_SYNTHETIC_ATTENTION:-key-split,lane-groups}" \
     --lines "${RPT_SYNTHETIC_LINES:-512}" --batch1-lines "${RPT_SYNTHETIC_BATCH1_LINES:-32}" \
     --deadline $(( left > 90 ? left - 90 : 1 )) ${RPT_SYNTHETIC_PROFILE:+--profile} \
     --json "$OUT/synthetic.json" \
@@ -511,17 +521,22 @@ phase_attention_ncu() {
   layers=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['architecture']['decoder_layers'])" "$model/config.json")
   skip=$(( 64 + 2 * layers * 32 ))
   cut -f1 "$PACK/data/ui.en-de.test.tsv" | head -128 > "$LOGS/ncu-source.txt"
-  timeout 300 "${GPU_CPUS[@]}" "$ncu" --kernel-name regex:fused_attention --launch-skip "$skip" \
-    --launch-count 4 --log-file "$OUT/attention_ncu.txt" --section SpeedOfLight \
-    --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
-    --section WarpStateStats --section SchedulerStats \
-    "$BIN/rpt-translate" --model "$model" --device cuda --compute-type float16 --gpu-graphs off \
-    --batch-size 128 --beam-size 4 --min-length 64 --max-length 64 --quiet \
-    < "$LOGS/ncu-source.txt" > /dev/null 2> "$LOGS/attention_ncu.err" \
-    || fail "attention_ncu (exit $?): $(tail -2 "$LOGS/attention_ncu.err" | tr '\n' ' ')"
-  say "attention_ncu: $shape ($(cat "$LOGS/ncu-model.txt") parameters: decoder, all), launches $skip.. of fused_attention"
-  grep -E "fused_attention|Duration|Memory Throughput|DRAM Throughput|L1/TEX Hit|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Grid Size|Block Size|Warp Cycles Per Issued|No Eligible|Issued Warp" \
-    "$OUT/attention_ncu.txt" | tee -a "$SUMMARY"
+  : > "$OUT/attention_ncu.txt"
+  local kernel
+  for kernel in ${RPT_NCU_ATTENTION:-key-split lane-groups}; do
+    timeout 300 "${GPU_CPUS[@]}" "$ncu" --kernel-name regex:_attention_kernel --launch-skip "$skip" \
+      --launch-count 4 --log-file "$LOGS/ncu-$kernel.txt" --section SpeedOfLight \
+      --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+      --section WarpStateStats --section SchedulerStats \
+      "$BIN/rpt-translate" --model "$model" --device cuda --compute-type float16 --gpu-graphs off \
+      --gpu-attention "$kernel" --batch-size 128 --beam-size 4 --min-length 64 --max-length 64 \
+      --quiet < "$LOGS/ncu-source.txt" > /dev/null 2> "$LOGS/attention_ncu.$kernel.err" \
+      || fail "attention_ncu $kernel (exit $?): $(tail -2 "$LOGS/attention_ncu.$kernel.err" | tr '\n' ' ')"
+    { echo "=== --gpu-attention $kernel"; cat "$LOGS/ncu-$kernel.txt"; } >> "$OUT/attention_ncu.txt"
+    say "attention_ncu: $shape ($(cat "$LOGS/ncu-model.txt") parameters: decoder, all), --gpu-attention $kernel, launches $skip.. of the attention kernel"
+    grep -E "_attention_kernel|Duration|Memory Throughput|DRAM Throughput|L1/TEX Hit|Achieved Occupancy|Theoretical Occupancy|Registers Per Thread|Grid Size|Block Size|Warp Cycles Per Issued|No Eligible|Issued Warp" \
+      "$LOGS/ncu-$kernel.txt" | tee -a "$SUMMARY"
+  done
 }
 
 # The same comparison on the host CPU (float32 and int8; CTranslate2's wheel brings MKL and

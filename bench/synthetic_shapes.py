@@ -20,8 +20,10 @@ text in, text out (model loading excluded), over the pieces each engine reports 
 Per rpt run the time split rpt-translate --verbose prints (encoding, decoding steps) is kept,
 with the decoder weights' bytes over the decoding time per step: the rate a step streams its
 weights at, to set against the device's memory bandwidth. --profile adds, per point, one more rpt
-run with --gpu-profile: each op's GPU time per step (CUDA events, steps run eagerly). Peak device memory of each process
-(nvidia-smi, CUDA context included) on a GPU, peak RSS on the CPU. --shapes tiny on the CPU is the
+run with --gpu-profile: each op's GPU time per step (CUDA events, steps run eagerly).
+--gpu-attention key-split,lane-groups measures rpt once per fused attention kernel (a row each).
+Peak device memory of each process (nvidia-smi, CUDA context included) on a GPU, peak RSS on the
+CPU. --shapes tiny on the CPU is the
 dry run CI keeps alive (tests/tools/synthetic_shapes_test.py).
 
 Needs torch (random weights), NumPy, ctranslate2 and sentencepiece.
@@ -140,17 +142,38 @@ def time_split(stderr):
 BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1}
 
 
+def summarize(engine_runs):
+    """An engine's median run at one point, with every run kept."""
+    seconds = statistics.median(r["seconds"] for r in engine_runs)
+    tokens = engine_runs[0]["tokens"]
+    gpu = [r["gpu_mib"] for r in engine_runs if r["gpu_mib"] is not None]
+    return {"seconds": seconds, "tokens": tokens, "tokens_per_s": tokens / max(seconds, 1e-3),
+            "peak_gpu_mib": max(gpu) if gpu else None,
+            "peak_rss_mib": max(r["rss_mib"] for r in engine_runs), "runs": engine_runs}
+
+
+def rpt_flags(args, kernel):
+    """rpt-translate's extra flags for one of --gpu-attention's kernels (a GPU flag only)."""
+    return ["--gpu-attention", kernel] if args.device == "cuda" else []
+
+
 def one_point(args, ct2_dir, precision, batch, lines, work, decoder_parameters):
-    """Both engines, alternating, --repeat times: each engine's median and every run."""
+    """Both engines, alternating, --repeat times: each engine's median and every run. rpt runs
+    once per --gpu-attention kernel; point["rpt"] is the first kernel's, point["rpt_kernels"]
+    each kernel's."""
     source = work / f"source.b{batch}.txt"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    runs = {"rpt": [], "ctranslate2": []}
+    engines = [*args.gpu_attention, "ctranslate2"]
+    runs = {engine: [] for engine in engines}
     for round_ in range(args.repeat):
-        order = ["rpt", "ctranslate2"] if round_ % 2 == 0 else ["ctranslate2", "rpt"]
-        for engine in order:
-            if engine == "rpt":
-                run = peer.run_rpt(args, precision, batch, {"threads": args.threads}, "lp0",
-                                   source)
+        for engine in engines if round_ % 2 == 0 else engines[::-1]:
+            if engine != "ctranslate2":
+                args.rpt_extra = rpt_flags(args, engine)
+                try:
+                    run = peer.run_rpt(args, precision, batch, {"threads": args.threads}, "lp0",
+                                       source)
+                finally:
+                    args.rpt_extra = []
                 run["split"] = time_split(run.pop("stderr"))
             else:
                 run = peer.run_ct2(args, ct2_dir, precision, batch,
@@ -158,33 +181,33 @@ def one_point(args, ct2_dir, precision, batch, lines, work, decoder_parameters):
                 run.pop("stderr")
             run.pop("texts")
             runs[engine].append(run)
-    point = {"precision": precision, "batch": batch, "sentences": len(lines)}
-    for engine, engine_runs in runs.items():
-        seconds = statistics.median(r["seconds"] for r in engine_runs)
-        tokens = engine_runs[0]["tokens"]
-        gpu = [r["gpu_mib"] for r in engine_runs if r["gpu_mib"] is not None]
-        point[engine] = {"seconds": seconds, "tokens": tokens, "tokens_per_s": tokens / max(seconds, 1e-3),
-                         "peak_gpu_mib": max(gpu) if gpu else None,
-                         "peak_rss_mib": max(r["rss_mib"] for r in engine_runs),
-                         "runs": engine_runs}
-    split = [r["split"] for r in runs["rpt"] if r.get("split")]
-    if split and max(s["decoding_s"] for s in split) > 0:
-        middle = sorted(split, key=lambda s: s["decoding_s"])[len(split) // 2]
-        point["rpt"]["split"] = middle
-        step_s = middle["decoding_s"] / max(middle["steps"], 1)
-        point["rpt"]["step_ms"] = step_s * 1e3
-        weights = decoder_parameters * BYTES[precision]
-        point["rpt"]["decoder_weights_gb_per_s"] = weights / step_s / 1e9
-    point["ratio"] = point["rpt"]["tokens_per_s"] / point["ctranslate2"]["tokens_per_s"]
+    point = {"precision": precision, "batch": batch, "sentences": len(lines),
+             "ctranslate2": summarize(runs["ctranslate2"]), "rpt_kernels": {}}
+    for kernel in args.gpu_attention:
+        rpt = summarize(runs[kernel])
+        split = [r["split"] for r in runs[kernel] if r.get("split")]
+        if split and max(s["decoding_s"] for s in split) > 0:
+            middle = sorted(split, key=lambda s: s["decoding_s"])[len(split) // 2]
+            rpt["split"] = middle
+            step_s = middle["decoding_s"] / max(middle["steps"], 1)
+            rpt["step_ms"] = step_s * 1e3
+            weights = decoder_parameters * BYTES[precision]
+            rpt["decoder_weights_gb_per_s"] = weights / step_s / 1e9
+        rpt["ratio"] = rpt["tokens_per_s"] / point["ctranslate2"]["tokens_per_s"]
+        point["rpt_kernels"][kernel] = rpt
+    point["rpt"] = point["rpt_kernels"][args.gpu_attention[0]]
+    point["ratio"] = point["rpt"]["ratio"]
     if args.profile:  # one more rpt run, its steps timed op by op (eager, so not in the figures)
-        args.rpt_extra = ["--gpu-profile"]
-        try:
-            stderr = peer.run_rpt(args, precision, batch, {"threads": args.threads}, "lp0",
-                                  source)["stderr"]
-        finally:
-            args.rpt_extra = []
-        point["rpt"]["profile"] = [line.replace("rpt-translate: ", "") for line in
-                                   stderr.splitlines() if "GPU step profile" in line]
+        for kernel in args.gpu_attention:
+            args.rpt_extra = ["--gpu-profile", *rpt_flags(args, kernel)]
+            try:
+                stderr = peer.run_rpt(args, precision, batch, {"threads": args.threads}, "lp0",
+                                      source)["stderr"]
+            finally:
+                args.rpt_extra = []
+            point["rpt_kernels"][kernel]["profile"] = [
+                line.replace("rpt-translate: ", "") for line in stderr.splitlines()
+                if "GPU step profile" in line]
     return point
 
 
@@ -198,16 +221,18 @@ def warm_up(args, ct2_dir, precision, lines, work):
                  work)
 
 
-def row(shape, point):
-    rpt, ct2 = point["rpt"], point["ctranslate2"]
+def row(shape, point, kernel=None):
+    rpt, ct2 = point["rpt_kernels"][kernel] if kernel else point["rpt"], point["ctranslate2"]
     memory = (f"{rpt['peak_gpu_mib']} / {ct2['peak_gpu_mib']}" if rpt["peak_gpu_mib"] else
               f"{rpt['peak_rss_mib']:.0f} / {ct2['peak_rss_mib']:.0f} (RSS)")
     split = rpt.get("split") or {}
     step = (f"{rpt['step_ms']:.2f} ms, {rpt['decoder_weights_gb_per_s']:.0f} GB/s"
             if "step_ms" in rpt else "-")
-    return (f"| {shape} | {point['precision']} | {point['batch']} | {rpt['tokens_per_s']:,.0f} | "
-            f"{ct2['tokens_per_s']:,.0f} | {point['ratio']:.2f}x | {memory} | "
-            f"{split.get('encoding_s', 0):.2f} / {split.get('decoding_s', 0):.2f} | {step} |")
+    label = f"{shape}, {kernel}" if kernel else shape
+    return (f"| {label} | {point['precision']} | {point['batch']} | {rpt['tokens_per_s']:,.0f} | "
+            f"{ct2['tokens_per_s']:,.0f} | {rpt['tokens_per_s'] / ct2['tokens_per_s']:.2f}x | "
+            f"{memory} | {split.get('encoding_s', 0):.2f} / {split.get('decoding_s', 0):.2f} | "
+            f"{step} |")
 
 
 HEADER = ("| shape | precision | batch | rpt tok/s | CT2 tok/s | rpt / CT2 | peak MiB rpt / CT2 | "
@@ -283,6 +308,10 @@ def parse_args(argv):
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--rpt-translate", default=str(REPO / "build" / "cli" / "rpt-translate"))
     parser.add_argument("--work", help="where the models go (default: a temporary folder)")
+    parser.add_argument("--gpu-attention", default="key-split",
+                        help="rpt's fused attention kernels to measure, comma-separated "
+                             "(key-split, lane-groups): rpt runs once per kernel at every point; "
+                             "the first one is the figure's")
     parser.add_argument("--profile", action="store_true",
                         help="also run rpt once with --gpu-profile at each point (GPU)")
     parser.add_argument("--deadline", type=float, default=0,
@@ -298,6 +327,7 @@ def parse_args(argv):
     args.shapes = args.shapes.split(",")
     args.batches = [int(b) for b in args.batches.split(",")]
     args.precisions = args.precisions.split(",")
+    args.gpu_attention = args.gpu_attention.split(",")
     unknown = [s for s in args.shapes if s not in SHAPES]
     if unknown and not args.plot_only:
         parser.error(f"unknown shapes {unknown}; known: {list(SHAPES)}")
@@ -380,9 +410,11 @@ def main(argv=None):
                         continue
                     point.update(shape=shape, parameters=parameters)
                     results["points"].append(point)
-                    print(row(shape, point), flush=True)
-                    for line in point["rpt"].get("profile", []):
-                        print(f"  {shape} batch {batch}: {line}", flush=True)
+                    for kernel in args.gpu_attention:
+                        print(row(shape, point, kernel if args.device == "cuda" else None),
+                              flush=True)
+                        for line in point["rpt_kernels"][kernel].get("profile", []):
+                            print(f"  {shape} batch {batch}, {kernel}: {line}", flush=True)
                     if args.json:
                         Path(args.json).write_text(json.dumps(results, indent=1))
             for directory in [model_dir, *ct2_dirs.values()]:  # the next shape needs the disk

@@ -35,6 +35,15 @@ Device parse_device(const std::string& name) {
   RPT_THROW(InvalidArgument, "unknown device '", name, "' (expected cpu or cuda)");
 }
 
+kernels::CudaAttentionKernel parse_gpu_attention(const std::string& name) {
+  for (const auto kernel :
+       {kernels::CudaAttentionKernel::kKeySplit, kernels::CudaAttentionKernel::kLaneGroups}) {
+    if (lower(name) == kernels::cuda_attention_kernel_name(kernel)) return kernel;
+  }
+  RPT_THROW(InvalidArgument, "unknown GPU attention kernel '", name,
+            "' (expected key-split or lane-groups)");
+}
+
 std::shared_ptr<const Engine> Engine::create(std::shared_ptr<const Model> model,
                                              const ComputeOptions& options) {
   RPT_CHECK(model != nullptr, InvalidArgument, "an engine needs a model");

@@ -11,6 +11,7 @@
 #include "engine/decoder_backend.h"
 #include "engine/device.h"
 #include "engine/model.h"
+#include "kernels/fused_attention.h"
 #include "kernels/precision.h"
 
 namespace rpt {
@@ -36,6 +37,9 @@ struct ComputeOptions {
   // GPU decoder steps timed op by op with CUDA events (DecoderBackend::step_profile), run
   // eagerly (no graphs): where a step's time goes, for benchmarks; slower than the default.
   bool gpu_profile = false;
+  // How the GPU's fused attention spreads a (row, head)'s keys over threads
+  // (kernels/fused_attention.h); the same definition, rounding may differ in the last bits.
+  kernels::CudaAttentionKernel gpu_attention = kernels::CudaAttentionKernel::kKeySplit;
 };
 
 // Parses "float32" | "float16" | "bfloat16" | "int8" (also "fp32", "fp16", "bf16"); throws
@@ -43,6 +47,8 @@ struct ComputeOptions {
 kernels::Precision parse_precision(const std::string& name);
 // Parses "cpu" | "cuda"; throws InvalidArgument.
 Device parse_device(const std::string& name);
+// Parses "key-split" | "lane-groups"; throws InvalidArgument.
+kernels::CudaAttentionKernel parse_gpu_attention(const std::string& name);
 
 class Engine {
  public:

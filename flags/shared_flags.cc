@@ -31,7 +31,8 @@ ComputeOptions ComputeFlags::compute_options(kernels::Precision model_precision,
           .memory_limit_bytes = memory_limit_bytes,
           .batch_invariant = batch_invariant,
           .gpu_graphs = gpu_graphs,
-          .gpu_profile = gpu_profile};
+          .gpu_profile = gpu_profile,
+          .gpu_attention = gpu_attention};
 }
 
 void add_compute_flags(CLI::App& app, ComputeFlags& flags, const std::string& memory_limit_help) {
@@ -64,6 +65,13 @@ void add_compute_flags(CLI::App& app, ComputeFlags& flags, const std::string& me
              parse_on_off,
              "GPU decoder steps replayed as CUDA graphs, one launch a step (on) or every kernel "
              "launched as it comes (off); the translations are the same");
+  add_choice(
+      app, "--gpu-attention", flags.gpu_attention, {"key-split", "lane-groups"},
+      kernels::cuda_attention_kernel_name(flags.gpu_attention),
+      [](std::string_view name) { return parse_gpu_attention(std::string(name)); },
+      "GPU fused attention: key-split (a block of four warps per query row and head, a lane "
+      "per key) or lane-groups (a warp per row and head, a group of lanes per key, coalesced "
+      "loads: for decoding's many short rows); the same computation, the last bits may differ");
   app.add_option("--threads", flags.threads, "CPU threads of each decoder's ops (0: all)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();

@@ -18,7 +18,7 @@
 namespace rpt::flags {
 
 // Where and how precisely models compute: --device, --compute-type, --device-index,
-// --device-memory-limit, --gpu-gemm, --gpu-graphs, --gpu-profile, --threads.
+// --device-memory-limit, --gpu-gemm, --gpu-graphs, --gpu-attention, --gpu-profile, --threads.
 struct ComputeFlags {
   Device device = Device::kCpu;
   kernels::Precision precision = kernels::Precision::kFloat32;
@@ -27,7 +27,8 @@ struct ComputeFlags {
   bool batch_invariant = true;  // --gpu-gemm batch-invariant (else fastest)
   bool gpu_graphs = true;       // --gpu-graphs on (else off)
   bool gpu_profile = false;     // --gpu-profile
-  int threads = 0;              // CPU threads of each decoder's ops; 0: all
+  kernels::CudaAttentionKernel gpu_attention = kernels::CudaAttentionKernel::kKeySplit;
+  int threads = 0;  // CPU threads of each decoder's ops; 0: all
 
   // The engine's options for a model computing in `precision` (the server's
   // --model-compute-type may differ from --compute-type) within `memory_limit_bytes`.

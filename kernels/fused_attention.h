@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "kernels/precision.h"
 #include "kernels/stream.h"
@@ -50,10 +51,28 @@ struct FusedAttentionArgs {
   int out_stride = 0;
 };
 
+// How the GPU spreads one (query row, head)'s work (ComputeOptions::gpu_attention). Either
+// computes every row on its own, in an order fixed by the shape (batch-invariant).
+enum class CudaAttentionKernel {
+  // A block of 4 warps per (row, head), each taking every 4th tile of 32 keys, a lane per key
+  // reading the whole key; warp 0 merges the four partial sums.
+  kKeySplit,
+  // A warp per (row, head), 4 per block; a group of lanes per key, each lane a 16-byte chunk of
+  // it (coalesced loads), the groups splitting a tile's keys and values. Sized for decoding:
+  // few keys per row, many rows.
+  kLaneGroups,
+};
+inline std::string_view cuda_attention_kernel_name(CudaAttentionKernel kernel) {
+  return kernel == CudaAttentionKernel::kLaneGroups ? "lane-groups" : "key-split";
+}
+
+inline constexpr int kMaxCudaAttentionHeadDim = 256;
+
 // The CPU engine computes attention its own way (engine/cpu/attention.h); the definition this
 // kernel is tested against is tests/support/reference_kernels.h's reference_fused_attention.
-// One warp per (row, head); keys in tiles of 32 with an online softmax; head_dim <= 256.
-void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream);
+// Keys in tiles of 32 with an online softmax; head_dim <= kMaxCudaAttentionHeadDim.
+void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream,
+                          CudaAttentionKernel kernel = CudaAttentionKernel::kKeySplit);
 // Throws InvalidArgument when fused_attention_cuda cannot run a head size with relative positions
 // up to k (head_dim over 256, or the query and relative terms over 48 KiB of shared memory):
 // a CUDA engine checks its model's stacks when it is created, not at the first launch.

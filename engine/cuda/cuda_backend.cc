@@ -193,7 +193,8 @@ std::vector<EncodedSentence> CudaBackend::encode(const std::vector<std::vector<i
 
   const int* positions = at<int>(device_inputs, positions_at);
   CudaTransformerOps ops(arch, precision_, stream(), cublas_.get(),
-                         {.positions = positions,
+                         {.kernel = engine_.options().gpu_attention,
+                          .positions = positions,
                           .sentences = at<const void*>(device_inputs, sentences_at),
                           .sentence_lengths = at<int>(device_inputs, lengths_at)});
   encoder_forward(ops, weights_, model_.config(),
@@ -368,7 +369,8 @@ void CudaBackend::step(const StepInput& input, StepCandidates& out) {
     if (profile) timer_->mark("cache gather (beam reordering)");
     const int* positions = at<int>(device_inputs, positions_at);
     CudaTransformerOps ops(arch, precision_, stream(), cublas_.get(),
-                           {.positions = positions,
+                           {.kernel = engine_.options().gpu_attention,
+                            .positions = positions,
                             .layout = layout_,
                             .cache = new_cache,
                             .cache_rows = at<const void*>(device_inputs, self_rows_at),

@@ -111,7 +111,7 @@ void CudaTransformerOps::attend(const SelfAttentionOf<DeviceStorage>* relative, 
   }
   args.out = context;
   args.out_stride = arch_.attention_dim();
-  kernels::fused_attention_cuda(args, stream_);
+  kernels::fused_attention_cuda(args, stream_, context_.kernel);
 }
 
 void CudaTransformerOps::packed_self_attention(const SelfAttentionOf<DeviceStorage>& weights,

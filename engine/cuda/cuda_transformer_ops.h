@@ -8,6 +8,7 @@
 
 #include "engine/device_storage.h"
 #include "engine/transformer.h"
+#include "kernels/fused_attention.h"
 #include "kernels/kv_cache.h"
 #include "kernels/precision.h"
 #include "kernels/stream.h"
@@ -19,6 +20,7 @@ class CublasHandle;
 }  // namespace kernels
 
 struct CudaAttentionContext {
+  kernels::CudaAttentionKernel kernel = kernels::CudaAttentionKernel::kKeySplit;
   const int* positions = nullptr;  // [rows]: each row's position in its sequence (device)
 
   // Encoder: row t's sentence starts at sentences[t] (a row of the forward's qkv buffer) and has

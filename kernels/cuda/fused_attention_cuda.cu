@@ -1,15 +1,17 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/cuda/attention_head.cuh"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/lane_group_attention.h"
 #include "kernels/cuda/precision.cuh"
+#include "kernels/cuda/warp_math.cuh"
 #include "kernels/fused_attention.h"
-#include "kernels/position.h"
 
 namespace rpt::kernels {
 namespace {
 
-constexpr int kWarp = 32;
 // Warps per (query row, head), one block: each takes every kSplits-th tile of keys, then warp 0
 // merges their partial softmax sums in warp order. A constant, so a row's sums never depend on
 // the batch; four times the warps of one per pair, which the decoder's few hundred (row, head)
@@ -18,22 +20,7 @@ constexpr int kSplits = 4;
 // Floats of a warp's shared memory besides the query and the two [2k+1] tables: its partial
 // maximum and normaliser.
 constexpr int kPartialScalars = 2;
-constexpr int kMaxHeadDim = 256;
-constexpr int kDimsPerLane = kMaxHeadDim / kWarp;
-constexpr unsigned kFullMask = 0xffffffffu;
-
-// Butterfly reductions: every lane ends with the same value, in a fixed order (deterministic, so
-// a row's result never depends on the rows launched beside it).
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(kFullMask, v, offset);
-  return v;
-}
-__device__ __forceinline__ float warp_max(float v) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
-    v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
-  }
-  return v;
-}
+constexpr int kDimsPerLane = kMaxCudaAttentionHeadDim / kWarp;
 
 // The query's dot product with one key, summed in order of i whichever way the key is read (so
 // the result does not depend on its alignment): in 16-byte loads, issued together, where the key
@@ -70,29 +57,24 @@ __device__ __forceinline__ float key_dot(const float* query, const T* key, int h
 // is one-to-one there); the two edge buckets get a warp sum. Warp 0 then merges the partials,
 // each rescaled to the common maximum, in warp order. Nothing of size [keys] is stored anywhere.
 template <typename T>
-__global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAttentionArgs args) {
+__global__ void __launch_bounds__(kWarp* kSplits)
+    key_split_attention_kernel(FusedAttentionArgs args) {
   extern __shared__ float shared[];
   const int warp = static_cast<int>(threadIdx.x) / kWarp;
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
-  const long pair = blockIdx.x;
-  const int row = static_cast<int>(pair / args.heads);
-  const int head = static_cast<int>(pair % args.heads);
+  const AttentionHead<T> at(args, static_cast<long>(blockIdx.x));
   const int head_dim = args.head_dim;
-  const int k = args.max_relative_position;
-  const int width = 2 * k + 1;
-  const bool key_term = k > 0 && args.relative_keys != nullptr;
-  const bool value_term = k > 0 && args.relative_values != nullptr;
-
-  T* out = static_cast<T*>(args.out) + static_cast<long>(row) * args.out_stride +
-           static_cast<long>(head) * head_dim;
-  const int count = args.key_counts[row];
+  const int width = at.width;
+  const bool key_term = at.key_term;
+  const bool value_term = at.value_term;
+  T* out = at.out;
+  const int count = at.count;
   if (count <= 0) {  // the whole block leaves
     if (warp == 0) {
       for (int i = lane; i < head_dim; i += kWarp) out[i] = from_float<T>(0.0f);
     }
     return;
   }
-  const int position = args.query_positions[row];
 
   const int warp_floats = head_dim + 2 * width + kPartialScalars;
   float* query = shared + static_cast<long>(warp) * warp_floats;
@@ -100,9 +82,7 @@ __global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAt
   float* partial = buckets + width;  // [maximum, normaliser]
   // The relative key term is the block's: warp 0's slot holds it for every warp.
   float* relative_key_term = shared + head_dim;
-  const T* q = static_cast<const T*>(args.queries) + static_cast<long>(row) * args.query_stride +
-               static_cast<long>(head) * head_dim;
-  for (int i = lane; i < head_dim; i += kWarp) query[i] = to_float(q[i]) * args.scale;
+  for (int i = lane; i < head_dim; i += kWarp) query[i] = to_float(at.query[i]) * args.scale;
   if (value_term) {
     for (int b = lane; b < width; b += kWarp) buckets[b] = 0.0f;
   }
@@ -122,17 +102,9 @@ __global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAt
     }
   }
   __syncthreads();
-  const int bias_centre = (args.offset_bias_width - 1) / 2;
-  const float* bias = args.offset_bias != nullptr
-                          ? args.offset_bias + static_cast<long>(head) * args.offset_bias_width +
-                                bias_centre - position
-                          : nullptr;
-
-  const T* base = static_cast<const T*>(args.sequences[row]) + static_cast<long>(head) * head_dim;
-  const T* keys = base + args.key_shift;
-  const T* values = base + args.value_shift;
-  float running_max = -INFINITY;
-  float normaliser = 0.0f;
+  const T* keys = at.keys;
+  const T* values = at.values;
+  OnlineSoftmax softmax;
   float context[kDimsPerLane];
 #pragma unroll
   for (int c = 0; c < kDimsPerLane; ++c) context[c] = 0.0f;
@@ -143,30 +115,14 @@ __global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAt
     float score = -INFINITY;
     int bucket = 0;
     if (valid) {
-      score = key_dot(query, keys + static_cast<long>(j) * args.position_stride, head_dim);
-      if (k > 0) bucket = relative_index(position, j, k);
-      if (key_term) score += relative_key_term[bucket];
-      if (bias != nullptr) score += bias[j];
+      score = at.score(key_dot(query, keys + static_cast<long>(j) * args.position_stride, head_dim),
+                       j, relative_key_term, bucket);
     }
-    const float new_max = fmaxf(running_max, warp_max(score));  // finite: lane 0 is valid
-    const float correction = expf(running_max - new_max);       // 0 on the first tile
-    const float p = valid ? expf(score - new_max) : 0.0f;
-    normaliser = normaliser * correction + warp_sum(p);
+    float correction = 0.0f;
+    const float p = softmax.add_tile(score, valid, correction);
 #pragma unroll
     for (int c = 0; c < kDimsPerLane; ++c) context[c] *= correction;
-
-    if (value_term) {
-      for (int b = lane; b < width; b += kWarp) buckets[b] *= correction;
-      const float left = warp_sum(valid && bucket == 0 ? p : 0.0f);
-      const float right = warp_sum(valid && bucket == width - 1 ? p : 0.0f);
-      __syncwarp();
-      if (valid && bucket > 0 && bucket < width - 1) buckets[bucket] += p;
-      if (lane == 0) {
-        buckets[0] += left;
-        buckets[width - 1] += right;
-      }
-      __syncwarp();
-    }
+    if (value_term) add_bucket_weights(buckets, width, correction, p, valid, bucket, lane);
 
     const int tile = min(kWarp, count - first);
     // Unrolled so that several keys' value loads are in flight at once (the sums stay in order).
@@ -180,7 +136,6 @@ __global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAt
         if (i < head_dim) context[c] += weight * to_float(value[i]);
       }
     }
-    running_max = new_max;
   }
 
   // The partials to shared memory (the query is no longer needed: its place takes the context),
@@ -192,15 +147,15 @@ __global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAt
     if (i < head_dim) query[i] = context[c];
   }
   if (lane == 0) {
-    partial[0] = running_max;
-    partial[1] = normaliser;
+    partial[0] = softmax.running_max;
+    partial[1] = softmax.normaliser;
   }
   __syncthreads();
   if (warp != 0) return;
   float maximum = -INFINITY;
   for (int w = 0; w < kSplits; ++w)
     maximum = fmaxf(maximum, shared[w * warp_floats + head_dim + 2 * width]);
-  normaliser = 0.0f;
+  float normaliser = 0.0f;
 #pragma unroll
   for (int c = 0; c < kDimsPerLane; ++c) context[c] = 0.0f;
   for (int b = lane; b < width && value_term; b += kWarp) {
@@ -237,11 +192,7 @@ __global__ void __launch_bounds__(kWarp* kSplits) fused_attention_kernel(FusedAt
   }
 }
 
-}  // namespace
-
-namespace {
-
-std::size_t shared_bytes_for(int head_dim, int max_relative_position) {
+std::size_t key_split_shared_bytes(int head_dim, int max_relative_position) {
   const int width = 2 * max_relative_position + 1;
   return sizeof(float) * kSplits * static_cast<std::size_t>(head_dim + 2 * width + kPartialScalars);
 }
@@ -249,25 +200,34 @@ std::size_t shared_bytes_for(int head_dim, int max_relative_position) {
 }  // namespace
 
 void check_fused_attention_cuda_shape(int head_dim, int max_relative_position) {
-  RPT_CHECK(head_dim > 0 && head_dim <= kMaxHeadDim, InvalidArgument,
-            "fused attention supports head_dim up to ", kMaxHeadDim, ", got ", head_dim);
+  RPT_CHECK(head_dim > 0 && head_dim <= kMaxCudaAttentionHeadDim, InvalidArgument,
+            "fused attention supports head_dim up to ", kMaxCudaAttentionHeadDim, ", got ",
+            head_dim);
   RPT_CHECK(max_relative_position >= 0, InvalidArgument,
             "fused attention: negative k = ", max_relative_position);
-  const std::size_t shared_bytes = shared_bytes_for(head_dim, max_relative_position);
+  // Either kernel may run the model (ComputeOptions::gpu_attention): the larger need.
+  const std::size_t shared_bytes =
+      std::max(key_split_shared_bytes(head_dim, max_relative_position),
+               lane_group_attention_shared_bytes(max_relative_position));
   RPT_CHECK(shared_bytes <= 48 * 1024, InvalidArgument, "fused attention: head_dim ", head_dim,
             " with k = ", max_relative_position, " needs ", shared_bytes,
             " bytes of shared memory, over 48 KiB");
 }
 
-void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream) {
+void fused_attention_cuda(const FusedAttentionArgs& args, CudaStream stream,
+                          CudaAttentionKernel kernel) {
   if (args.rows == 0 || args.heads == 0) return;
   check_fused_attention_cuda_shape(args.head_dim, args.max_relative_position);
-  const long pairs = static_cast<long>(args.rows) * args.heads;
-  const long blocks = pairs;
-  const std::size_t shared_bytes = shared_bytes_for(args.head_dim, args.max_relative_position);
+  if (kernel == CudaAttentionKernel::kLaneGroups) {
+    lane_group_attention_cuda(args, stream);
+    return;
+  }
+  const long blocks = static_cast<long>(args.rows) * args.heads;  // a block per (row, head)
+  const std::size_t shared_bytes =
+      key_split_shared_bytes(args.head_dim, args.max_relative_position);
   dispatch_precision(args.precision, [&](auto tag) {
     using T = decltype(tag);
-    fused_attention_kernel<T>
+    key_split_attention_kernel<T>
         <<<static_cast<unsigned>(blocks), kWarp * kSplits, shared_bytes, stream>>>(args);
   });
   RPT_CUDA_CHECK_LAUNCH();

@@ -21,7 +21,7 @@ help_of() {
 # --device-memory-limit is shared too, but its default differs by design (the server splits the
 # process's memory among its models).
 shared=(--beam-size --n-best --max-length --min-length --length-penalty --length-penalty-type
-        --device --compute-type --device-index --gpu-gemm --gpu-graphs --threads
+        --device --compute-type --device-index --gpu-gemm --gpu-graphs --gpu-attention --threads
         --split-sentences --glossary-method --max-input-length --admission-group)
 for flag in "${shared[@]}"; do
   check "both binaries document $flag" test -n "$(help_of "$flag" "$work/translate.txt")"
@@ -34,6 +34,7 @@ check "--device-memory-limit in both" \
 
 # The shared parsers refuse alike, before any model is read.
 for bad in "--length-penalty-type linear" "--split-sentences paragraphs" "--gpu-gemm slow" \
+           "--gpu-attention warp" \
            "--compute-type fp8" "--beam-size 65"; do
   # shellcheck disable=SC2086
   "$translate" --model /nonexistent $bad < /dev/null > /dev/null 2> "$work/err.txt"

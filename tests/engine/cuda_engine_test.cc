@@ -48,15 +48,25 @@ DecodingOptions search(int beam_size, int max_length = 60) {
   return options;
 }
 
-std::shared_ptr<const Engine> cuda_engine(std::shared_ptr<const Model> model,
-                                          kernels::Precision precision, std::size_t limit_bytes = 0,
-                                          bool batch_invariant = true, bool graphs = true) {
+using kernels::CudaAttentionKernel;
+constexpr CudaAttentionKernel kAttentionKernels[] = {CudaAttentionKernel::kKeySplit,
+                                                     CudaAttentionKernel::kLaneGroups};
+
+std::shared_ptr<const Engine> cuda_engine(
+    std::shared_ptr<const Model> model, kernels::Precision precision, std::size_t limit_bytes = 0,
+    bool batch_invariant = true, bool graphs = true,
+    CudaAttentionKernel attention = CudaAttentionKernel::kKeySplit) {
   return Engine::create(std::move(model), {.device = Device::kCuda,
                                            .precision = precision,
                                            .device_index = 0,
                                            .memory_limit_bytes = limit_bytes,
                                            .batch_invariant = batch_invariant,
-                                           .gpu_graphs = graphs});
+                                           .gpu_graphs = graphs,
+                                           .gpu_attention = attention});
+}
+
+std::string attention_name(CudaAttentionKernel attention) {
+  return std::string(kernels::cuda_attention_kernel_name(attention));
 }
 
 class CudaEngineTest : public ::testing::TestWithParam<std::string> {
@@ -81,23 +91,26 @@ class CudaEngineTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(CudaEngineTest, Float32TranslationsEqualTheCpu) {
   const Translator cpu(model_);
-  const Translator gpu(cuda_engine(model_, kernels::Precision::kFloat32));
-  float worst = 0.0f;
-  for (int beam : {1, 4}) {
-    const auto expected = cpu.translate_ids(sources_, search(beam));
-    const auto actual = gpu.translate_ids(sources_, search(beam));
-    ASSERT_EQ(actual.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-      ASSERT_FALSE(actual[i].empty() || expected[i].empty()) << "sentence " << i;
-      EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "beam " << beam << " sentence " << i;
-      // A score averages the step log-probs, each a whole network deep (ops are within 1e-5).
-      // Not yet run on a GPU: tighten to the printed maximum once it has been.
-      EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 1e-3) << "sentence " << i;
-      worst = std::max(worst, std::abs(actual[i][0].score - expected[i][0].score));
+  for (const CudaAttentionKernel attention : kAttentionKernels) {
+    SCOPED_TRACE(attention_name(attention));
+    const Translator gpu(
+        cuda_engine(model_, kernels::Precision::kFloat32, 0, true, true, attention));
+    float worst = 0.0f;
+    for (int beam : {1, 4}) {
+      const auto expected = cpu.translate_ids(sources_, search(beam));
+      const auto actual = gpu.translate_ids(sources_, search(beam));
+      ASSERT_EQ(actual.size(), expected.size());
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_FALSE(actual[i].empty() || expected[i].empty()) << "sentence " << i;
+        EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "beam " << beam << " sentence " << i;
+        // A score averages the step log-probs, each a whole network deep (ops are within 1e-5).
+        EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 1e-3) << "sentence " << i;
+        worst = std::max(worst, std::abs(actual[i][0].score - expected[i][0].score));
+      }
     }
+    std::printf("%s, %s attention: float32 scores GPU vs CPU, max |diff| %.3g\n",
+                GetParam().c_str(), attention_name(attention).c_str(), static_cast<double>(worst));
   }
-  std::printf("%s: float32 scores GPU vs CPU, max |diff| %.3g\n", GetParam().c_str(),
-              static_cast<double>(worst));
 }
 
 TEST_P(CudaEngineTest, HalfPrecisionsMostlyEqualTheCpu) {
@@ -204,9 +217,16 @@ TEST_P(CudaEngineTest, BackendStepsMatchTheCpuRowForRow) {
 // sentence gets the same tokens and the same score, bit for bit, in every precision. cuBLAS's
 // own choice per call (`batch_invariant = false`) is the control: its shares are printed.
 TEST_P(CudaEngineTest, ResultsDoNotDependOnTheBatch) {
-  for (const bool batch_invariant : {true, false}) {
+  struct Setup {
+    bool batch_invariant;
+    CudaAttentionKernel attention;
+  };
+  for (const Setup setup :
+       {Setup{true, CudaAttentionKernel::kKeySplit}, Setup{true, CudaAttentionKernel::kLaneGroups},
+        Setup{false, CudaAttentionKernel::kKeySplit}}) {
     for (auto precision : {kernels::Precision::kFloat32, kernels::Precision::kFloat16}) {
-      const auto engine = cuda_engine(model_, precision, 0, batch_invariant);
+      const auto engine =
+          cuda_engine(model_, precision, 0, setup.batch_invariant, true, setup.attention);
       const Translator together(engine, {.max_batch_size = 64});
       const Translator pairs(engine, {.max_batch_size = 2});  // in-flight: join at other steps
       const auto all = together.translate_ids(sources_, search(4));
@@ -217,11 +237,13 @@ TEST_P(CudaEngineTest, ResultsDoNotDependOnTheBatch) {
       }
       const double alone_share = identical_fraction(alone, all);
       const double joined_share = identical_fraction(joined, all);
-      std::printf("%s %s, %s GEMMs: alone vs batch %.1f%%, in-flight vs batch %.1f%% identical\n",
-                  GetParam().c_str(), std::string(kernels::precision_name(precision)).c_str(),
-                  batch_invariant ? "batch-invariant" : "heuristic", 100.0 * alone_share,
-                  100.0 * joined_share);
-      if (!batch_invariant) continue;
+      std::printf(
+          "%s %s, %s GEMMs, %s attention: alone vs batch %.1f%%, in-flight vs batch "
+          "%.1f%% identical\n",
+          GetParam().c_str(), std::string(kernels::precision_name(precision)).c_str(),
+          setup.batch_invariant ? "batch-invariant" : "heuristic",
+          attention_name(setup.attention).c_str(), 100.0 * alone_share, 100.0 * joined_share);
+      if (!setup.batch_invariant) continue;
       for (std::size_t i = 0; i < sources_.size(); ++i) {
         EXPECT_EQ(alone[i][0].ids, all[i][0].ids) << "alone vs batch, sentence " << i;
         EXPECT_EQ(joined[i][0].ids, all[i][0].ids) << "in-flight vs batch, sentence " << i;
@@ -382,13 +404,17 @@ TEST_P(CudaEngineSynthetic, TranslatesAsTheCpuInEveryPrecision) {
                                                  {22, 23, 24, 25, 26, 27, 28}};
   const auto expected = Translator(model).translate_ids(sources, search(3, 20));
   ASSERT_EQ(expected.size(), sources.size());
-  const Translator gpu(cuda_engine(model, kernels::Precision::kFloat32));
-  const auto actual = gpu.translate_ids(sources, search(3, 20));
-  ASSERT_EQ(actual.size(), sources.size());
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    ASSERT_FALSE(actual[i].empty() || expected[i].empty()) << "sentence " << i;
-    EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "sentence " << i;
-    EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 1e-3) << "sentence " << i;
+  for (const CudaAttentionKernel attention : kAttentionKernels) {
+    SCOPED_TRACE(attention_name(attention));
+    const Translator gpu(
+        cuda_engine(model, kernels::Precision::kFloat32, 0, true, true, attention));
+    const auto actual = gpu.translate_ids(sources, search(3, 20));
+    ASSERT_EQ(actual.size(), sources.size());
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      ASSERT_FALSE(actual[i].empty() || expected[i].empty()) << "sentence " << i;
+      EXPECT_EQ(actual[i][0].ids, expected[i][0].ids) << "sentence " << i;
+      EXPECT_NEAR(actual[i][0].score, expected[i][0].score, 1e-3) << "sentence " << i;
+    }
   }
   // Half precisions: random weights leave near-ties, so the bar is that every layout runs and
   // produces a translation for every sentence; how many match is printed.

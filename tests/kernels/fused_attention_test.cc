@@ -253,8 +253,7 @@ class FusedAttentionTest : public testing::OpTargetTest {
 
     Array t_sequences = floats(sequences), t_queries = floats(queries), t_k_rel = floats(k_rel),
           t_v_rel = floats(v_rel), t_bias = floats(bias, Precision::kFloat32),
-          t_counts = ints(c.counts), t_positions = ints(c.positions),
-          t_out = floats(std::vector<float>(expected.size(), untouched));
+          t_counts = ints(c.counts), t_positions = ints(c.positions);
     std::vector<std::byte> row_bytes(c.sequence_offsets.size() * sizeof(const void*));
     for (std::size_t r = 0; r < c.sequence_offsets.size(); ++r) {
       const void* row = t_sequences.at(c.sequence_offsets[r]);
@@ -270,14 +269,27 @@ class FusedAttentionTest : public testing::OpTargetTest {
     args.relative_keys = c.k > 0 ? t_k_rel.data() : nullptr;
     args.relative_values = c.k > 0 ? t_v_rel.data() : nullptr;
     args.offset_bias = c.t5_bias ? t_bias.as<float>() : nullptr;
-    args.out = t_out.data();
-    run([&] { unfused_attention(args); }, [&](auto stream) { fused_attention_cuda(args, stream); });
-    const std::vector<float> out = read_floats(t_out, expected.size());
+    // A GPU runs each of its kernels (CudaAttentionKernel), the CPU its one path.
+    const bool on_cpu = GetParam().device == Device::kCpu;
+    for (const CudaAttentionKernel kernel :
+         {CudaAttentionKernel::kKeySplit, CudaAttentionKernel::kLaneGroups}) {
+      if (on_cpu && kernel != CudaAttentionKernel::kKeySplit) continue;
+      SCOPED_TRACE(on_cpu ? "cpu" : std::string(cuda_attention_kernel_name(kernel)));
+      Array t_out = floats(std::vector<float>(expected.size(), untouched));
+      args.out = t_out.data();
+      run([&] { unfused_attention(args); },
+          [&](auto stream) { fused_attention_cuda(args, stream, kernel); });
+      expect_output(c, read_floats(t_out, expected.size()), expected, out_stride, untouched);
+    }
+  }
+
+  void expect_output(const AttentionCase& c, const std::vector<float>& out,
+                     const std::vector<float>& expected, int out_stride, float untouched) {
+    const int d = c.d(), rows = static_cast<int>(c.counts.size());
     // The CPU's unfused path rounds its scores, softmax and two context GEMMs to float32 (up to
     // 5.7e-6 here, at 1,536 keys). A GPU's fused kernel is held to the definition itself:
     // tolerance's 1e-5 at float32 and 1e-2 relative at float16 and bfloat16.
     const double float32_bound = GetParam().device == Device::kCpu ? 1e-5 : 0.0;
-
     for (int r = 0; r < rows; ++r) {
       for (int x = 0; x < out_stride; ++x) {
         const std::size_t at = static_cast<std::size_t>(r) * out_stride + x;
@@ -376,6 +388,31 @@ TEST_P(FusedAttentionTest, LongSequencesAtTheLargestHeadSizes) {
     for (const int position : {0, 1, 511, 1000, 1029}) add_row(long_encoder, 0, 1030, position);
     expect_definition(long_encoder);
   }
+}
+
+// Heads a 16-byte chunk does not divide and rows that are not 16-byte aligned, which a GPU's
+// lane-group kernel reads element by element: 3 heads of 20 (a 16-bit chunk of 8 cut short at
+// the head's end; heads 1 and 2 start off alignment) over aligned caches, then the same rows at
+// odd offsets and odd strides (queries, keys, values).
+TEST_P(FusedAttentionTest, RaggedHeadsAndUnalignedRows) {
+  AttentionCase aligned = decoder("ragged_20", 3, 20, 4, false, {0, 6, 33}, 40, 1, 0);
+  aligned.query_stride = aligned.d();
+  expect_definition(aligned);
+
+  const int d = 3 * 20;
+  AttentionCase odd{.name = "unaligned_20",
+                    .heads = 3,
+                    .head_dim = 20,
+                    .k = 4,
+                    .scale = 0.3f,
+                    .query_stride = 3 * d + 3,
+                    .position_stride = 2 * d + 1,
+                    .key_shift = 1,
+                    .value_shift = d + 2};
+  const int steps[] = {0, 6, 33};
+  for (int r = 0; r < 3; ++r)
+    add_row(odd, r * 40L * odd.position_stride + r, steps[r] + 1, steps[r]);
+  expect_definition(odd);
 }
 
 RPT_OP_TARGET_INSTANCES(FusedAttentionTest, testing::op_targets());

@@ -34,6 +34,7 @@ class SyntheticShapesDryRun(unittest.TestCase):
                             "--device", "cpu", "--shapes", "tiny", "--batches", "1,4",
                             "--precisions", "float32,int8", "--lines", "12",
                             "--batch1-lines", "3", "--fixed-length", "7", "--repeat", "2",
+                            "--gpu-attention", "key-split,lane-groups",
                             "--rpt-translate", RPT_TRANSLATE, "--work", temp,
                             "--json", out, "--plot", png],
                            check=True, capture_output=True, text=True, timeout=300)
@@ -50,6 +51,14 @@ class SyntheticShapesDryRun(unittest.TestCase):
                     self.assertGreater(point[engine]["tokens_per_s"], 0)
                 self.assertAlmostEqual(point["ratio"], point["rpt"]["tokens_per_s"]
                                        / point["ctranslate2"]["tokens_per_s"])
+                # One rpt figure per attention kernel (the same flags on the CPU), the first
+                # one the point's.
+                kernels = point["rpt_kernels"]
+                self.assertEqual(list(kernels), ["key-split", "lane-groups"])
+                self.assertEqual(point["rpt"], kernels["key-split"])
+                for kernel in kernels.values():
+                    self.assertEqual(kernel["tokens"], expected)
+                    self.assertEqual(len(kernel["runs"]), 2)
             batched = results["points"][1]["rpt"]
             self.assertGreater(batched["split"]["steps"], 0)
             self.assertGreater(os.path.getsize(png), 1000)
