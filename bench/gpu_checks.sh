@@ -42,7 +42,8 @@
 #   synthetic  rpt against CTranslate2 on the same GPU at base, big and ~1 B shapes, random
 #              weights written on the machine (bench/synthetic_shapes.py), float16, batch 1, 32
 #              and 128 (RPT_SYNTHETIC_*): tokens/s, peak device memory, rpt's time split, rpt once
-#              per attention kernel (RPT_SYNTHETIC_ATTENTION, default key-split,lane-groups);
+#              per attention kernel (RPT_SYNTHETIC_ATTENTION, default key-split,lane-groups),
+#              RPT_SYNTHETIC_INTER=1,2 for each engine's better of one and two decoders/replicas;
 #              needs the peer pack like `peer`, and its budget. Not in `all`.
 #   attention_ncu  Nsight Compute on the fused attention kernel mid-decode at a synthetic shape
 #              (RPT_NCU_SHAPE, default 1b; float16, batch 128, beam 4, 64 tokens, steps launched
@@ -498,6 +499,7 @@ phase_synthetic() {
     --batches "${RPT_SYNTHETIC_BATCHES:-1,32,128}" \
     --precisions "${RPT_SYNTHETIC_PRECISIONS:-float16}" --repeat "${RPT_SYNTHETIC_REPEAT:-2}" \
     --gpu-attention "${RPT_SYNTHETIC_ATTENTION:-key-split,lane-groups}" \
+    --inter "${RPT_SYNTHETIC_INTER:-1}" \
     --lines "${RPT_SYNTHETIC_LINES:-512}" --batch1-lines "${RPT_SYNTHETIC_BATCH1_LINES:-32}" \
     --deadline $(( left > 90 ? left - 90 : 1 )) ${RPT_SYNTHETIC_PROFILE:+--profile} \
     --json "$OUT/synthetic.json" \

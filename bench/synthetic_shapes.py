@@ -21,7 +21,9 @@ Per rpt run the time split rpt-translate --verbose prints (encoding, decoding st
 with the decoder weights' bytes over the decoding time per step: the rate a step streams its
 weights at, to set against the device's memory bandwidth. --profile adds, per point, one more rpt
 run with --gpu-profile: each op's GPU time per step (CUDA events, steps run eagerly).
---gpu-attention key-split,lane-groups measures rpt once per fused attention kernel (a row each).
+--gpu-attention key-split,lane-groups measures rpt once per fused attention kernel (a row each);
+--inter 1,2 runs both engines with one and two decoders / replicas above batch 1, each engine's
+fastest layout its figure.
 Peak device memory of each process (nvidia-smi, CUDA context included) on a GPU, peak RSS on the
 CPU. --shapes tiny on the CPU is the
 dry run CI keeps alive (tests/tools/synthetic_shapes_test.py).
@@ -152,40 +154,54 @@ def summarize(engine_runs):
             "peak_rss_mib": max(r["rss_mib"] for r in engine_runs), "runs": engine_runs}
 
 
+def best_layout(runs, engine, inters):
+    """The engine's fastest layout (decoders / replicas) by median seconds, summarized, with
+    every layout's median under "layouts"."""
+    medians = {inter: statistics.median(r["seconds"] for r in runs[(engine, inter)])
+               for inter in inters}
+    inter = min(inters, key=lambda i: medians[i])
+    best = summarize(runs[(engine, inter)])
+    best["inter"] = inter
+    best["layouts"] = {str(i): m for i, m in medians.items()}
+    return best
+
+
 def rpt_flags(args, kernel):
     """rpt-translate's extra flags for one of --gpu-attention's kernels (a GPU flag only)."""
     return ["--gpu-attention", kernel] if args.device == "cuda" else []
 
 
 def one_point(args, ct2_dir, precision, batch, lines, work, decoder_parameters):
-    """Both engines, alternating, --repeat times: each engine's median and every run. rpt runs
-    once per --gpu-attention kernel; point["rpt"] is the first kernel's, point["rpt_kernels"]
-    each kernel's."""
+    """Both engines, alternating, --repeat times, in each layout of --inter (rpt decoders,
+    CTranslate2 replicas; batch 1 runs one): each engine's best layout's median and every run.
+    rpt runs once per --gpu-attention kernel; point["rpt"] is the first kernel's,
+    point["rpt_kernels"] each kernel's."""
     source = work / f"source.b{batch}.txt"
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    engines = [*args.gpu_attention, "ctranslate2"]
-    runs = {engine: [] for engine in engines}
+    inters = args.inter if batch > 1 else [1]
+    jobs = [(engine, inter) for engine in [*args.gpu_attention, "ctranslate2"] for inter in inters]
+    runs = {job: [] for job in jobs}
     for round_ in range(args.repeat):
-        for engine in engines if round_ % 2 == 0 else engines[::-1]:
+        for engine, inter in jobs if round_ % 2 == 0 else jobs[::-1]:
             if engine != "ctranslate2":
                 args.rpt_extra = rpt_flags(args, engine)
                 try:
-                    run = peer.run_rpt(args, precision, batch, {"threads": args.threads}, "lp0",
-                                       source)
+                    run = peer.run_rpt(args, precision, batch,
+                                       {"threads": args.threads, "inter": inter}, "lp0", source)
                 finally:
                     args.rpt_extra = []
                 run["split"] = time_split(run.pop("stderr"))
             else:
                 run = peer.run_ct2(args, ct2_dir, precision, batch,
-                                   {"intra": args.threads, "inter": 1}, "lp0", source, work)
+                                   {"intra": args.threads, "inter": inter}, "lp0", source, work)
                 run.pop("stderr")
             run.pop("texts")
-            runs[engine].append(run)
+            runs[(engine, inter)].append(run)
     point = {"precision": precision, "batch": batch, "sentences": len(lines),
-             "ctranslate2": summarize(runs["ctranslate2"]), "rpt_kernels": {}}
+             "ctranslate2": best_layout(runs, "ctranslate2", inters), "rpt_kernels": {}}
     for kernel in args.gpu_attention:
-        rpt = summarize(runs[kernel])
-        split = [r["split"] for r in runs[kernel] if r.get("split")]
+        rpt = best_layout(runs, kernel, inters)
+        split = [r["split"] for r in rpt["runs"] if r.get("split")]
         if split and max(s["decoding_s"] for s in split) > 0:
             middle = sorted(split, key=lambda s: s["decoding_s"])[len(split) // 2]
             rpt["split"] = middle
@@ -231,13 +247,14 @@ def row(shape, point, kernel=None):
     label = f"{shape}, {kernel}" if kernel else shape
     return (f"| {label} | {point['precision']} | {point['batch']} | {rpt['tokens_per_s']:,.0f} | "
             f"{ct2['tokens_per_s']:,.0f} | {rpt['tokens_per_s'] / ct2['tokens_per_s']:.2f}x | "
-            f"{memory} | {split.get('encoding_s', 0):.2f} / {split.get('decoding_s', 0):.2f} | "
-            f"{step} |")
+            f"{rpt.get('inter', 1)} / {ct2.get('inter', 1)} | {memory} | "
+            f"{split.get('encoding_s', 0):.2f} / {split.get('decoding_s', 0):.2f} | {step} |")
 
 
-HEADER = ("| shape | precision | batch | rpt tok/s | CT2 tok/s | rpt / CT2 | peak MiB rpt / CT2 | "
-          "rpt encode / decode s | rpt step, decoder weights streamed |\n"
-          "|---|---|---|---|---|---|---|---|---|")
+HEADER = ("| shape | precision | batch | rpt tok/s | CT2 tok/s | rpt / CT2 | "
+          "decoders / replicas | peak MiB rpt / CT2 | rpt encode / decode s | "
+          "rpt step, decoder weights streamed |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
 
 
 def best_peer(results, earlier_runs):
@@ -308,6 +325,10 @@ def parse_args(argv):
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--rpt-translate", default=str(REPO / "build" / "cli" / "rpt-translate"))
     parser.add_argument("--work", help="where the models go (default: a temporary folder)")
+    parser.add_argument("--inter", default="1",
+                        help="layouts above batch 1, comma-separated: rpt decoders and "
+                             "CTranslate2 replicas (inter_threads) on the device; each engine's "
+                             "fastest is its figure")
     parser.add_argument("--gpu-attention", default="key-split",
                         help="rpt's fused attention kernels to measure, comma-separated "
                              "(key-split, lane-groups): rpt runs once per kernel at every point; "
@@ -328,6 +349,7 @@ def parse_args(argv):
     args.batches = [int(b) for b in args.batches.split(",")]
     args.precisions = args.precisions.split(",")
     args.gpu_attention = args.gpu_attention.split(",")
+    args.inter = [int(i) for i in args.inter.split(",")]
     unknown = [s for s in args.shapes if s not in SHAPES]
     if unknown and not args.plot_only:
         parser.error(f"unknown shapes {unknown}; known: {list(SHAPES)}")

@@ -34,7 +34,7 @@ class SyntheticShapesDryRun(unittest.TestCase):
                             "--device", "cpu", "--shapes", "tiny", "--batches", "1,4",
                             "--precisions", "float32,int8", "--lines", "12",
                             "--batch1-lines", "3", "--fixed-length", "7", "--repeat", "2",
-                            "--gpu-attention", "key-split,lane-groups",
+                            "--gpu-attention", "key-split,lane-groups", "--inter", "1,2",
                             "--rpt-translate", RPT_TRANSLATE, "--work", temp,
                             "--json", out, "--plot", png],
                            check=True, capture_output=True, text=True, timeout=300)
@@ -48,6 +48,11 @@ class SyntheticShapesDryRun(unittest.TestCase):
                 for engine in ("rpt", "ctranslate2"):
                     self.assertEqual(point[engine]["tokens"], expected, (engine, point["batch"]))
                     self.assertEqual(len(point[engine]["runs"]), 2)
+                    # Batch 1 runs one decoder / replica; above it both layouts were timed and
+                    # the figure is the faster one's.
+                    layouts = point[engine]["layouts"]
+                    self.assertEqual(list(layouts), ["1"] if point["batch"] == 1 else ["1", "2"])
+                    self.assertEqual(layouts[str(point[engine]["inter"])], min(layouts.values()))
                     self.assertGreater(point[engine]["tokens_per_s"], 0)
                 self.assertAlmostEqual(point["ratio"], point["rpt"]["tokens_per_s"]
                                        / point["ctranslate2"]["tokens_per_s"])
