@@ -351,6 +351,7 @@ phase_memory() {
   done
   wait "$pid" || fail "memory run: $(tail -2 "$LOGS/memory.log" | tr '\n' ' ')"
   say "memory: process peak ${most} MiB (nvidia-smi, sampled every 0.1 s); engine: $(grep -h 'peak' "$LOGS/memory.log" | sed 's/^rpt-translate: //')"
+  say "memory: $(grep -h 'device memory (driver)' "$LOGS/memory.log" | sed 's/^rpt-translate: //')"
 }
 
 # int8 activation bits on the host CPU (no GPU involved): which oneDNN ISAs sum u8 x s8 exactly

@@ -332,6 +332,8 @@ int run(const CliOptions& cli) {
       std::fprintf(stderr, "rpt-translate: peak engine memory %.1f MiB\n",
                    static_cast<double>(peak) / 1048576.0);
     }
+    const std::string device_memory = translator.engine().device_memory_report();
+    if (!device_memory.empty()) std::fprintf(stderr, "rpt-translate: %s\n", device_memory.c_str());
   }
   return 0;
 }

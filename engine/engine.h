@@ -74,6 +74,9 @@ class Engine {
   virtual std::size_t peak_device_memory_bytes() const { return 0; }
   // "cpu" or e.g. "cuda:0 (NVIDIA H100 80GB HBM3)".
   virtual std::string device_description() const = 0;
+  // On a GPU, the driver's view beside the count above (the CUDA context and cuBLAS are not in
+  // it; the memory pool may reserve more than it hands out), one line; "" on the CPU.
+  virtual std::string device_memory_report() const { return ""; }
 
  protected:
   Engine(std::shared_ptr<const Model> model, const ComputeOptions& options)

@@ -100,6 +100,26 @@ DeviceMemoryInfo device_memory_info() {
   return info;
 }
 
+DeviceMemoryReport device_memory_report() {
+  DeviceMemoryReport report;
+  const DeviceMemoryInfo info = device_memory_info();
+  report.device_used_bytes = info.total_bytes - info.free_bytes;
+  if (!memory_pools_supported()) return report;
+  int device = 0;
+  RPT_CUDA_CHECK(cudaGetDevice(&device));
+  cudaMemPool_t pool = nullptr;
+  RPT_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  const auto attribute = [pool](cudaMemPoolAttr name) {
+    std::uint64_t value = 0;
+    RPT_CUDA_CHECK(cudaMemPoolGetAttribute(pool, name, &value));
+    return static_cast<std::size_t>(value);
+  };
+  report.pool_reserved_bytes = attribute(cudaMemPoolAttrReservedMemCurrent);
+  report.pool_reserved_peak_bytes = attribute(cudaMemPoolAttrReservedMemHigh);
+  report.pool_used_peak_bytes = attribute(cudaMemPoolAttrUsedMemHigh);
+  return report;
+}
+
 DeviceBuffer::DeviceBuffer(std::size_t bytes, CudaStream stream, MemoryBudget* budget)
     : bytes_(bytes), stream_(stream), budget_(budget) {
   if (bytes == 0) return;

@@ -50,6 +50,18 @@ struct DeviceMemoryInfo {
 };
 DeviceMemoryInfo device_memory_info();
 
+// The driver's and the current device's default pool's view, for reports beside an engine's own
+// count: bytes in use on the device by every process (total - free), and the pool's reserved
+// bytes now and at their highest, and its highest in use (cudaMemPoolAttr*; zeros where the
+// device has no pools). What the pool reserved past what was in use is fragmentation.
+struct DeviceMemoryReport {
+  std::size_t device_used_bytes = 0;
+  std::size_t pool_reserved_bytes = 0;
+  std::size_t pool_reserved_peak_bytes = 0;
+  std::size_t pool_used_peak_bytes = 0;
+};
+DeviceMemoryReport device_memory_report();
+
 // `bytes` of device memory from the stream-ordered pool of `stream`; freed in stream order
 // (cudaMalloc and a device-synchronising cudaFree where the device has no memory pools).
 // With a budget, the bytes are charged to it for the buffer's lifetime (the budget must outlive

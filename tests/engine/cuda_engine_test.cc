@@ -588,6 +588,26 @@ TEST_F(CudaEngineResourcesTest, MemoryLimitRefusesWorkAndTheEngineCarriesOn) {
   EXPECT_LE(limited->peak_device_memory_bytes(), limit);
 }
 
+// The driver's view beside the engine's count (rpt-translate --verbose prints it): the pool hands
+// out at least what the engine counted (every engine buffer comes from it, where the device has
+// pools), the device holds at least the upload, and the CPU engine has no such line.
+TEST_F(CudaEngineResourcesTest, DeviceMemoryReportSetsTheDriverBesideTheCount) {
+  const auto engine = cuda_engine(model_, kernels::Precision::kFloat32);
+  const auto result = Translator(engine).translate_ids({{5, 6, 7, 8}}, search(4));
+  ASSERT_EQ(result.size(), 1u);
+  const std::string line = engine->device_memory_report();
+  std::printf("%s\n", line.c_str());
+  EXPECT_EQ(line.rfind("device memory (driver): ", 0), 0u) << line;
+  const kernels::DeviceMemoryReport report = kernels::device_memory_report();
+  EXPECT_GE(report.device_used_bytes, engine->device_memory_bytes());
+  if (report.pool_used_peak_bytes > 0) {
+    EXPECT_GE(report.pool_used_peak_bytes, engine->peak_device_memory_bytes());
+    EXPECT_GE(report.pool_reserved_peak_bytes, report.pool_used_peak_bytes);
+  }
+  const auto cpu = Engine::create(Model::load((fixture("shaw_k4") / "model").string()));
+  EXPECT_EQ(cpu->device_memory_report(), "");
+}
+
 TEST_F(CudaEngineResourcesTest, EngineKeepsNoHostWeightsAndTranslatesWithout) {
   const auto engine = cuda_engine(model_, kernels::Precision::kFloat32);
   EXPECT_FALSE(engine->model().has_weights()) << "the device holds them";
