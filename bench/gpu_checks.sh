@@ -506,7 +506,7 @@ phase_synthetic() {
     --json "$OUT/synthetic.json" \
     --plot "$OUT/synthetic.png" > "$LOGS/synthetic.txt" 2>&1 \
     || fail "synthetic (exit $?): $(tail -2 "$LOGS/synthetic.txt" | tr '\n' ' ')"
-  grep -E "^\||M parameters|FAILED|GPU step profile" "$LOGS/synthetic.txt" | tee -a "$SUMMARY"
+  grep -E "^\||M parameters|FAILED|GPU step profile|device memory" "$LOGS/synthetic.txt" | tee -a "$SUMMARY"
 }
 
 # The attention kernel under Nsight Compute, mid-decode at a model size where it dominates the

@@ -130,15 +130,20 @@ def write_model(template_dir, shape_name, out_dir, seed=1):
 # -- running ------------------------------------------------------------------------------------
 
 def time_split(stderr):
-    """rpt-translate --verbose's encoding and decoding seconds and step count."""
+    """rpt-translate --verbose's encoding and decoding seconds and step count; on a GPU the
+    engine's counted peak memory and the driver's view beside it."""
     found = re.search(r"encoding ([\d.]+) s.*decoding ([\d.]+) s \((\d+) steps, ([\d.]+) rows",
                       stderr)
     graphs = re.search(r"GPU steps: (.*)", stderr)
+    engine_peak = re.search(r"peak engine memory ([\d.]+) MiB", stderr)
+    driver = re.search(r"device memory \(driver\): (.*)", stderr)
     if not found:
         return None
     return {"encoding_s": float(found.group(1)), "decoding_s": float(found.group(2)),
             "steps": int(found.group(3)), "rows_per_step": float(found.group(4)),
-            "gpu_steps": graphs.group(1) if graphs else None}
+            "gpu_steps": graphs.group(1) if graphs else None,
+            "engine_peak_mib": float(engine_peak.group(1)) if engine_peak else None,
+            "device_memory": driver.group(1) if driver else None}
 
 
 BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int8": 1}
@@ -435,8 +440,14 @@ def main(argv=None):
                     for kernel in args.gpu_attention:
                         print(row(shape, point, kernel if args.device == "cuda" else None),
                               flush=True)
-                        for line in point["rpt_kernels"][kernel].get("profile", []):
+                        measured = point["rpt_kernels"][kernel]
+                        for line in measured.get("profile", []):
                             print(f"  {shape} batch {batch}, {kernel}: {line}", flush=True)
+                        split = measured.get("split") or {}
+                        if split.get("device_memory"):
+                            print(f"  {shape} batch {batch}, {kernel}: engine peak "
+                                  f"{split['engine_peak_mib']} MiB; device memory (driver): "
+                                  f"{split['device_memory']}", flush=True)
                     if args.json:
                         Path(args.json).write_text(json.dumps(results, indent=1))
             for directory in [model_dir, *ct2_dirs.values()]:  # the next shape needs the disk
