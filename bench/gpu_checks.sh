@@ -51,6 +51,9 @@
 #              launches (a decoder layer's self- then cross-attention, twice), for each kernel of
 #              RPT_NCU_ATTENTION (default both: key-split lane-groups); the reports come back as
 #              attention_ncu.txt. Not in `all`.
+#   cpu_cores  rpt against CTranslate2 on the host CPU at 1, 2 and all cores (RPT_CPU_CORES),
+#              float32 and int8, batch 32, each engine's best layout; alone (every core). Needs
+#              the peer pack. Not in `all`.
 #   peer_cpu   the same comparison on the host CPU (float32, int8; batch 32 and 1), in the
 #              background on the upper half of the cores like host_cpu
 # Throughput and peak device memory of every translation run are in the summary.
@@ -551,6 +554,33 @@ phase_peer_cpu() {
   [ "$cores" -gt 4 ] && threads="4,$cores"
   peer_compare peer_cpu.b32 cpu float32,int8 32 "${RPT_PEER_CPU_LINES:-500}" lp0 "$threads"
   peer_compare peer_cpu.b1 cpu float32,int8 1 "${RPT_PEER_CPU_BATCH1_LINES:-200}" lp0 1,2
+}
+
+# rpt against CTranslate2 on the host CPU at each core count of RPT_CPU_CORES (default 1 2 16),
+# the process held to that many cores (cores 0..N-1), float32 and int8 at batch 32 on
+# RPT_CPU_CORES_LINES (300) en-de lines, each engine's best layout (N threads, or N decoders /
+# replicas of one): whether rpt's lead grows with cores. Uses every core: run it alone, not beside
+# GPU phases. Not in `all`.
+phase_cpu_cores() {
+  peer_setup || return
+  local cores last=$(( CORES - 1 ))
+  for cores in ${RPT_CPU_CORES:-1 2 $CORES}; do
+    [ "$cores" -le "$CORES" ] || { say "cpu_cores: $cores cores: the host has $CORES"; continue; }
+    local name="cpu_cores.$cores" left=$(( PEER_DEADLINE - $(date +%s) ))
+    [ "$left" -ge 30 ] || { fail "$name: skipped, the phase's time is spent"; return; }
+    local pin=()
+    command -v taskset > /dev/null && pin=(taskset -c "0-$(( cores - 1 ))")
+    [ "$cores" -eq "$CORES" ] && pin=(taskset -c "0-$last")
+    timeout "$left" "${pin[@]}" "${PEER_ENV[@]}" python3 bench/compare_ctranslate2.py \
+      --model models/en-de --source-tsv "$PACK/data/ui.en-de.test.tsv" \
+      --limit "${RPT_CPU_CORES_LINES:-300}" --device cpu --rpt-translate "$BIN/rpt-translate" \
+      --compute-types float32,int8 --batch-sizes 32 --searches lp0 --threads "$cores" \
+      --repeat "${RPT_PEER_REPEAT:-3}" --json "$LOGS/peer/$name.json" > "$LOGS/$name.txt" 2>&1 \
+      || fail "$name (exit $?): $(tail -2 "$LOGS/$name.txt" | tr '\n' ' ')"
+    say "$name:"
+    grep -E "^(CTranslate2|rpt) |^\| [a-z0-9]+ \| [0-9]+ \|" "$LOGS/$name.txt" | sort -u \
+      | tee -a "$SUMMARY"
+  done
 }
 
 phase_bench() {

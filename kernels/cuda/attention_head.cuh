@@ -9,9 +9,8 @@ namespace rpt::kernels {
 
 template <typename T>
 struct AttentionHead {
-  // Key counts and positions are read only for rows with keys (count > 0); a padding row's
-  // sequence pointer is never read through.
-  // Pair p is row p / heads, head p % heads.
+  // Pair p is row p / heads, head p % heads. Positions and sequences are read only for rows with
+  // keys (count > 0).
   __device__ AttentionHead(const FusedAttentionArgs& args, long pair)
       : row(static_cast<int>(pair / args.heads)),
         head(static_cast<int>(pair % args.heads)),
@@ -29,10 +28,9 @@ struct AttentionHead {
     const T* base = static_cast<const T*>(args.sequences[row]) + head_offset;
     keys = base + args.key_shift;
     values = base + args.value_shift;
-    if (args.offset_bias != nullptr) {  // bias[j] is offset j - position's
-      const int centre = (args.offset_bias_width - 1) / 2;
-      bias =
-          args.offset_bias + static_cast<long>(head) * args.offset_bias_width + centre - position;
+    if (args.offset_bias != nullptr) {  // key j's bias: offset j - position's
+      bias = args.offset_bias + static_cast<long>(head) * args.offset_bias_width;
+      bias_shift = (args.offset_bias_width - 1) / 2 - position;
     }
   }
 
@@ -42,7 +40,7 @@ struct AttentionHead {
                                          int& bucket) const {
     bucket = k > 0 ? relative_index(position, j, k) : 0;
     if (key_term) dot += key_terms[bucket];
-    if (bias != nullptr) dot += bias[j];
+    if (bias != nullptr) dot += bias[bias_shift + j];
     return dot;
   }
 
@@ -56,7 +54,8 @@ struct AttentionHead {
   const T* query = nullptr;
   const T* keys = nullptr;  // key j at keys + j * position_stride
   const T* values = nullptr;
-  const float* bias = nullptr;  // T5's offset bias indexed by key, or nullptr
+  const float* bias = nullptr;  // T5: the head's offset biases (offset 0 at the centre), or null
+  int bias_shift = 0;           // key j's bias at bias[bias_shift + j]
 };
 
 }  // namespace rpt::kernels
