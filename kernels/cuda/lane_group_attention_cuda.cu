@@ -15,7 +15,8 @@ namespace {
 constexpr int kPairsPerBlock = 4;  // warps of a block, each its own (row, head)
 constexpr int kChunkBytes = 16;    // one vector load
 // Resident blocks asked of the compiler: 6 (80 registers a thread) keeps kBatch rows' loads in
-// registers without spilling (16-bit types, sm_90; 8 blocks spilled ~100 bytes a thread).
+// registers without spilling for 16-bit types and float32 heads up to 128 (sm_80, sm_90; 8
+// blocks spilled ~100 bytes a thread); float32 heads over 128 spill ~100 bytes.
 constexpr int kBlocksPerMultiprocessor = 6;
 // Head rows (keys, values, table rows) a group reads at once: each lane's loads of all of them are
 // issued before the first is used.
