@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -12,6 +13,7 @@
 #include "engine/errors.h"
 #include "engine/model.h"
 #include "engine/weight_tensors.h"
+#include "kernels/packed_sgemm.h"
 #include "tests/support/source_dir.h"
 #include "tests/support/weights_writer.h"
 
@@ -207,6 +209,28 @@ TEST(ModelLoad, WeightsBytesAreTheFilesElementsInFloat32) {
     }
     EXPECT_EQ(loaded->weights_bytes(), elements * sizeof(float)) << model;
   }
+}
+
+// Packed float32 weights take about the plain weights' memory: oneDNN's layout pads, but the
+// padding is never written (kernels/cpu/onednn_cpu.h). The CPU layout's count is the plain one,
+// the tied generator's packed copy of the embeddings and a few pages a matrix.
+TEST(ModelLoad, PackedWeightsTakeAboutThePlainBytes) {
+  if (!kernels::float32_linear_packed())
+    GTEST_SKIP() << "float32 linear layers are not packed here";
+  const std::string directory = testing::source_dir() + "/models/en-de";
+  const auto plain = Model::load(directory, ModelLoadOptions{.cpu_layout = false});
+  const auto packed = Model::load(directory);
+  const LinearWeights& generator = packed->generator();
+  ASSERT_NE(generator.packed, nullptr);
+  const std::size_t generator_bytes =
+      sizeof(float) * generator.out_features() * static_cast<std::size_t>(generator.in_features());
+  std::size_t matrices = 2;  // memory keys and values, generator
+  matrices += 4 * packed->encoder_layers().size() + 5 * packed->decoder_layers().size();
+  EXPECT_GE(packed->weights_bytes(), plain->weights_bytes() + generator_bytes);
+  EXPECT_LE(packed->weights_bytes(),
+            plain->weights_bytes() + generator_bytes + matrices * 8 * 4096);
+  std::printf("packed %zu bytes, plain %zu + generator %zu\n", packed->weights_bytes(),
+              plain->weights_bytes(), generator_bytes);
 }
 
 // What a GPU engine keeps of its model once the weights are on the device.

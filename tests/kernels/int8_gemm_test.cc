@@ -328,7 +328,8 @@ TEST(Int8GemmKinds, PackedLayoutServesEveryRowCount) {
 }
 
 // The packed layout replaces the plain values (bytes() is what the model's memory accounting adds
-// up): a little larger for oneDNN's headers and padding, never both copies.
+// up), never both copies; of its padding only the pages packing writes take memory (a page per
+// sub-block and the header's at most: kernels/cpu/onednn_cpu.h, PackedBlockBuffer).
 TEST(Int8GemmKinds, PackedWeightsHoldNoPlainCopy) {
   const WeightShape shape{768, 256};
   const std::optional<BothKinds> weights = both_kinds(random_matrix(shape.n, shape.k, 25), shape);
@@ -337,7 +338,7 @@ TEST(Int8GemmKinds, PackedWeightsHoldNoPlainCopy) {
   const std::size_t per_row = sizeof(float) + sizeof(std::int32_t);  // scale and row sum
   EXPECT_EQ(weights->plain->bytes(), values + shape.n * per_row);
   EXPECT_GE(weights->packed->bytes(), values + shape.n * per_row);
-  EXPECT_LT(weights->packed->bytes(), values * 3 / 2);
+  EXPECT_LE(weights->packed->bytes(), values + shape.n * per_row + 4 * 4096);
   std::printf("packed / plain bytes: %.3f\n",
               static_cast<double>(weights->packed->bytes()) / weights->plain->bytes());
 }
@@ -357,7 +358,7 @@ TEST(Int8GemmKinds, OneColumnBlockPerThreadsShare) {
   set_cpu_threads(0);
 }
 
-// The models' matrices are packed; one whose packed layout would cost much more memory than its
+// The models' matrices are packed; one whose packed layout would span much more memory than its
 // values (oneDNN spends some 12 KiB a block on headers and alignment) stays plain.
 TEST(Int8GemmKinds, ModelsPackAllButTinyMatrices) {
   if (!packing_available()) GTEST_SKIP() << "this oneDNN has no packed int8 GEMM";
