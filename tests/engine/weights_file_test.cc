@@ -5,14 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "engine/errors.h"
 #include "engine/model.h"
 #include "engine/weight_tensors.h"
+#include "kernels/int8_gemm.h"
 #include "kernels/packed_sgemm.h"
 #include "tests/support/source_dir.h"
 #include "tests/support/weights_writer.h"
@@ -208,6 +212,75 @@ TEST(ModelLoad, WeightsBytesAreTheFilesElementsInFloat32) {
       elements += static_cast<std::size_t>(file.get(name).numel());
     }
     EXPECT_EQ(loaded->weights_bytes(), elements * sizeof(float)) << model;
+  }
+}
+
+// A file tensor in float32 as the loader reads it: int8 weights times their row scales.
+std::vector<float> float32_of(const WeightsFile& file, const std::string& name) {
+  const Tensor stored = file.get(name);
+  if (stored.dtype() != DataType::kInt8) {
+    const Tensor converted = stored.to_float32();
+    return {converted.data<float>(), converted.data<float>() + converted.numel()};
+  }
+  const float* scales = file.get(name + "_scale").data<float>();
+  std::vector<float> out(static_cast<std::size_t>(stored.numel()));
+  const std::int64_t cols = stored.dim(1);
+  for (std::int64_t i = 0; i < stored.numel(); ++i) {
+    out[static_cast<std::size_t>(i)] =
+        scales[i / cols] * static_cast<float>(stored.data<std::int8_t>()[i]);
+  }
+  return out;
+}
+
+// A fused member (Q/K/V; every decoder layer's memory keys and values) is filled part by part in
+// its layout as the file gives the parts (engine/model.cc): in float32 its weight and bias are the
+// parts stacked, in int8 the stack quantized, bit for bit (each part is quantized as it is read;
+// rows are quantized alone), from every file dtype.
+TEST(ModelLoad, FusedProjectionsAreTheirPartsStacked) {
+  for (const char* dtype : {"float32", "float16", "int8"}) {
+    const std::string directory = testing::make_temp_directory("rpt-fused");
+    testing::SyntheticModelOptions options = testing::relative_model_options(
+        {.encoder_layers = 1, .decoder_layers = 3, .d_model = 16, .heads = 2, .d_ff = 32}, 2);
+    options.config.architecture.qkv_bias = true;
+    options.dtype = dtype;
+    testing::write_synthetic_model(directory, options);
+    const auto plain = Model::load(directory, ModelLoadOptions{.cpu_layout = false});
+    const auto int8 = Model::load(directory, ModelLoadOptions{.int8 = true});
+    const WeightsFile file(directory + "/model.bin");
+    const auto expect_stacked = [&](const std::vector<std::string>& parts,
+                                    const LinearWeights& fused, const LinearWeights& quantized) {
+      std::vector<float> weight, bias;
+      for (const std::string& part : parts) {
+        for (const float value : float32_of(file, part + ".weight")) weight.push_back(value);
+        for (const float value : float32_of(file, part + ".bias")) bias.push_back(value);
+      }
+      const int rows = static_cast<int>(bias.size()), cols = fused.in_features();
+      ASSERT_EQ(fused.out_features(), rows) << parts.front();
+      EXPECT_EQ(
+          std::memcmp(fused.weight.data<float>(), weight.data(), sizeof(float) * weight.size()), 0)
+          << dtype << " " << parts.front();
+      EXPECT_EQ(std::memcmp(fused.bias.data<float>(), bias.data(), sizeof(float) * bias.size()), 0)
+          << dtype << " " << parts.front();
+      const auto expected = kernels::Int8Weights::quantize(weight.data(), rows, cols);
+      ASSERT_NE(quantized.int8, nullptr);
+      EXPECT_EQ(quantized.int8->unpacked_values(), expected->unpacked_values())
+          << dtype << " " << parts.front();
+      EXPECT_EQ(std::memcmp(quantized.int8->scales(), expected->scales(), sizeof(float) * rows), 0)
+          << dtype << " " << parts.front();
+      EXPECT_EQ(std::memcmp(quantized.bias.data<float>(), bias.data(), sizeof(float) * rows), 0);
+    };
+    std::vector<std::string> memory;
+    for (int layer = 0; layer < 3; ++layer) {
+      const std::string cross = "decoder.layer_" + std::to_string(layer) + ".cross_attention.";
+      memory.push_back(cross + "key");
+      memory.push_back(cross + "value");
+    }
+    expect_stacked(memory, plain->memory_key_value(), int8->memory_key_value());
+    const std::string self = "decoder.layer_1.self_attention.";
+    expect_stacked({self + "query", self + "key", self + "value"},
+                   plain->decoder_layers()[1].self_attention.qkv,
+                   int8->decoder_layers()[1].self_attention.qkv);
+    std::filesystem::remove_all(directory);
   }
 }
 
