@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/process_memory.h"
@@ -26,6 +27,14 @@ constexpr std::size_t kConversionBytes = std::size_t{1} << 20;
 // config, fuses projections and lays linear layers out for their GEMM.
 class ModelLoader {
  public:
+  // How the loaded weights are laid out (ModelLoadOptions).
+  struct Layout {
+    bool int8 = false;            // linear layers quantized (ModelLoadOptions::int8)
+    bool int8_generator = false;  // the generator too
+    bool pack_float32 = false;    // float32 linear layers packed (kernels/packed_sgemm.h)
+    bool cpu = true;              // ModelLoadOptions::cpu_layout
+  };
+
   // Each linear layer takes its compute layout (int8 with `int8`, packed float32 with
   // `pack_float32`) as soon as it is read, its float32 weight dropped, so the float32 copies of
   // all layers never exist at once (holding them all made loading peak above the float32
@@ -33,16 +42,17 @@ class ModelLoader {
   // went"). A fused member is filled part by part in its layout's rows as the parts are read
   // (int8: each quantized alone, a chunk of rows converted at a time; rows are quantized alone,
   // so this is the stack quantized), never beside float32 copies of its parts; a float32 file's
-  // pages are let go once copied.
-  ModelLoader(const WeightsFile& weights, const ModelConfig& config, Model& model, bool int8,
-              bool int8_generator, bool pack_float32)
+  // pages are let go once copied. For the CPU engine (`cpu`) embedding tables stay as the
+  // weights file holds them (fill_embeddings).
+  ModelLoader(const WeightsFile& weights, const ModelConfig& config, Model& model, Layout layout)
       : weights_(weights),
         config_(config),
         arch_(config.architecture),
         model_(model),
-        int8_(int8),
-        int8_generator_(int8_generator),
-        pack_float32_(pack_float32) {}
+        int8_(layout.int8),
+        int8_generator_(layout.int8_generator),
+        pack_float32_(layout.pack_float32),
+        cpu_layout_(layout.cpu) {}
 
   void load(int max_sequence_length) {
     max_sequence_length_ = max_sequence_length;
@@ -50,6 +60,12 @@ class ModelLoader {
     const int target_vocabulary = model_.target_vocabulary_->size();
     RPT_CHECK(!arch_.shared_embeddings || source_vocabulary == target_vocabulary, ModelError,
               "shared_embeddings needs one vocabulary size for both sides");
+    // The table a tied generator's weight is, known before the table is visited.
+    for_each_weight(config_, source_vocabulary, target_vocabulary, [this](const auto& spec) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(spec)>, LinearSpec>) {
+        if (!spec.shares_weight.empty()) tied_generator_source_ = spec.shares_weight;
+      }
+    });
     for_each_weight(
         config_, source_vocabulary, target_vocabulary,
         [this](const auto& spec, auto&& member) { fill(spec, member); }, model_.weights_);
@@ -113,12 +129,41 @@ class ModelLoader {
 
   // The visits of for_each_weight (engine/weight_tensors.h), one per member of the weights.
   void fill(const TableSpec& spec, Tensor& table) {
+    if (spec.kind == TableKind::kEmbeddings && cpu_layout_ && fill_embeddings(spec, table)) return;
     table = tensor(spec.name, spec.shape);
     if (spec.kind == TableKind::kT5Bias) {
       table = expand_t5_bias(table, spec.bidirectional, max_sequence_length_);
     }
   }
   void fill(const TableSpec&, Shared<Tensor, Tensor> table) { table.member = table.source; }
+
+  // For the CPU engine, an embedding table as the file holds it (float32, float16 or bfloat16):
+  // a view of the mapped file, whose pages become resident as rows are looked up, each row
+  // converted exactly then (engine/cpu/transformer_ops.cc), not a float32 copy of it all. A tied
+  // generator takes its layout from it here, while little else is loaded (its float32 form is a
+  // transient), unless it reads the table itself as float32 (neither int8 nor packed): then the
+  // table is read in float32 as any other. Returns false when the table is to be read so.
+  bool fill_embeddings(const TableSpec& spec, Tensor& table) {
+    const bool ties_generator = spec.name == tied_generator_source_;
+    const bool generator_laid_out = ties_generator && (int8_generator_ || pack_float32_);
+    const Tensor file = stored(spec.name, spec.shape);
+    if (file.dtype() == DataType::kInt8 || (ties_generator && !generator_laid_out)) return false;
+    table = file;
+    bytes_ += table.nbytes();
+    if (generator_laid_out) {
+      if (int8_generator_) {
+        kernels::QuantizedRows rows(static_cast<int>(spec.shape[0]),
+                                    static_cast<int>(spec.shape[1]));
+        quantize(rows, 0, spec.name, spec.shape);
+        tied_generator_.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+      } else {
+        lay_out_float32(tied_generator_, read(spec.name, spec.shape));
+      }
+      weights_.release(spec.name);  // read whole; rows come back as they are looked up
+      return_freed_memory();
+    }
+    return true;
+  }
 
   void fill(const NormSpec& spec, LayerNormWeights& norm) {
     norm.gamma = tensor(spec.gamma_name(), {spec.size});
@@ -177,7 +222,10 @@ class ModelLoader {
   // The tied generator: the decoder's embeddings (counted as the table), and a bias of its own.
   void fill(const LinearSpec& spec, Shared<LinearWeights, Tensor> tied) {
     tied.member.bias = bias(spec, 0);
-    if (int8_layout(spec)) {
+    if (tied_generator_.int8 || tied_generator_.packed) {  // laid out with the table
+      tied.member.int8 = std::move(tied_generator_.int8);
+      tied.member.packed = std::move(tied_generator_.packed);
+    } else if (int8_layout(spec)) {
       kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
       quantize(rows, 0, tied.source.data<float>(), spec.part_rows);
       tied.member.int8 = kernels::Int8Weights::from_rows(std::move(rows));
@@ -297,7 +345,10 @@ class ModelLoader {
   const bool int8_;
   const bool int8_generator_;
   const bool pack_float32_;
+  const bool cpu_layout_;
   std::size_t bytes_ = 0;
+  std::string tied_generator_source_;  // the table a tied generator's weight is; empty: none
+  LinearWeights tied_generator_;       // its layout, made with the table (fill_embeddings)
   int max_sequence_length_ = 0;
   // The fused members not yet complete.
   std::map<const LinearWeights*, Assembly> pending_;
@@ -377,8 +428,11 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   const std::string first_linear = "decoder.layer_0.ffn.inner.weight";
   model->stored_dtype_ = std::string(dtype_name(
       weights.get(weights.contains(first_linear) ? first_linear : "decoder.embeddings").dtype()));
-  ModelLoader loader(weights, config, *model, options.int8, options.int8 && options.int8_generator,
-                     options.cpu_layout && kernels::float32_linear_packed());
+  ModelLoader loader(weights, config, *model,
+                     {.int8 = options.int8,
+                      .int8_generator = options.int8 && options.int8_generator,
+                      .pack_float32 = options.cpu_layout && kernels::float32_linear_packed(),
+                      .cpu = options.cpu_layout});
   loader.load(options.max_sequence_length);
   return_freed_memory();
   model->int8_ = options.int8;

@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/errors.h"
 #include "engine/model.h"
+#include "engine/translator.h"
 #include "engine/weight_tensors.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/packed_sgemm.h"
@@ -285,8 +286,9 @@ TEST(ModelLoad, FusedProjectionsAreTheirPartsStacked) {
 }
 
 // Packed float32 weights take about the plain weights' memory: oneDNN's layout pads, but the
-// padding is never written (kernels/cpu/onednn_cpu.h). The CPU layout's count is the plain one,
-// the tied generator's packed copy of the embeddings and a few pages a matrix.
+// padding is never written (kernels/cpu/onednn_cpu.h). The CPU layout's count is the plain one
+// with the shared embedding table in the file's float16 instead of float32, the tied generator's
+// packed copy of it and a few pages a matrix.
 TEST(ModelLoad, PackedWeightsTakeAboutThePlainBytes) {
   if (!kernels::float32_linear_packed())
     GTEST_SKIP() << "float32 linear layers are not packed here";
@@ -297,13 +299,69 @@ TEST(ModelLoad, PackedWeightsTakeAboutThePlainBytes) {
   ASSERT_NE(generator.packed, nullptr);
   const std::size_t generator_bytes =
       sizeof(float) * generator.out_features() * static_cast<std::size_t>(generator.in_features());
+  ASSERT_EQ(packed->decoder_embeddings().dtype(), DataType::kFloat16);
+  const std::size_t expected = plain->weights_bytes() - generator_bytes / 2 + generator_bytes;
   std::size_t matrices = 2;  // memory keys and values, generator
   matrices += 4 * packed->encoder_layers().size() + 5 * packed->decoder_layers().size();
-  EXPECT_GE(packed->weights_bytes(), plain->weights_bytes() + generator_bytes);
-  EXPECT_LE(packed->weights_bytes(),
-            plain->weights_bytes() + generator_bytes + matrices * 8 * 4096);
-  std::printf("packed %zu bytes, plain %zu + generator %zu\n", packed->weights_bytes(),
-              plain->weights_bytes(), generator_bytes);
+  EXPECT_GE(packed->weights_bytes(), expected);
+  EXPECT_LE(packed->weights_bytes(), expected + matrices * 8 * 4096);
+  std::printf("packed %zu bytes, expected at least %zu\n", packed->weights_bytes(), expected);
+}
+
+// For the CPU engine an embedding table stays as the file holds it (float16 here), its rows
+// converted exactly as they are looked up: a float16 file translates as its float32 copy does
+// (whose tables are float32), bit for bit, scores included, in float32 and int8, with a tied
+// generator (laid out from the float16 table) and without.
+TEST(ModelLoad, SixteenBitTablesTranslateAsTheirFloat32Copy) {
+  for (const bool tied : {true, false}) {
+    SCOPED_TRACE(tied ? "tied generator, shared embeddings" : "own generator and embeddings");
+    const std::string half = testing::make_temp_directory("rpt-half");
+    const std::string full = testing::make_temp_directory("rpt-full");
+    testing::SyntheticModelOptions options = testing::relative_model_options(
+        {.encoder_layers = 2, .decoder_layers = 2, .d_model = 32, .heads = 4, .d_ff = 64}, 4);
+    options.vocabulary_size = 60;
+    options.config.architecture.tied_generator = tied;
+    options.config.architecture.shared_embeddings = tied;
+    options.dtype = "float16";
+    testing::write_synthetic_model(half, options);
+    for (const auto& entry : std::filesystem::directory_iterator(half)) {
+      if (entry.path().filename() != "model.bin") std::filesystem::copy(entry.path(), full);
+    }
+    const WeightsFile file(half + "/model.bin");
+    std::vector<NamedTensor> tensors;
+    for (const std::string& name : file.names()) {
+      tensors.push_back(
+          {.name = name, .shape = file.get(name).shape(), .values = float32_of(file, name)});
+    }
+    testing::write_weights(full + "/model.bin", tensors);
+    const std::vector<std::string> sentences = {"w5 w6 w7", "w10 w11 w12 w13 w14 w15", "w30",
+                                                "w9 w8 w7 w6 w5 w4 w33 w34 w35"};
+    DecodingOptions decoding;
+    decoding.beam_size = 4;
+    decoding.n_best = 2;
+    decoding.max_length = 20;
+    for (const bool int8 : {false, true}) {
+      const auto from_half = Model::load(half, ModelLoadOptions{.int8 = int8});
+      const auto from_full = Model::load(full, ModelLoadOptions{.int8 = int8});
+      EXPECT_EQ(from_half->decoder_embeddings().dtype(), DataType::kFloat16);
+      EXPECT_EQ(from_full->decoder_embeddings().dtype(), DataType::kFloat32);
+      const ComputeOptions engine{.precision = int8 ? kernels::Precision::kInt8
+                                                    : kernels::Precision::kFloat32};
+      const auto got = Translator(Engine::create(from_half, engine)).translate(sentences, decoding);
+      const auto expected =
+          Translator(Engine::create(from_full, engine)).translate(sentences, decoding);
+      for (std::size_t i = 0; i < sentences.size(); ++i) {
+        ASSERT_EQ(got[i].hypotheses.size(), expected[i].hypotheses.size());
+        for (std::size_t h = 0; h < got[i].hypotheses.size(); ++h) {
+          EXPECT_EQ(got[i].hypotheses[h].ids, expected[i].hypotheses[h].ids) << int8 << " " << i;
+          EXPECT_EQ(got[i].hypotheses[h].score, expected[i].hypotheses[h].score)
+              << int8 << " " << i;
+        }
+      }
+    }
+    std::filesystem::remove_all(half);
+    std::filesystem::remove_all(full);
+  }
 }
 
 // What a GPU engine keeps of its model once the weights are on the device.
