@@ -4,6 +4,10 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "common/process_memory.h"
 #include "kernels/errors.h"
@@ -12,24 +16,43 @@
 #include "kernels/position.h"
 
 namespace rpt {
+namespace {
+
+// Rows converted to float32 at a time for quantizing a stored matrix of another dtype.
+constexpr std::size_t kConversionBytes = std::size_t{1} << 20;
+
+}  // namespace
 
 // Builds a Model from a weights file: converts to float32, checks every shape against the
-// config, fuses projections.
+// config, fuses projections and lays linear layers out for their GEMM.
 class ModelLoader {
  public:
-  // With `int8`, each linear layer is quantized as soon as it is loaded (and fused) and its
-  // float32 weight dropped, so the float32 copies of all layers never exist at once (holding them
-  // all made loading peak above the float32 model's footprint: docs/PERFORMANCE.md "int8 on the
-  // CPU, and where rpt-translate's memory went").
-  ModelLoader(const WeightsFile& weights, const ModelConfig& config, Model& model, bool int8,
-              bool int8_generator, bool pack_float32)
+  // How the loaded weights are laid out (ModelLoadOptions).
+  struct Layout {
+    bool int8 = false;            // linear layers quantized (ModelLoadOptions::int8)
+    bool int8_generator = false;  // the generator too
+    bool pack_float32 = false;    // float32 linear layers packed (kernels/packed_sgemm.h)
+    bool cpu = true;              // ModelLoadOptions::cpu_layout
+  };
+
+  // Each linear layer takes its compute layout (int8 with `int8`, packed float32 with
+  // `pack_float32`) as soon as it is read, its float32 weight dropped, so the float32 copies of
+  // all layers never exist at once (holding them all made loading peak above the float32
+  // model's footprint: docs/PERFORMANCE.md "int8 on the CPU, and where rpt-translate's memory
+  // went"). A fused member is filled part by part in its layout's rows as the parts are read
+  // (int8: each quantized alone, a chunk of rows converted at a time; rows are quantized alone,
+  // so this is the stack quantized), never beside float32 copies of its parts; a float32 file's
+  // pages are let go once copied. For the CPU engine (`cpu`) embedding tables stay as the
+  // weights file holds them (fill_embeddings).
+  ModelLoader(const WeightsFile& weights, const ModelConfig& config, Model& model, Layout layout)
       : weights_(weights),
         config_(config),
         arch_(config.architecture),
         model_(model),
-        int8_(int8),
-        int8_generator_(int8_generator),
-        pack_float32_(pack_float32) {}
+        int8_(layout.int8),
+        int8_generator_(layout.int8_generator),
+        pack_float32_(layout.pack_float32),
+        cpu_layout_(layout.cpu) {}
 
   void load(int max_sequence_length) {
     max_sequence_length_ = max_sequence_length;
@@ -37,6 +60,12 @@ class ModelLoader {
     const int target_vocabulary = model_.target_vocabulary_->size();
     RPT_CHECK(!arch_.shared_embeddings || source_vocabulary == target_vocabulary, ModelError,
               "shared_embeddings needs one vocabulary size for both sides");
+    // The table a tied generator's weight is, known before the table is visited.
+    for_each_weight(config_, source_vocabulary, target_vocabulary, [this](const auto& spec) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(spec)>, LinearSpec>) {
+        if (!spec.shares_weight.empty()) tied_generator_source_ = spec.shares_weight;
+      }
+    });
     for_each_weight(
         config_, source_vocabulary, target_vocabulary,
         [this](const auto& spec, auto&& member) { fill(spec, member); }, model_.weights_);
@@ -45,44 +74,62 @@ class ModelLoader {
   std::size_t bytes_loaded() const { return bytes_; }
 
  private:
-  Tensor tensor(const std::string& name, const Shape& expected) {
-    Tensor stored = weights_.get(name);
-    RPT_CHECK(stored.shape() == expected, ModelError, weights_.path(), ": tensor ", name,
-              " has shape ", shape_string(stored.shape()), ", the config implies ",
+  // The named tensor as stored, its shape checked.
+  Tensor stored(const std::string& name, const Shape& expected) const {
+    Tensor out = weights_.get(name);
+    RPT_CHECK(out.shape() == expected, ModelError, weights_.path(), ": tensor ", name,
+              " has shape ", shape_string(out.shape()), ", the config implies ",
               shape_string(expected));
-    // float32 files are used in place (memory-mapped); other dtypes are converted once.
-    Tensor out = stored.dtype() == DataType::kFloat32 ? stored
-                 : stored.dtype() == DataType::kInt8  ? dequantized(name, stored)
-                                                      : stored.to_float32();
-    if (stored.dtype() != DataType::kFloat32) weights_.release(name);  // a copy is made
+    return out;
+  }
+
+  // The named tensor in float32, its shape checked; not counted in bytes_loaded(). float32 files
+  // are used in place (memory-mapped); other dtypes are converted once.
+  Tensor read(const std::string& name, const Shape& expected) {
+    const Tensor file = stored(name, expected);
+    if (file.dtype() == DataType::kFloat32) return file;
+    Tensor out = Tensor::empty(expected);
+    convert_rows(name, file, 0, file.dim(0), out.data<float>());
+    weights_.release(name);  // a copy is made
+    return out;
+  }
+
+  // read(), counted: a tensor the model keeps as it is.
+  Tensor tensor(const std::string& name, const Shape& expected) {
+    Tensor out = read(name, expected);
     bytes_ += out.nbytes();
     return out;
   }
 
-  // An int8 weight [rows, cols] times its per-row `NAME_scale` [rows], in float32. Quantizing it
-  // again at load (CPU int8) gives back the same integers: each row's largest value is 127 steps.
-  Tensor dequantized(const std::string& name, const Tensor& stored) {
-    RPT_CHECK(stored.shape().size() == 2, ModelError, weights_.path(), ": int8 tensor ", name,
+  // Rows [begin, end) of the file's tensor `name` (`file`, as stored) in float32 into `out`; int8
+  // weights times their per-row `NAME_scale` [rows] (quantizing them again at load gives back the
+  // same integers: each row's largest value is 127 steps).
+  void convert_rows(const std::string& name, const Tensor& file, std::int64_t begin,
+                    std::int64_t end, float* out) const {
+    const Tensor rows = file.slice_rows(begin, end);
+    if (file.dtype() != DataType::kInt8) {
+      rows.to_float32(out);
+      return;
+    }
+    RPT_CHECK(file.rank() == 2, ModelError, weights_.path(), ": int8 tensor ", name,
               " is not a matrix");
     const Tensor scales = weights_.get(name + "_scale");
-    RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{stored.dim(0)},
-              ModelError, weights_.path(), ": ", name, "_scale must be float32 [", stored.dim(0),
+    RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{file.dim(0)},
+              ModelError, weights_.path(), ": ", name, "_scale must be float32 [", file.dim(0),
               "]");
-    Tensor out = Tensor::empty(stored.shape());
-    const auto* values = stored.data<std::int8_t>();
-    const float* scale = scales.data<float>();
-    float* result = out.data<float>();
-    const std::int64_t cols = stored.dim(1);
-    for (std::int64_t r = 0; r < stored.dim(0); ++r) {
+    const auto* values = rows.data<std::int8_t>();
+    const float* scale = scales.data<float>() + begin;
+    const std::int64_t cols = file.dim(1);
+    for (std::int64_t r = 0; r < end - begin; ++r) {
       for (std::int64_t c = 0; c < cols; ++c) {
-        result[r * cols + c] = scale[r] * static_cast<float>(values[r * cols + c]);
+        out[r * cols + c] = scale[r] * static_cast<float>(values[r * cols + c]);
       }
     }
-    return out;
   }
 
   // The visits of for_each_weight (engine/weight_tensors.h), one per member of the weights.
   void fill(const TableSpec& spec, Tensor& table) {
+    if (spec.kind == TableKind::kEmbeddings && cpu_layout_ && fill_embeddings(spec, table)) return;
     table = tensor(spec.name, spec.shape);
     if (spec.kind == TableKind::kT5Bias) {
       table = expand_t5_bias(table, spec.bidirectional, max_sequence_length_);
@@ -90,102 +137,187 @@ class ModelLoader {
   }
   void fill(const TableSpec&, Shared<Tensor, Tensor> table) { table.member = table.source; }
 
+  // For the CPU engine, an embedding table as the file holds it (float32, float16 or bfloat16):
+  // a view of the mapped file, whose pages become resident as rows are looked up, each row
+  // converted exactly then (engine/cpu/transformer_ops.cc), not a float32 copy of it all. A tied
+  // generator takes its layout from it here, while little else is loaded (its float32 form is a
+  // transient), unless it reads the table itself as float32 (neither int8 nor packed): then the
+  // table is read in float32 as any other. Returns false when the table is to be read so.
+  bool fill_embeddings(const TableSpec& spec, Tensor& table) {
+    const bool ties_generator = spec.name == tied_generator_source_;
+    const bool generator_laid_out = ties_generator && (int8_generator_ || pack_float32_);
+    const Tensor file = stored(spec.name, spec.shape);
+    if (file.dtype() == DataType::kInt8 || (ties_generator && !generator_laid_out)) return false;
+    table = file;
+    bytes_ += table.nbytes();
+    if (generator_laid_out) {
+      if (int8_generator_) {
+        kernels::QuantizedRows rows(static_cast<int>(spec.shape[0]),
+                                    static_cast<int>(spec.shape[1]));
+        quantize(rows, 0, spec.name, spec.shape);
+        tied_generator_.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+      } else {
+        lay_out_float32(tied_generator_, read(spec.name, spec.shape));
+      }
+      weights_.release(spec.name);  // read whole; rows come back as they are looked up
+      return_freed_memory();
+    }
+    return true;
+  }
+
   void fill(const NormSpec& spec, LayerNormWeights& norm) {
     norm.gamma = tensor(spec.gamma_name(), {spec.size});
     if (spec.beta) norm.beta = tensor(spec.beta_name(), {spec.size});
   }
 
-  // Reads the spec's layers; once they complete the member (Q/K/V; the memory keys and values,
-  // which every decoder layer adds to), fuses them into it and finishes it.
+  // A member of one layer takes its layout at once. A fused one (Q/K/V; the memory keys and
+  // values, which every decoder layer adds to) is filled part by part in its layout's rows and
+  // finished when its last part is read.
   void fill(const LinearSpec& spec, LinearWeights& layer) {
-    Parts& parts = pending_[&layer];
-    for (std::size_t part = 0; part < spec.names.size(); ++part) {
-      parts.weights.push_back(tensor(spec.weight_name(part), spec.weight_shape()));
-      parts.biases.push_back(bias(spec, part));
-    }
-    if (!spec.last_part()) return;
-    if (parts.weights.size() == 1) {
-      layer.weight = parts.weights.front();
-      layer.bias = parts.biases.front();
-    } else {
-      layer = fuse(parts.weights, parts.biases);
-    }
-    pending_.erase(&layer);
-    finish(layer, spec.generator);
-  }
-  // The tied generator: the decoder's embeddings, and a bias of its own.
-  void fill(const LinearSpec& spec, Shared<LinearWeights, Tensor> tied) {
-    tied.member.weight = tied.source;
-    tied.member.bias = bias(spec, 0);
-    finish(tied.member, spec.generator);
-  }
-
-  // NAME.bias of the spec's `part`; undefined when the layer has none.
-  Tensor bias(const LinearSpec& spec, std::size_t part) {
-    const bool present = spec.bias == Bias::kRequired ||
-                         (spec.bias == Bias::kIfPresent && weights_.contains(spec.bias_name(part)));
-    return present ? tensor(spec.bias_name(part), spec.bias_shape()) : Tensor();
-  }
-
-  // A linear layer's weight in the layout its CPU GEMM reads: int8 (quantized, its float32
-  // weight dropped), packed float32 or as it is. The generator is quantized only with
-  // int8_generator.
-  void finish(LinearWeights& layer, bool generator) {
-    if (!(generator ? int8_generator_ : int8_)) {
-      if (pack_float32_) pack(layer);
+    const bool quantized = int8_layout(spec);
+    if (spec.names.size() == 1 && spec.member_rows() == spec.part_rows) {
+      const std::string name = spec.weight_name(0);
+      if (quantized) {
+        kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
+        quantize(rows, 0, name, spec.weight_shape());
+        layer.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+      } else {
+        lay_out_float32(layer, read(name, spec.weight_shape()));
+        if (layer.packed) weights_.release(name);  // float32 files' pages, copied
+      }
+      layer.bias = bias(spec, 0);
+      count(layer, /*weight_counted=*/false);
       return;
     }
+    Assembly& assembly = pending_[&layer];
+    if (!assembly.started) start(assembly, spec, quantized);
+    for (std::size_t part = 0; part < spec.names.size(); ++part) {
+      const std::string name = spec.weight_name(part);
+      const int first = spec.first_row + static_cast<int>(part) * spec.part_rows;
+      if (quantized) {
+        quantize(*assembly.quantized, first, name, spec.weight_shape());
+      } else {
+        convert_rows(name, stored(name, spec.weight_shape()), 0, spec.part_rows,
+                     assembly.weight.data<float>() + static_cast<long>(first) * spec.inputs);
+        weights_.release(name);  // copied
+      }
+      const Tensor part_bias = bias(spec, part);
+      RPT_CHECK(part_bias.defined() == assembly.bias.defined(), ModelError, weights_.path(), ": ",
+                spec.names[part], " and ", spec.names[0], ", fused, must both have a bias or not");
+      if (part_bias.defined()) {
+        std::memcpy(assembly.bias.data<float>() + first, part_bias.data<float>(),
+                    part_bias.nbytes());
+      }
+    }
+    if (!spec.last_part()) return;
+    layer.bias = assembly.bias;
+    if (quantized) {
+      layer.int8 = kernels::Int8Weights::from_rows(std::move(*assembly.quantized));
+    } else {
+      lay_out_float32(layer, assembly.weight);
+    }
+    pending_.erase(&layer);
+    count(layer, /*weight_counted=*/false);
+  }
+  // The tied generator: the decoder's embeddings (counted as the table), and a bias of its own.
+  void fill(const LinearSpec& spec, Shared<LinearWeights, Tensor> tied) {
+    tied.member.bias = bias(spec, 0);
+    if (tied_generator_.int8 || tied_generator_.packed) {  // laid out with the table
+      tied.member.int8 = std::move(tied_generator_.int8);
+      tied.member.packed = std::move(tied_generator_.packed);
+    } else if (int8_layout(spec)) {
+      kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
+      quantize(rows, 0, tied.source.data<float>(), spec.part_rows);
+      tied.member.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+    } else {
+      lay_out_float32(tied.member, tied.source);
+    }
+    count(tied.member, /*weight_counted=*/true);
+  }
+
+  // Whether the spec's member is quantized: the generator only with int8_generator.
+  bool int8_layout(const LinearSpec& spec) const {
+    return spec.generator ? int8_generator_ : int8_;
+  }
+
+  // NAME.bias of the spec's `part`, read but not counted; undefined when the layer has none.
+  Tensor bias(const LinearSpec& spec, std::size_t part) {
+    return has_bias(spec, part) ? read(spec.bias_name(part), spec.bias_shape()) : Tensor();
+  }
+  bool has_bias(const LinearSpec& spec, std::size_t part) const {
+    return spec.bias == Bias::kRequired ||
+           (spec.bias == Bias::kIfPresent && weights_.contains(spec.bias_name(part)));
+  }
+
+  // A float32 `weight` [out_features, in_features] in the layout the layer's CPU GEMM reads:
+  // packed, or as it is (kept as the layer's weight).
+  void lay_out_float32(LinearWeights& layer, const Tensor& weight) {
+    if (pack_float32_) {
+      layer.packed = kernels::PackedFloat32Weights::pack(
+          weight.data<float>(), static_cast<int>(weight.dim(0)), static_cast<int>(weight.dim(1)));
+    } else {
+      layer.weight = weight;
+    }
+  }
+
+  // Rows [first, first + its rows) of `rows` quantized from the file's tensor `name`, converted
+  // to float32 a chunk of rows at a time: never the whole matrix in float32 beside its int8.
+  void quantize(kernels::QuantizedRows& rows, int first, const std::string& name,
+                const Shape& shape) {
+    const Tensor file = stored(name, shape);
+    const int count = static_cast<int>(file.dim(0));
+    if (file.dtype() == DataType::kFloat32) {
+      quantize(rows, first, file.data<float>(), count);
+    } else {
+      const int chunk = std::max(1, static_cast<int>(kConversionBytes / sizeof(float) / shape[1]));
+      std::vector<float> converted(static_cast<std::size_t>(std::min(chunk, count)) * shape[1]);
+      for (int begin = 0; begin < count; begin += chunk) {
+        const int end = std::min(count, begin + chunk);
+        convert_rows(name, file, begin, end, converted.data());
+        quantize(rows, first + begin, converted.data(), end - begin);
+      }
+    }
+    weights_.release(name);  // quantized
+  }
+  // Rows [first, first + count) of `rows` quantized from float32 `weights` [count, cols]; a
+  // weight int8 cannot hold names the file.
+  void quantize(kernels::QuantizedRows& rows, int first, const float* weights, int count) {
     try {
-      layer.int8 = kernels::Int8Weights::quantize(layer.weight.data<float>(), layer.out_features(),
-                                                  layer.in_features());
+      rows.quantize(first, weights, count);
     } catch (const InvalidArgument& error) {
       RPT_THROW(ModelError, weights_.path(), ": cannot quantize to int8: ", error.message());
     }
-    bytes_ += layer.int8->bytes();
-    // A tied generator's weight is also the embedding table, which stays counted.
-    if (layer.weight.data<float>() != model_.weights_.decoder_embeddings.data<float>()) {
-      bytes_ -= layer.weight.nbytes();
-    }
-    layer.weight = Tensor();
-    return_freed_memory();
   }
 
-  void pack(LinearWeights& layer) {
-    layer.packed = kernels::PackedFloat32Weights::pack(layer.weight.data<float>(),
-                                                       layer.out_features(), layer.in_features());
-    bytes_ += layer.packed->bytes();
-    if (layer.weight.data<float>() != model_.weights_.decoder_embeddings.data<float>()) {
-      bytes_ -= layer.weight.nbytes();
-    }
-    layer.weight = Tensor();
-    return_freed_memory();
+  // Counts what a finished layer holds (its weight too unless `weight_counted`: a tied
+  // generator's is the embedding table); once a layout replaced its float32 weight, hands the
+  // heap's freed pages back.
+  void count(const LinearWeights& layer, bool weight_counted) {
+    bytes_ += layer.int8       ? layer.int8->bytes()
+              : layer.packed   ? layer.packed->bytes()
+              : weight_counted ? 0
+                               : layer.weight.nbytes();
+    bytes_ += layer.bias.defined() ? layer.bias.nbytes() : 0;
+    if (layer.int8 || layer.packed) return_freed_memory();
   }
 
-  // Stacks weights [out_i, in] into [sum out_i, in] (and biases likewise).
-  LinearWeights fuse(const std::vector<Tensor>& weights, const std::vector<Tensor>& biases) {
-    std::int64_t rows = 0;
-    for (const Tensor& w : weights) rows += w.dim(0);
-    const std::int64_t in = weights.front().dim(1);
-    LinearWeights fused;
-    fused.weight = Tensor::empty({rows, in});
-    float* out = fused.weight.data<float>();
-    for (const Tensor& w : weights) {
-      std::memcpy(out, w.data<float>(), w.nbytes());
-      out += w.numel();
+  // A fused member's rows, allocated at its first part: int8 rows when quantized, else float32;
+  // its bias when the layers have one.
+  struct Assembly {
+    bool started = false;
+    Tensor weight;                                    // [member rows, inputs] float32
+    std::optional<kernels::QuantizedRows> quantized;  // [member rows, inputs] int8
+    Tensor bias;                                      // [member rows]
+  };
+
+  void start(Assembly& assembly, const LinearSpec& spec, bool quantized) {
+    assembly.started = true;
+    if (quantized) {
+      assembly.quantized.emplace(spec.member_rows(), spec.inputs);
+    } else {
+      assembly.weight = Tensor::empty({spec.member_rows(), spec.inputs});
     }
-    if (biases.front().defined()) {
-      fused.bias = Tensor::empty({rows});
-      float* b = fused.bias.data<float>();
-      for (const Tensor& bias : biases) {
-        std::memcpy(b, bias.data<float>(), bias.nbytes());
-        b += bias.numel();
-      }
-    }
-    // The parts, counted as they were read, are dropped once fused.
-    for (const Tensor& w : weights) bytes_ -= w.nbytes();
-    for (const Tensor& bias : biases) bytes_ -= bias.defined() ? bias.nbytes() : 0;
-    bytes_ += fused.weight.nbytes() + (fused.bias.defined() ? fused.bias.nbytes() : 0);
-    return fused;
+    if (has_bias(spec, 0)) assembly.bias = Tensor::empty({spec.member_rows()});
   }
 
   // Precomputes, once per model, the bias of every offset: [heads, 2 * max_offset + 1].
@@ -213,14 +345,13 @@ class ModelLoader {
   const bool int8_;
   const bool int8_generator_;
   const bool pack_float32_;
+  const bool cpu_layout_;
   std::size_t bytes_ = 0;
+  std::string tied_generator_source_;  // the table a tied generator's weight is; empty: none
+  LinearWeights tied_generator_;       // its layout, made with the table (fill_embeddings)
   int max_sequence_length_ = 0;
-  // The layers read for each linear member not yet complete.
-  struct Parts {
-    std::vector<Tensor> weights;
-    std::vector<Tensor> biases;  // undefined where a layer has none
-  };
-  std::map<const LinearWeights*, Parts> pending_;
+  // The fused members not yet complete.
+  std::map<const LinearWeights*, Assembly> pending_;
 };
 
 namespace {
@@ -297,8 +428,11 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   const std::string first_linear = "decoder.layer_0.ffn.inner.weight";
   model->stored_dtype_ = std::string(dtype_name(
       weights.get(weights.contains(first_linear) ? first_linear : "decoder.embeddings").dtype()));
-  ModelLoader loader(weights, config, *model, options.int8, options.int8 && options.int8_generator,
-                     options.cpu_layout && kernels::float32_linear_packed());
+  ModelLoader loader(weights, config, *model,
+                     {.int8 = options.int8,
+                      .int8_generator = options.int8 && options.int8_generator,
+                      .pack_float32 = options.cpu_layout && kernels::float32_linear_packed(),
+                      .cpu = options.cpu_layout});
   loader.load(options.max_sequence_length);
   return_freed_memory();
   model->int8_ = options.int8;

@@ -1,6 +1,7 @@
 // A loaded model: configuration, vocabularies, tokenizers and the weights arranged per layer in
 // the layout the compute path wants (float32 on the CPU, Q/K/V fused, cross-attention memory
-// projections of all decoder layers fused, T5 biases expanded per offset).
+// projections of all decoder layers fused, T5 biases expanded per offset; for the CPU engine,
+// embedding tables as the weights file holds them).
 //
 // Immutable after load; share one instance between threads and translators.
 #pragma once
@@ -40,7 +41,8 @@ struct LayerNormWeights {
   Tensor beta;   // [d_model]
 };
 
-// How the CPU holds weights: float32 host tensors (linear layers int8 when quantized).
+// How the CPU holds weights: float32 host tensors (linear layers int8 when quantized or packed;
+// embedding tables, with ModelLoadOptions::cpu_layout, in the weights file's own dtype).
 struct HostStorage {
   using Linear = LinearWeights;
   using Norm = LayerNormWeights;
@@ -62,12 +64,16 @@ struct ModelLoadOptions {
   int max_sequence_length = 2048;
   // CPU int8 compute: every linear layer's weight is quantized per output row at load and its
   // float32 copy dropped (kernels/int8_gemm.h). The generator (vocabulary projection) too, when
-  // int8_generator; embeddings, layer norms and relative tables stay float32 (docs/MODELS.md).
+  // int8_generator; embeddings, layer norms and relative tables are not quantized
+  // (docs/MODELS.md).
   bool int8 = false;
   bool int8_generator = true;
-  // float32 linear layers laid out for the CPU engine: packed once where the CPU's float32 GEMM
-  // takes packed weights (kernels/packed_sgemm.h: oneDNN on AVX-512), their plain copy dropped.
-  // false for a model bound for a GPU, whose upload reads the plain weights.
+  // Weights laid out for the CPU engine: float32 linear layers packed once where the CPU's
+  // float32 GEMM takes packed weights (kernels/packed_sgemm.h: oneDNN on AVX-512), their plain
+  // copy dropped; embedding tables kept as the weights file holds them (float16 or bfloat16
+  // rows converted, exactly, as they are looked up; pages resident as rows are), not copied to
+  // float32, unless a tied generator multiplies by the table itself in float32. false for a
+  // model bound for a GPU, whose upload reads float32 tables and the plain weights.
   bool cpu_layout = true;
 };
 
@@ -113,6 +119,7 @@ class Model {
   // it has uploaded them, so that a process serving from the GPU does not also hold 4 bytes a
   // parameter in host memory. No engine can be created from it.
   std::shared_ptr<const Model> without_weights() const;
+  // [vocabulary, d_model]: float32, or with ModelLoadOptions::cpu_layout the file's dtype.
   const Tensor& encoder_embeddings() const { return weights_.encoder_embeddings; }
   const Tensor& decoder_embeddings() const { return weights_.decoder_embeddings; }
   const std::vector<EncoderLayerWeights>& encoder_layers() const { return weights_.encoder_layers; }

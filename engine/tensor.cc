@@ -90,11 +90,15 @@ Tensor Tensor::slice_rows(std::int64_t begin, std::int64_t end) const {
 }
 
 Tensor Tensor::to_float32() const {
-  RPT_CHECK(device_ == Device::kCpu, InvalidArgument, "to_float32 needs a CPU tensor");
   Tensor out = empty(shape_, DataType::kFloat32);
-  convert_to_float32(static_cast<const char*>(storage_.get()) + byte_offset_, dtype_,
-                     static_cast<std::size_t>(numel()), out.data<float>());
+  to_float32(out.data<float>());
   return out;
+}
+
+void Tensor::to_float32(float* out) const {
+  RPT_CHECK(device_ == Device::kCpu, InvalidArgument, "to_float32 needs a CPU tensor");
+  convert_to_float32(static_cast<const char*>(storage_.get()) + byte_offset_, dtype_,
+                     static_cast<std::size_t>(numel()), out);
 }
 
 void Tensor::check_type(DataType requested) const {

@@ -54,6 +54,8 @@ class Tensor {
   Tensor slice_rows(std::int64_t begin, std::int64_t end) const;
   // A deep copy converted to float32 (CPU).
   Tensor to_float32() const;
+  // The same conversion into `out` [numel()] (CPU).
+  void to_float32(float* out) const;
 
  private:
   void check_type(DataType requested) const;

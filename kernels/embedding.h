@@ -9,7 +9,9 @@ namespace rpt::kernels {
 struct EmbeddingArgs {
   const int* ids = nullptr;  // [count]
   int count = 0;
-  const float* table = nullptr;  // [vocab, dim]
+  // [vocab, dim]; nullptr: `out` already holds each id's row (a caller that gathered them from a
+  // table of its own form), which are scaled and encoded in place.
+  const float* table = nullptr;
   int vocab = 0;
   int dim = 0;
   float scale = 1.0f;

@@ -37,6 +37,31 @@ ActivationLevels choose_activation_levels(bool exact_sums, const char* setting);
 // applied) and RPT_INT8_ACTIVATION_BITS.
 const ActivationLevels& int8_activation_levels();
 
+// Weights [rows, cols] quantized row by row, not yet in their products' layout: what a matrix
+// filled part by part holds (a model's fused projections). Each row is quantized alone, so
+// quantizing the parts and stacking them gives the bits of quantizing the stack.
+class QuantizedRows {
+ public:
+  // rows x cols rows, all zero until quantized.
+  QuantizedRows(int rows, int cols);
+
+  // Quantizes weights [count, cols] into rows [first, first + count): qw = round(w * 127 /
+  // max|w|) per row, its scale max|w| / 127 (0 for an all-zero row). Throws InvalidArgument for
+  // rows outside the matrix or a non-finite value (naming its row).
+  void quantize(int first, const float* weights, int count);
+
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+
+ private:
+  friend class Int8Weights;
+  int rows_;
+  int cols_;
+  std::vector<std::int8_t> values_;     // [rows, cols]
+  std::vector<float> scales_;           // [rows]
+  std::vector<std::int32_t> row_sums_;  // [rows]: sum_k qw[n, k]
+};
+
 // An immutable quantized weight matrix in the layout its products read, packed or plain (created
 // once, at quantization; shared by every call and thread). Thread-safe.
 class Int8Weights {
@@ -45,6 +70,9 @@ class Int8Weights {
   // scale 0 (its outputs are the bias); a non-finite value throws InvalidArgument naming the row.
   static std::shared_ptr<const Int8Weights> quantize(const float* weights,  // [rows, cols]
                                                      int rows, int cols);
+  // Rows quantized before (QuantizedRows::quantize), laid out for their products; their values
+  // are taken, not copied. Throws InvalidArgument for an empty matrix.
+  static std::shared_ptr<const Int8Weights> from_rows(QuantizedRows rows);
 
   int rows() const { return rows_; }                                 // output features (n)
   int cols() const { return cols_; }                                 // input features (k)

@@ -24,7 +24,13 @@ class PackedFloat32Weights {
   int cols() const { return cols_; }  // input features (k)
   // Block b covers output features [b * block_columns(), min(rows(), (b + 1) * block_columns())).
   int block_columns() const { return block_columns_; }
-  std::size_t bytes() const;  // the packed blocks
+  // What the packed blocks hold in memory: the pages packing wrote, about the plain matrix's
+  // bytes (counted once, after packing).
+  std::size_t bytes() const { return bytes_; }
+  // The layout's size, padding included: oneDNN's sub-blocks round a matrix up (by 16% at
+  // 1024 x 1024, 83% at 12288 x 1024), but the padding is never written, so never resident
+  // (kernels/cpu/onednn_cpu.h, PackedBlockBuffer).
+  std::size_t layout_bytes() const;
 
   ~PackedFloat32Weights();
   PackedFloat32Weights(const PackedFloat32Weights&) = delete;
@@ -38,6 +44,7 @@ class PackedFloat32Weights {
   int rows_ = 0;
   int cols_ = 0;
   int block_columns_ = 0;
+  std::size_t bytes_ = 0;
   std::unique_ptr<const Blocks> blocks_;
 };
 

@@ -58,10 +58,18 @@ ForwardBuffers CpuForwardScratch::buffers(float* x) {
 
 void CpuTransformerOps::embed(const Tensor& table, const int* ids, const int* positions, int count,
                               void* out) {
+  // A table in the weights file's 16-bit form (engine/model.h): each row converted, exactly.
+  const bool float32 = table.dtype() == DataType::kFloat32;
+  if (!float32) {
+    for (int t = 0; t < count; ++t) {
+      table.slice_rows(ids[t], ids[t] + 1)
+          .to_float32(floats(out) + static_cast<long>(t) * arch_.d_model);
+    }
+  }
   kernels::embedding_cpu(
       {.ids = ids,
        .count = count,
-       .table = table.data<float>(),
+       .table = float32 ? table.data<float>() : nullptr,
        .vocab = static_cast<int>(table.dim(0)),
        .dim = arch_.d_model,
        .scale = arch_.embedding_scale ? std::sqrt(static_cast<float>(arch_.d_model)) : 1.0f,

@@ -50,6 +50,9 @@ class Staging {
   // The visits of for_each_weight (engine/weight_tensors.h): each member of the host's weights
   // staged for the device's.
   void stage(const TableSpec& spec, const Tensor& table, DeviceTable& out) {
+    RPT_CHECK(!table.defined() || table.dtype() == DataType::kFloat32, InvalidArgument,
+              "the model's embeddings are kept in the weights file's form for the CPU: load it "
+              "with ModelLoadOptions::cpu_layout false for a GPU");
     add(table, out, /*keep_float32=*/spec.kind == TableKind::kT5Bias);
   }
   void stage(const NormSpec&, const LayerNormWeights& norm, DeviceLayerNorm& out) {

@@ -92,53 +92,62 @@ RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, int z
 // rows the wider its block, so that its sums are still in cache when they are dequantized.
 constexpr int kSumsInCache = 65536;
 
-// qw [rows, cols] with one scale per row and the rows' sums.
-struct QuantizedMatrix {
-  std::vector<std::int8_t> values;     // [rows, cols]
-  std::vector<float> scales;           // [rows]
-  std::vector<std::int32_t> row_sums;  // [rows]
-};
-
-QuantizedMatrix quantize_matrix(const float* weights, int rows, int cols) {
-  QuantizedMatrix out{std::vector<std::int8_t>(static_cast<std::size_t>(rows) * cols),
-                      std::vector<float>(static_cast<std::size_t>(rows)),
-                      std::vector<std::int32_t>(static_cast<std::size_t>(rows))};
-  for (int r = 0; r < rows; ++r) {
-    const float* row = weights + static_cast<long>(r) * cols;
-    float largest = 0.0f;
-    for (int c = 0; c < cols; ++c) {
-      RPT_CHECK(std::isfinite(row[c]), InvalidArgument, "weight row ", r, " holds ", row[c],
-                ", which int8 cannot represent");
-      largest = std::max(largest, std::fabs(row[c]));
-    }
-    const float inverse = largest > 0.0f ? kWeightLevels / largest : 0.0f;
-    std::int8_t* q = out.values.data() + static_cast<long>(r) * cols;
-    std::int32_t sum = 0;
-    for (int c = 0; c < cols; ++c) {
-      q[c] = static_cast<std::int8_t>(std::lrint(row[c] * inverse));
-      sum += q[c];
-    }
-    out.scales[static_cast<std::size_t>(r)] = largest / kWeightLevels;
-    out.row_sums[static_cast<std::size_t>(r)] = sum;
-  }
-  return out;
+void check_not_empty(int rows, int cols) {
+  RPT_CHECK(rows > 0 && cols > 0, InvalidArgument, "int8 weights need a non-empty matrix, got ",
+            rows, " x ", cols);
 }
 
 }  // namespace
 
 Int8Weights::~Int8Weights() = default;
 
+QuantizedRows::QuantizedRows(int rows, int cols)
+    : rows_(rows),
+      cols_(cols),
+      values_(static_cast<std::size_t>(std::max(rows, 0)) * std::max(cols, 0)),
+      scales_(static_cast<std::size_t>(std::max(rows, 0))),
+      row_sums_(static_cast<std::size_t>(std::max(rows, 0))) {}
+
+void QuantizedRows::quantize(int first, const float* weights, int count) {
+  RPT_CHECK(first >= 0 && count >= 0 && first <= rows_ - count, InvalidArgument, "rows [", first,
+            ", ", first + count, ") lie outside a matrix of ", rows_);
+  for (int r = first; r < first + count; ++r) {
+    const float* row = weights + static_cast<long>(r - first) * cols_;
+    float largest = 0.0f;
+    for (int c = 0; c < cols_; ++c) {
+      RPT_CHECK(std::isfinite(row[c]), InvalidArgument, "weight row ", r, " holds ", row[c],
+                ", which int8 cannot represent");
+      largest = std::max(largest, std::fabs(row[c]));
+    }
+    const float inverse = largest > 0.0f ? kWeightLevels / largest : 0.0f;
+    std::int8_t* q = values_.data() + static_cast<long>(r) * cols_;
+    std::int32_t sum = 0;
+    for (int c = 0; c < cols_; ++c) {
+      q[c] = static_cast<std::int8_t>(std::lrint(row[c] * inverse));
+      sum += q[c];
+    }
+    scales_[static_cast<std::size_t>(r)] = largest / kWeightLevels;
+    row_sums_[static_cast<std::size_t>(r)] = sum;
+  }
+}
+
 std::shared_ptr<const Int8Weights> Int8Weights::quantize(const float* weights, int rows, int cols) {
-  RPT_CHECK(rows > 0 && cols > 0, InvalidArgument, "int8 weights need a non-empty matrix, got ",
-            rows, " x ", cols);
-  QuantizedMatrix quantized = quantize_matrix(weights, rows, cols);
+  check_not_empty(rows, cols);
+  QuantizedRows quantized(rows, cols);
+  quantized.quantize(0, weights, rows);
+  return from_rows(std::move(quantized));
+}
+
+std::shared_ptr<const Int8Weights> Int8Weights::from_rows(QuantizedRows rows) {
+  check_not_empty(rows.rows(), rows.cols());
   std::shared_ptr<Int8Weights> out(new Int8Weights());
-  out->rows_ = rows;
-  out->cols_ = cols;
-  out->block_columns_ = packed_block_columns(rows);
-  out->scales_ = std::move(quantized.scales);
-  out->row_sums_ = std::move(quantized.row_sums);
-  out->products_ = int8_products(std::move(quantized.values), rows, cols, out->block_columns_);
+  out->rows_ = rows.rows_;
+  out->cols_ = rows.cols_;
+  out->block_columns_ = packed_block_columns(rows.rows_);
+  out->scales_ = std::move(rows.scales_);
+  out->row_sums_ = std::move(rows.row_sums_);
+  out->products_ =
+      int8_products(std::move(rows.values_), out->rows_, out->cols_, out->block_columns_);
   return out;
 }
 

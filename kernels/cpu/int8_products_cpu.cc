@@ -41,8 +41,8 @@ const PackedGemmApi* packed_gemm_api() {
 }
 
 // RPT_INT8_PACKED: 0 keeps every matrix plain, 1 packs every matrix, else a matrix is packed
-// when that costs little memory. Read at each quantization, so that one process (a test) can
-// hold every kind.
+// when its layout spans little more than its values. Read at each quantization, so that one
+// process (a test) can hold every kind.
 enum class Packing { kWhenSmall, kAlways, kNever };
 
 Packing packing_setting() {
@@ -82,6 +82,7 @@ class PackedProducts final : public Int8Weights::Products {
     for (int b = 0; b < blocks_.blocks(); ++b) {
       pack(values, block_range(b, 1, block_columns, n));
     }
+    resident_bytes_ = blocks_.resident_bytes();
   }
 
   int blocks_per_call() const override { return 1; }  // each block is packed alone
@@ -101,7 +102,8 @@ class PackedProducts final : public Int8Weights::Products {
   }
 
   bool packed() const override { return true; }
-  std::size_t bytes() const override { return blocks_.bytes(); }
+  // The pages packing wrote: the layout's padding is never resident (PackedBlockBuffer).
+  std::size_t bytes() const override { return resident_bytes_; }
 
  private:
   std::int8_t* block_data(int block) const {
@@ -116,6 +118,7 @@ class PackedProducts final : public Int8Weights::Products {
   const PackedGemmApi& api_;
   int k_;
   PackedBlockBuffer blocks_;
+  std::size_t resident_bytes_ = 0;
 };
 
 // The fallback: qw [n, k] as it is, through a u8 [m, k] x s8 [k, n] -> s32 [m, n] matmul with m

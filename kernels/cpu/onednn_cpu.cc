@@ -2,8 +2,11 @@
 
 #include <dlfcn.h>
 #include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string_view>
 
@@ -87,11 +90,42 @@ std::vector<std::size_t> PackedBlockBuffer::offsets(
   return out;
 }
 
+namespace {
+
+std::byte* map_zeroed(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* address =
+      ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  RPT_CHECK(address != MAP_FAILED, RuntimeFailure, "cannot map ", bytes,
+            " bytes for packed weights: ", std::strerror(errno));
+  // Advice: a huge page would make a whole 2 MiB resident, the padding with it.
+  ::madvise(address, bytes, MADV_NOHUGEPAGE);
+  return static_cast<std::byte*>(address);
+}
+
+std::size_t page_size() {
+  static const auto bytes = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return bytes;
+}
+
+}  // namespace
+
 PackedBlockBuffer::PackedBlockBuffer(std::vector<std::size_t> offsets)
-    : offsets_(std::move(offsets)),
-      storage_(static_cast<std::byte*>(
-          ::operator new[](offsets_.back(), std::align_val_t{kPackAlignment}))) {
-  std::memset(storage_.get(), 0, offsets_.back());
+    : offsets_(std::move(offsets)), storage_(map_zeroed(offsets_.back()), Unmap{offsets_.back()}) {}
+
+void PackedBlockBuffer::Unmap::operator()(std::byte* address) const {
+  if (address != nullptr) ::munmap(address, bytes);
+}
+
+std::size_t PackedBlockBuffer::resident_bytes() const {
+  if (bytes() == 0) return 0;
+  const std::size_t page = page_size();
+  std::vector<unsigned char> resident((bytes() + page - 1) / page);
+  RPT_CHECK(::mincore(storage_.get(), bytes(), resident.data()) == 0, RuntimeFailure,
+            "mincore failed on packed weights: ", std::strerror(errno));
+  std::size_t pages = 0;
+  for (const unsigned char flags : resident) pages += flags & 1u;
+  return pages * page;
 }
 
 int packed_block_columns(int n) {

@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -109,8 +108,13 @@ int packed_block_columns(int n);
 // oneDNN aligns to 4 KiB inside a packed block; each block starts at such a boundary.
 inline constexpr std::size_t kPackAlignment = 4096;
 
-// A matrix's column blocks packed in oneDNN's layout, one after another in one zeroed buffer,
-// each at a kPackAlignment boundary.
+// A matrix's column blocks packed in oneDNN's layout, one after another in one buffer, each at a
+// kPackAlignment boundary. The buffer is mapped, not allocated: its pages read as zeros and take
+// memory only once written. oneDNN sizes a packed matrix in whole sub-blocks (float32 on
+// avx512_core: output features to a multiple of 48 in sub-blocks of at most 9,984, inputs in
+// sub-blocks of 384, so k = 1024 takes 1152), but packing writes the matrix's own values only:
+// the padding never becomes resident (docs/PERFORMANCE.md "Packed weights: the layout's padding
+// left unwritten"). Huge pages are declined for it, which would make the padding resident.
 class PackedBlockBuffer {
  public:
   // Where each block of an n-wide matrix in blocks of `block_columns` starts, from the bytes a
@@ -118,21 +122,24 @@ class PackedBlockBuffer {
   static std::vector<std::size_t> offsets(int n, int block_columns,
                                           const std::function<std::size_t(int columns)>& bytes);
 
+  // Throws RuntimeFailure when the buffer cannot be mapped.
   explicit PackedBlockBuffer(std::vector<std::size_t> offsets);
 
   std::byte* block(int b) const { return storage_.get() + offsets_[static_cast<std::size_t>(b)]; }
   int blocks() const { return static_cast<int>(offsets_.size()) - 1; }
+  // The layout's size: address space, of which only the written pages are resident.
   std::size_t bytes() const { return offsets_.back(); }
+  // The buffer's pages in memory now (mincore): after packing, those the packing wrote.
+  std::size_t resident_bytes() const;
 
  private:
-  struct AlignedDelete {
-    void operator()(std::byte* bytes) const {
-      ::operator delete[](bytes, std::align_val_t{kPackAlignment});
-    }
+  struct Unmap {
+    std::size_t bytes;
+    void operator()(std::byte* address) const;
   };
 
   std::vector<std::size_t> offsets_;  // [blocks + 1]
-  std::unique_ptr<std::byte[], AlignedDelete> storage_;
+  std::unique_ptr<std::byte[], Unmap> storage_;
 };
 
 }  // namespace rpt::kernels

@@ -67,7 +67,7 @@ struct PackedFloat32Weights::Blocks {
 
 PackedFloat32Weights::~PackedFloat32Weights() = default;
 
-std::size_t PackedFloat32Weights::bytes() const { return blocks_->buffer.bytes(); }
+std::size_t PackedFloat32Weights::layout_bytes() const { return blocks_->buffer.bytes(); }
 
 std::shared_ptr<const PackedFloat32Weights> PackedFloat32Weights::pack(const float* weights,
                                                                        int rows, int cols) {
@@ -87,6 +87,7 @@ std::shared_ptr<const PackedFloat32Weights> PackedFloat32Weights::pack(const flo
                     std::min(out->block_columns_, rows - first), cols, kPackingRows,
                     out->blocks_->block(b), "float32");
   }
+  out->bytes_ = out->blocks_->buffer.resident_bytes();
   return out;
 }
 

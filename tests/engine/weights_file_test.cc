@@ -4,14 +4,21 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "engine/errors.h"
 #include "engine/model.h"
+#include "engine/translator.h"
 #include "engine/weight_tensors.h"
+#include "kernels/int8_gemm.h"
+#include "kernels/packed_sgemm.h"
 #include "tests/support/source_dir.h"
 #include "tests/support/weights_writer.h"
 
@@ -206,6 +213,154 @@ TEST(ModelLoad, WeightsBytesAreTheFilesElementsInFloat32) {
       elements += static_cast<std::size_t>(file.get(name).numel());
     }
     EXPECT_EQ(loaded->weights_bytes(), elements * sizeof(float)) << model;
+  }
+}
+
+// A file tensor in float32 as the loader reads it: int8 weights times their row scales.
+std::vector<float> float32_of(const WeightsFile& file, const std::string& name) {
+  const Tensor stored = file.get(name);
+  if (stored.dtype() != DataType::kInt8) {
+    const Tensor converted = stored.to_float32();
+    return {converted.data<float>(), converted.data<float>() + converted.numel()};
+  }
+  const float* scales = file.get(name + "_scale").data<float>();
+  std::vector<float> out(static_cast<std::size_t>(stored.numel()));
+  const std::int64_t cols = stored.dim(1);
+  for (std::int64_t i = 0; i < stored.numel(); ++i) {
+    out[static_cast<std::size_t>(i)] =
+        scales[i / cols] * static_cast<float>(stored.data<std::int8_t>()[i]);
+  }
+  return out;
+}
+
+// A fused member (Q/K/V; every decoder layer's memory keys and values) is filled part by part in
+// its layout as the file gives the parts (engine/model.cc): in float32 its weight and bias are the
+// parts stacked, in int8 the stack quantized, bit for bit (each part is quantized as it is read;
+// rows are quantized alone), from every file dtype.
+TEST(ModelLoad, FusedProjectionsAreTheirPartsStacked) {
+  for (const char* dtype : {"float32", "float16", "int8"}) {
+    const std::string directory = testing::make_temp_directory("rpt-fused");
+    testing::SyntheticModelOptions options = testing::relative_model_options(
+        {.encoder_layers = 1, .decoder_layers = 3, .d_model = 16, .heads = 2, .d_ff = 32}, 2);
+    options.config.architecture.qkv_bias = true;
+    options.dtype = dtype;
+    testing::write_synthetic_model(directory, options);
+    const auto plain = Model::load(directory, ModelLoadOptions{.cpu_layout = false});
+    const auto int8 = Model::load(directory, ModelLoadOptions{.int8 = true});
+    const WeightsFile file(directory + "/model.bin");
+    const auto expect_stacked = [&](const std::vector<std::string>& parts,
+                                    const LinearWeights& fused, const LinearWeights& quantized) {
+      std::vector<float> weight, bias;
+      for (const std::string& part : parts) {
+        for (const float value : float32_of(file, part + ".weight")) weight.push_back(value);
+        for (const float value : float32_of(file, part + ".bias")) bias.push_back(value);
+      }
+      const int rows = static_cast<int>(bias.size()), cols = fused.in_features();
+      ASSERT_EQ(fused.out_features(), rows) << parts.front();
+      EXPECT_EQ(
+          std::memcmp(fused.weight.data<float>(), weight.data(), sizeof(float) * weight.size()), 0)
+          << dtype << " " << parts.front();
+      EXPECT_EQ(std::memcmp(fused.bias.data<float>(), bias.data(), sizeof(float) * bias.size()), 0)
+          << dtype << " " << parts.front();
+      const auto expected = kernels::Int8Weights::quantize(weight.data(), rows, cols);
+      ASSERT_NE(quantized.int8, nullptr);
+      EXPECT_EQ(quantized.int8->unpacked_values(), expected->unpacked_values())
+          << dtype << " " << parts.front();
+      EXPECT_EQ(std::memcmp(quantized.int8->scales(), expected->scales(), sizeof(float) * rows), 0)
+          << dtype << " " << parts.front();
+      EXPECT_EQ(std::memcmp(quantized.bias.data<float>(), bias.data(), sizeof(float) * rows), 0);
+    };
+    std::vector<std::string> memory;
+    for (int layer = 0; layer < 3; ++layer) {
+      const std::string cross = "decoder.layer_" + std::to_string(layer) + ".cross_attention.";
+      memory.push_back(cross + "key");
+      memory.push_back(cross + "value");
+    }
+    expect_stacked(memory, plain->memory_key_value(), int8->memory_key_value());
+    const std::string self = "decoder.layer_1.self_attention.";
+    expect_stacked({self + "query", self + "key", self + "value"},
+                   plain->decoder_layers()[1].self_attention.qkv,
+                   int8->decoder_layers()[1].self_attention.qkv);
+    std::filesystem::remove_all(directory);
+  }
+}
+
+// Packed float32 weights take about the plain weights' memory: oneDNN's layout pads, but the
+// padding is never written (kernels/cpu/onednn_cpu.h). The CPU layout's count is the plain one
+// with the shared embedding table in the file's float16 instead of float32, the tied generator's
+// packed copy of it and a few pages a matrix.
+TEST(ModelLoad, PackedWeightsTakeAboutThePlainBytes) {
+  if (!kernels::float32_linear_packed())
+    GTEST_SKIP() << "float32 linear layers are not packed here";
+  const std::string directory = testing::source_dir() + "/models/en-de";
+  const auto plain = Model::load(directory, ModelLoadOptions{.cpu_layout = false});
+  const auto packed = Model::load(directory);
+  const LinearWeights& generator = packed->generator();
+  ASSERT_NE(generator.packed, nullptr);
+  const std::size_t generator_bytes =
+      sizeof(float) * generator.out_features() * static_cast<std::size_t>(generator.in_features());
+  ASSERT_EQ(packed->decoder_embeddings().dtype(), DataType::kFloat16);
+  const std::size_t expected = plain->weights_bytes() - generator_bytes / 2 + generator_bytes;
+  std::size_t matrices = 2;  // memory keys and values, generator
+  matrices += 4 * packed->encoder_layers().size() + 5 * packed->decoder_layers().size();
+  EXPECT_GE(packed->weights_bytes(), expected);
+  EXPECT_LE(packed->weights_bytes(), expected + matrices * 8 * 4096);
+  std::printf("packed %zu bytes, expected at least %zu\n", packed->weights_bytes(), expected);
+}
+
+// For the CPU engine an embedding table stays as the file holds it (float16 here), its rows
+// converted exactly as they are looked up: a float16 file translates as its float32 copy does
+// (whose tables are float32), bit for bit, scores included, in float32 and int8, with a tied
+// generator (laid out from the float16 table) and without.
+TEST(ModelLoad, SixteenBitTablesTranslateAsTheirFloat32Copy) {
+  for (const bool tied : {true, false}) {
+    SCOPED_TRACE(tied ? "tied generator, shared embeddings" : "own generator and embeddings");
+    const std::string half = testing::make_temp_directory("rpt-half");
+    const std::string full = testing::make_temp_directory("rpt-full");
+    testing::SyntheticModelOptions options = testing::relative_model_options(
+        {.encoder_layers = 2, .decoder_layers = 2, .d_model = 32, .heads = 4, .d_ff = 64}, 4);
+    options.vocabulary_size = 60;
+    options.config.architecture.tied_generator = tied;
+    options.config.architecture.shared_embeddings = tied;
+    options.dtype = "float16";
+    testing::write_synthetic_model(half, options);
+    for (const auto& entry : std::filesystem::directory_iterator(half)) {
+      if (entry.path().filename() != "model.bin") std::filesystem::copy(entry.path(), full);
+    }
+    const WeightsFile file(half + "/model.bin");
+    std::vector<NamedTensor> tensors;
+    for (const std::string& name : file.names()) {
+      tensors.push_back(
+          {.name = name, .shape = file.get(name).shape(), .values = float32_of(file, name)});
+    }
+    testing::write_weights(full + "/model.bin", tensors);
+    const std::vector<std::string> sentences = {"w5 w6 w7", "w10 w11 w12 w13 w14 w15", "w30",
+                                                "w9 w8 w7 w6 w5 w4 w33 w34 w35"};
+    DecodingOptions decoding;
+    decoding.beam_size = 4;
+    decoding.n_best = 2;
+    decoding.max_length = 20;
+    for (const bool int8 : {false, true}) {
+      const auto from_half = Model::load(half, ModelLoadOptions{.int8 = int8});
+      const auto from_full = Model::load(full, ModelLoadOptions{.int8 = int8});
+      EXPECT_EQ(from_half->decoder_embeddings().dtype(), DataType::kFloat16);
+      EXPECT_EQ(from_full->decoder_embeddings().dtype(), DataType::kFloat32);
+      const ComputeOptions engine{.precision = int8 ? kernels::Precision::kInt8
+                                                    : kernels::Precision::kFloat32};
+      const auto got = Translator(Engine::create(from_half, engine)).translate(sentences, decoding);
+      const auto expected =
+          Translator(Engine::create(from_full, engine)).translate(sentences, decoding);
+      for (std::size_t i = 0; i < sentences.size(); ++i) {
+        ASSERT_EQ(got[i].hypotheses.size(), expected[i].hypotheses.size());
+        for (std::size_t h = 0; h < got[i].hypotheses.size(); ++h) {
+          EXPECT_EQ(got[i].hypotheses[h].ids, expected[i].hypotheses[h].ids) << int8 << " " << i;
+          EXPECT_EQ(got[i].hypotheses[h].score, expected[i].hypotheses[h].score)
+              << int8 << " " << i;
+        }
+      }
+    }
+    std::filesystem::remove_all(half);
+    std::filesystem::remove_all(full);
   }
 }
 

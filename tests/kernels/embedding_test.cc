@@ -4,8 +4,10 @@
 // without a cos partner), with and without positions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -87,6 +89,39 @@ TEST_P(EmbeddingTest, MatchesFloat64) {
 }
 
 RPT_OP_TARGET_INSTANCES(EmbeddingTest, testing::op_targets());
+
+// Without a table the rows are already in the output (a caller that gathered them from a table of
+// its own form: engine/cpu/transformer_ops.cc, 16-bit tables) and are scaled and encoded in
+// place: the same bits as the lookup.
+TEST(EmbeddingCpu, RowsAlreadyInTheOutputTakeScaleAndPositions) {
+  std::mt19937 random(10);
+  std::normal_distribution<float> normal;
+  const int vocab = 20, dim = 33;
+  std::vector<float> table(static_cast<std::size_t>(vocab) * dim);
+  for (float& v : table) v = normal(random);
+  const std::vector<int> ids = {3, 0, 19, 3}, positions = {0, 1, 2, 7};
+  const int count = static_cast<int>(ids.size());
+  std::vector<float> looked_up(static_cast<std::size_t>(count) * dim);
+  std::vector<float> in_place(looked_up.size());
+  for (int t = 0; t < count; ++t) {
+    std::copy_n(table.begin() + static_cast<long>(ids[t]) * dim, dim,
+                in_place.begin() + static_cast<long>(t) * dim);
+  }
+  const EmbeddingArgs args{.ids = ids.data(),
+                           .count = count,
+                           .table = table.data(),
+                           .vocab = vocab,
+                           .dim = dim,
+                           .scale = 1.7f,
+                           .positions = positions.data(),
+                           .out = looked_up.data()};
+  embedding_cpu(args);
+  EmbeddingArgs without_table = args;
+  without_table.table = nullptr;
+  without_table.out = in_place.data();
+  embedding_cpu(without_table);
+  EXPECT_EQ(std::memcmp(in_place.data(), looked_up.data(), sizeof(float) * looked_up.size()), 0);
+}
 
 }  // namespace
 }  // namespace rpt::kernels

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -137,6 +138,32 @@ INSTANTIATE_TEST_SUITE_P(LinearShapes, PackedSgemm, ::testing::ValuesIn(kShapes)
                          [](const ::testing::TestParamInfo<Shape>& shape) {
                            return std::string(shape.param.what);
                          });
+
+// oneDNN's layout pads a packed matrix to whole sub-blocks (k = 1024 in three 384-deep ones, more
+// than 9,984 output features in 9,984-wide ones, output features to a multiple of 48), but
+// packing writes the matrix's own values only and the padding is never touched: the packed
+// weights take about the plain matrix's memory, whatever the layout spans (at most a page per
+// sub-block more: each starts on one, and the header's).
+TEST(PackedSgemmMemory, TheLayoutsPaddingTakesNoMemory) {
+  if (!float32_linear_packed()) {
+    GTEST_SKIP() << "float32 linear layers run on " << cpu_kernels().float32_linear << " here";
+  }
+  set_cpu_threads(1);
+  constexpr std::size_t kPages = 16 * 4096;
+  for (const Shape& s : {Shape{"big_attention", 1024, 1024}, Shape{"big_ffn_inner", 4096, 1024},
+                         Shape{"wide_10000", 10000, 256}, Shape{"odd_1000x333", 1000, 333}}) {
+    const std::vector<float> weights(static_cast<std::size_t>(s.n) * s.k, 0.5f);
+    const auto packed = PackedFloat32Weights::pack(weights.data(), s.n, s.k);
+    const std::size_t plain = sizeof(float) * weights.size();
+    EXPECT_GE(packed->bytes(), plain) << s.what;
+    EXPECT_LE(packed->bytes(), plain + kPages) << s.what;
+    EXPECT_GE(packed->layout_bytes(), packed->bytes()) << s.what;
+    std::printf("%s: layout %.3f, in memory %.3f of the plain bytes\n", s.what,
+                static_cast<double>(packed->layout_bytes()) / plain,
+                static_cast<double>(packed->bytes()) / plain);
+  }
+  set_cpu_threads(0);
+}
 
 }  // namespace
 }  // namespace rpt::kernels
