@@ -181,6 +181,8 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
                            PreparedRequest* prepared) {
   const std::string where = "texts[" + std::to_string(index) + "]";
   if (!is_valid_utf8(text)) return invalid(where + " is not valid UTF-8");
+  // Valid UTF-8 and JSON's "\u0000", but no text holds it: read as blank it was dropped.
+  if (text.find('\0') != std::string::npos) return invalid(where + " contains U+0000 (NUL)");
   const RequestLimits& limits = options.limits;
   if (static_cast<long>(text.size()) > limits.max_text_bytes) {
     return invalid(where + " has " + std::to_string(text.size()) + " bytes, over the limit of " +

@@ -221,6 +221,15 @@ class HttpApiTest(unittest.TestCase):
                                      b'"target": "Datei"}, {"source": "a", "target": "b"}]}')
         self.assertEqual(status, 200, data)
 
+    def test_a_nul_character_is_400_naming_its_field(self):
+        for body, message in [({"texts": ["ok", "Save\u0000 the file."]},
+                               "texts[1] contains U+0000 (NUL)"),
+                              ({"texts": ["ok"], "glossary": [{"source": "fi\u0000le",
+                                                               "target": "Datei"}]},
+                               "glossary[0]: the source term contains U+0000 (NUL)")]:
+            with self.subTest(body=body):
+                self.assert_error(self.server.translate(body), 400, "INVALID_ARGUMENT", message)
+
     def test_unknown_model_is_404(self):
         self.assert_error(self.server.translate({"model": "xx-yy", "texts": ["Cancel"]}), 404,
                           "NOT_FOUND", "xx-yy")
