@@ -175,7 +175,9 @@ RequestStatus too_many_segments(const RequestLimits& limits) {
 }
 
 // Segments `text` (request text `index`) into prepared->texts.back() and its segments' ids, made
-// ready as `how` says, into prepared: a segment over the input limit is cut until every part fits.
+// ready as `how` says, into prepared: a segment over the input limit is cut until every part fits,
+// one over what the model translates whole with the request's max_length between words
+// (segment_limits).
 RequestStatus prepare_text(const std::string& text, int index, const ServedModel& model,
                            const ServerOptions& options, const SourcePreparation& how,
                            PreparedRequest* prepared) {
@@ -211,7 +213,7 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
   try {
     for (documents::SegmentedText& part : document->parts()) {
       std::vector<PreparedSource> ready = rpt::prepare_segments(
-          part, model.max_input_length,
+          part, segment_limits(*model.model, model.max_input_length, prepared->options.max_length),
           [&](const std::string& segment) { return prepare_source(*model.model, segment, how); },
           prepared->document.segmentation.keep_together);
       std::move(ready.begin(), ready.end(), std::back_inserter(segments));
