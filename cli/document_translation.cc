@@ -59,7 +59,8 @@ DocumentTranslation translate_document(const Translator& translator,
   out.times.parse = lap_seconds(lap);
 
   for (std::size_t i = 0; i < document.parts().size(); ++i) {
-    translator.prepare_segments(document.parts()[i], i, options.spans, options.glossary);
+    translator.prepare_segments(document.parts()[i], i, options.decoding, options.spans,
+                                options.glossary);
   }
   const std::vector<std::string> sources = all_segments(document);
   out.times.prepare = lap_seconds(lap);

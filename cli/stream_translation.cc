@@ -176,7 +176,7 @@ class Stream {
         LineState state;
         state.layout = documents::segment_text(*line, options_.segmentation);
         std::vector<PreparedSource> segments = translator_.prepare_segments(
-            state.layout, next_line_, options_.spans, options_.glossary);
+            state.layout, next_line_, options_.decoding, options_.spans, options_.glossary);
         for (std::size_t i = 0; i < segments.size(); ++i) {
           SentenceRequest request{
               .id = next_id_++,

@@ -46,6 +46,8 @@ inline std::vector<GlossaryFileEntry> read_glossary_file(const std::string& path
     }
     entries.push_back({line.substr(0, tab), line.substr(tab + 1), number});
   }
+  // A read that failed (a directory: EISDIR) is no empty glossary.
+  if (in.bad()) throw std::invalid_argument("cannot read glossary file " + path);
   return entries;
 }
 

@@ -538,8 +538,19 @@ SegmentedText segment_text(std::string_view text, const SegmentationOptions& opt
 
 namespace {
 
+// The clause mark (, ; : and the full-width ，；：、) that starts at segment[at], or empty.
+std::string_view clause_mark_at(std::string_view segment, std::size_t at) {
+  static constexpr std::string_view kClauseMarks[] = {
+      ",", ";", ":", "\xEF\xBC\x8C", "\xEF\xBC\x9B", "\xEF\xBC\x9A", "\xE3\x80\x81"};
+  for (std::string_view mark : kClauseMarks) {
+    if (segment.substr(at).starts_with(mark)) return mark;
+  }
+  return {};
+}
+
 // cut_segment where no cut falls in `unbreakable`.
-bool cut_segment_outside(SegmentedText& text, std::size_t index, const Unbreakable& unbreakable) {
+bool cut_segment_outside(SegmentedText& text, std::size_t index, const Unbreakable& unbreakable,
+                         CutPlaces places) {
   const std::string segment = text.segments[index];
   const std::size_t middle = segment.size() / 2;
   // The best cut of each kind: [cut_begin, cut_end) becomes layout.
@@ -555,30 +566,35 @@ bool cut_segment_outside(SegmentedText& text, std::size_t index, const Unbreakab
     const auto distance = [middle](std::size_t p) { return p > middle ? p - middle : middle - p; };
     return !best.found || distance(at) < distance(best.begin);
   };
-  static constexpr std::string_view kClauseMarks[] = {
-      ",", ";", ":", "\xEF\xBC\x8C", "\xEF\xBC\x9B", "\xEF\xBC\x9A", "\xE3\x80\x81"};
   bool previous_blank = false;
   for (std::size_t i = 0; i < segment.size();) {
     const std::size_t at = i;
     char32_t c = 0;
     if (!next_code_point(segment, &i, &c)) i = at + 1;
     if (at > 0 && !unbreakable(at)) {
+      // A clause mark and the blank after it: an ASCII mark only before blank ("1,000", "a:b"
+      // are words), a full-width one also without (Chinese and Japanese have no blank).
+      if (const std::string_view mark = clause_mark_at(segment, at); !mark.empty()) {
+        const std::size_t run_end = skip_blank(segment, at + mark.size(), segment.size());
+        const bool spaced = run_end > at + mark.size() || mark.size() > 1;
+        if (spaced && run_end < segment.size() && !unbreakable(run_end) && closer(clause, at)) {
+          clause = {at, run_end, true};
+        }
+      }
       if (is_blank_code_point(c) && !previous_blank) {  // a blank run starts
         const std::size_t run_end = skip_blank(segment, at, segment.size());
-        if (run_end < segment.size() && !unbreakable(run_end)) {
-          bool after_clause = false;
-          for (std::string_view mark : kClauseMarks) {
-            after_clause = after_clause || std::string_view(segment).substr(0, at).ends_with(mark);
-          }
-          if (after_clause && closer(clause, at)) clause = {at, run_end, true};
-          if (closer(blank, at)) blank = {at, run_end, true};
+        if (run_end < segment.size() && !unbreakable(run_end) && closer(blank, at)) {
+          blank = {at, run_end, true};
         }
       }
       if (closer(any, at)) any = {at, at, true};
     }
     previous_blank = is_blank_code_point(c);
   }
-  const Cut& cut = clause.found ? clause : blank.found ? blank : any;
+  const Cut cut = clause.found                                   ? clause
+                  : blank.found && places != CutPlaces::kClauses ? blank
+                  : places == CutPlaces::kAnywhere               ? any
+                                                                 : Cut{};
   if (!cut.found) return false;
   // Blank only at the cut: the segment has no blank edge, and the cut's run is skipped whole.
   const std::size_t first_end = trim_blank_end(segment, 0, cut.begin);
@@ -603,7 +619,8 @@ bool has_words(std::string_view segment) {
   return has_letter_or_digit(segment.substr(from));
 }
 
-bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& keep_together) {
+bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& keep_together,
+                 CutPlaces places) {
   const std::string& segment = text.segments.at(index);
   std::vector<std::pair<std::size_t, std::size_t>> kept;
   if (keep_together) kept = keep_together(segment);
@@ -611,9 +628,22 @@ bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& kee
   for (const bool tag_pairs : {true, false}) {
     Unbreakable unbreakable(segment, tag_pairs);
     for (const auto& [first, last] : kept) unbreakable.add(first, last);
-    if (cut_segment_outside(text, index, unbreakable)) return true;
+    if (cut_segment_outside(text, index, unbreakable, places)) return true;
   }
   return false;
+}
+
+std::size_t cut_at_clauses(SegmentedText& text, std::size_t index,
+                           const KeepTogether& keep_together) {
+  std::size_t parts = 1;
+  for (std::size_t part = index; part < index + parts;) {
+    if (cut_segment(text, part, keep_together, CutPlaces::kClauses)) {
+      ++parts;
+    } else {
+      ++part;
+    }
+  }
+  return parts;
 }
 
 void keep_as_layout(SegmentedText& text, std::size_t index) {

@@ -56,13 +56,28 @@ SegmentedText segment_text(std::string_view text, const SegmentationOptions& opt
 // ("%s", "{0}", "<br/>", "&amp;" alone have none, and are layout).
 bool has_words(std::string_view segment);
 
+// Where cut_segment may cut.
+enum class CutPlaces {
+  kAnywhere,      // a clause mark, else a blank, else the code point boundary nearest the middle
+  kBetweenWords,  // a clause mark, else a blank; a segment with neither stays whole
+  kClauses,       // a clause mark only
+};
+
 // Cuts segments[index] in two where it is too long for a model (docs/documents.md, "Long
-// segments"): after the clause punctuation (, ; : and their full-width forms) followed by blank
-// nearest the middle, else at the blank run nearest the middle (the blank becoming layout), else
-// (no blank: e.g. Chinese) at the code point boundary nearest the middle; never inside a
-// protected span, nor inside what `keep_together` names (glossary terms), and outside tag pairs
+// texts"): at the clause mark (, ; : before blank, and the full-width ，；：、 with or without
+// it) nearest the middle, the mark and the blank after it becoming layout ("a, b" is "a" ", "
+// "b": a model given "a," may repeat or drop the comma, and the list loses its separator), else
+// at the blank run nearest the middle (the blank becoming layout), else at the code point
+// boundary nearest the middle (no blank: e.g. Chinese), as far as `places` allows; never inside
+// a protected span, nor inside what `keep_together` names (glossary terms), and outside tag pairs
 // where it can. False, and nothing changed, when it cannot be cut.
-bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& keep_together = {});
+bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& keep_together = {},
+                 CutPlaces places = CutPlaces::kAnywhere);
+
+// Cuts segments[index] at every clause mark cut_segment would cut at: a list item by item, a
+// sentence clause by clause. The number of segments it became (1: it has no such mark).
+std::size_t cut_at_clauses(SegmentedText& text, std::size_t index,
+                           const KeepTogether& keep_together = {});
 
 // Makes segments[index] part of the layout between its neighbours (a segment a model cannot
 // read: it comes back as it was).

@@ -65,6 +65,8 @@ void check_term(std::string_view term, const std::string& where, const char* sid
   RPT_CHECK(!term.empty(), InvalidArgument, where, ": the ", side, " term is empty");
   RPT_CHECK(is_valid_utf8(term), InvalidArgument, where, ": the ", side,
             " term is not valid UTF-8");
+  RPT_CHECK(term.find('\0') == std::string_view::npos, InvalidArgument, where, ": the ", side,
+            " term contains U+0000 (NUL)");
   RPT_CHECK(!is_blank_text(term), InvalidArgument, where, ": the ", side, " term is blank");
   RPT_CHECK(term.size() <= GlossaryLimits::kTermBytes, InvalidArgument, where, ": the ", side,
             " term has ", term.size(), " bytes, over the limit of ", GlossaryLimits::kTermBytes);

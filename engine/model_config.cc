@@ -184,6 +184,9 @@ ModelConfig ModelConfig::parse(const std::string& json_text, const std::string& 
         value_or<std::string>(root, "decoder_start_token", config.special_tokens.bos);
     config.append_source_eos = value_or<bool>(root, "append_source_eos", false);
     config.source_prefix = value_or<std::string>(root, "source_prefix", "");
+    config.max_segment_tokens = value_or<int>(root, "max_segment_tokens", 0);
+    RPT_CHECK(!root.contains("max_segment_tokens") || config.max_segment_tokens > 0, ModelError,
+              origin, ": max_segment_tokens must be positive");
     if (root.contains("language_pairs")) {
       read_language_pairs(root, origin, &config);
     } else {

@@ -83,6 +83,11 @@ struct ModelConfig {
   // Every direction the model translates, never empty: config.json's language_pairs, else the
   // one pair source_language -> target_language with source_prefix.
   std::vector<LanguagePair> language_pairs;
+  // The longest segment, in source tokens, the model translates whole: a longer one is cut
+  // between words first (engine/text_segments.h, segment_limits), for a model trained on short
+  // strings that drops words of longer ones (the demo models: UI strings, 7 tokens at the
+  // median). 0 (absent from config.json): no such limit.
+  int max_segment_tokens = 0;
   ArchitectureConfig architecture;
   PositionConfig position;
 

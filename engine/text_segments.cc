@@ -100,11 +100,20 @@ PreparedSource prepare_source(const Model& model, const std::string& segment,
   return prepared;
 }
 
+SegmentLimits segment_limits(const Model& model, int max_input_length, int max_length) {
+  int whole = std::min(max_input_length, std::max(max_length / 2, kShortestCutForOutput));
+  if (const int own = model.config().max_segment_tokens; own > 0) whole = std::min(whole, own);
+  return {.max_input_length = max_input_length, .max_whole = whole};
+}
+
 std::vector<PreparedSource> prepare_segments(
-    documents::SegmentedText& text, int max_input_length,
+    documents::SegmentedText& text, const SegmentLimits& limits,
     const std::function<PreparedSource(const std::string& segment)>& prepare,
     const documents::KeepTogether& keep_together) {
   std::vector<PreparedSource> prepared;
+  const int max_input_length = limits.max_input_length;
+  const int whole =
+      limits.max_whole > 0 ? std::min(limits.max_whole, max_input_length) : max_input_length;
   // Raw bytes bound the tokenizer's work: a segment this long cannot fit and is cut first.
   const auto byte_limit = static_cast<std::size_t>(max_input_length) * 64;
   for (std::size_t i = 0; i < text.segments.size(); ++i) {
@@ -112,7 +121,19 @@ std::vector<PreparedSource> prepare_segments(
     while (documents::has_words(text.segments[i])) {  // a cut part may have none
       if (text.segments[i].size() <= byte_limit) {
         segment = prepare(text.segments[i]);
-        if (segment->text_ids() <= max_input_length) break;
+        const int ids = segment->text_ids();
+        if (ids <= whole) break;
+        // Over what the model translates whole: at every clause mark (a list item by item),
+        // else between words; kept whole when it has neither and fits.
+        if (ids <= max_input_length) {
+          if (documents::cut_at_clauses(text, i, keep_together) == 1 &&
+              !documents::cut_segment(text, i, keep_together,
+                                      documents::CutPlaces::kBetweenWords)) {
+            break;
+          }
+          segment.reset();
+          continue;
+        }
         segment.reset();
       }
       RPT_CHECK(documents::cut_segment(text, i, keep_together), InvalidArgument, "a segment of ",

@@ -1,8 +1,9 @@
 // A text as segments (documents/segmenter.h) on its way through the engine: each segment made
-// ready for the model, cut where it is longer than the model reads (prepare_segments), and the
-// segments' results put back into the text's layout (join_results): each hypothesis is the
-// segments' hypotheses of the same rank between the text's separators (a segment with fewer
-// hypotheses gives its last), so the layout around the segments comes back byte for byte.
+// ready for the model, cut where it is longer than the model reads or translates whole
+// (prepare_segments, segment_limits), and the segments' results put back into the text's layout
+// (join_results): each hypothesis is the segments' hypotheses of the same rank between the
+// text's separators (a segment with fewer hypotheses gives its last), so the layout around the
+// segments comes back byte for byte.
 #pragma once
 
 #include <functional>
@@ -36,14 +37,38 @@ struct SourcePreparation {
 PreparedSource prepare_source(const Model& model, const std::string& segment,
                               const SourcePreparation& how);
 
-// Prepares each segment of `text` with `prepare`; a segment over `max_input_length` ids of its own
-// (PreparedSource::text_ids: the prefix and eos the model adds do not count) is cut
-// (documents::cut_segment) and its parts prepared until every part fits, and one the model reads
-// nothing of (no ids) becomes layout; a cut never falls inside what `keep_together` names. One
-// result per remaining segment. Throws InvalidArgument
-// when a segment cannot be cut below the limit; passes on what `prepare` throws.
+// How long a segment may be, in ids of its own (PreparedSource::text_ids: the prefix and eos the
+// model adds do not count).
+struct SegmentLimits {
+  // What the model reads: a longer segment is cut anywhere it can be until every part fits, and
+  // refused when it cannot be.
+  int max_input_length = 1024;
+  // What the model translates whole: a longer segment is cut between words only, at every
+  // clause mark (documents::cut_at_clauses: a list item by item), then a part still longer at
+  // the blank nearest its middle; a part that has neither stays as it is. 0: max_input_length.
+  int max_whole = 0;
+};
+
+// Half the max_length below which a segment is never cut for its output's sake: a caller that
+// asks for a few tokens asks for a short answer, which cutting would multiply.
+inline constexpr int kShortestCutForOutput = 64;
+
+// The limits of a segment of `model` translated with `max_length` under `max_input_length`:
+// max_whole is the least of max_input_length, the model's max_segment_tokens (config.json, when
+// set) and half of max_length (the translation of a segment has up to 1.6 times its source's
+// tokens on the demo models' test splits: a longer source would lose its end), that last never
+// below kShortestCutForOutput.
+SegmentLimits segment_limits(const Model& model, int max_input_length, int max_length);
+
+// Prepares each segment of `text` with `prepare`; a segment over `limits` is cut as they say
+// (documents::cut_segment) and its parts prepared until every part is within them, and one the
+// model reads nothing of (no ids) becomes layout; a cut never falls inside what `keep_together`
+// names. The cuts become layout: the blank, and the clause mark before it ("red, green" is "red"
+// ", " "green"), come back as they were between the parts' translations. One result per
+// remaining segment. Throws InvalidArgument when a segment cannot be cut below
+// max_input_length; passes on what `prepare` throws.
 std::vector<PreparedSource> prepare_segments(
-    documents::SegmentedText& text, int max_input_length,
+    documents::SegmentedText& text, const SegmentLimits& limits,
     const std::function<PreparedSource(const std::string& segment)>& prepare,
     const documents::KeepTogether& keep_together = {});
 

@@ -64,12 +64,13 @@ PreparedSource Translator::prepare(const std::string& source, std::size_t index,
 
 std::vector<PreparedSource> Translator::prepare_segments(documents::SegmentedText& text,
                                                          std::size_t index,
+                                                         const DecodingOptions& decoding,
                                                          const SpanProtectionOptions& spans,
                                                          const GlossaryUse& glossary) const {
   try {
     const SourcePreparation how = preparation(spans, glossary);
     return rpt::prepare_segments(
-        text, options_.max_input_length,
+        text, segment_limits(*model_, options_.max_input_length, decoding.max_length),
         [&](const std::string& segment) { return prepare_source(*model_, segment, how); },
         glossary.empty() ? documents::KeepTogether() : glossary_terms_of(glossary));
   } catch (const InvalidArgument& e) {

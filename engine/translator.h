@@ -117,10 +117,12 @@ class Translator {
   TranslationResult to_result(std::vector<Hypothesis> hypotheses,
                               const PreparedSource& source) const;
   // A text's segments (documents/segmenter.h) made ready one by one as by prepare(): a segment
-  // over max_input_length tokens is cut (documents::cut_segment) until every part fits, and one
-  // the model reads nothing of becomes layout. InvalidArgument naming text `index` when a
-  // segment cannot be cut below the limit.
+  // over max_input_length tokens is cut (documents::cut_segment) until every part fits, one over
+  // what the model translates whole with `decoding`'s max_length between words
+  // (segment_limits, engine/text_segments.h), and one the model reads nothing of becomes
+  // layout. InvalidArgument naming text `index` when a segment cannot be cut below the limit.
   std::vector<PreparedSource> prepare_segments(documents::SegmentedText& text, std::size_t index,
+                                               const DecodingOptions& decoding,
                                                const SpanProtectionOptions& spans,
                                                const GlossaryUse& glossary = {}) const;
 

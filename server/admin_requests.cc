@@ -4,6 +4,7 @@
 
 #include "engine/engine.h"
 #include "server/glossary_store.h"
+#include "server/json_request.h"
 
 namespace rpt::server {
 namespace {
@@ -30,7 +31,8 @@ RequestStatus bad_name(const std::string& what, const std::string& name) {
 
 RequestStatus read_model_change(const ServerOptions& options, std::string_view text,
                                 const std::string& name, ModelSpec* spec) {
-  const nlohmann::json body = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json body;
+  if (RequestStatus parsed = parse_json_body(text, &body); !parsed.ok()) return parsed;
   if (!body.is_object()) return {StatusCode::kInvalidArgument, "the body must be a JSON object"};
   for (const auto& item : body.items()) {
     const std::string& field = item.key();
@@ -63,7 +65,8 @@ RequestStatus read_model_change(const ServerOptions& options, std::string_view t
 
 RequestStatus read_glossary_change(std::string_view text, std::string* model,
                                    std::shared_ptr<const Glossary>* glossary) {
-  const nlohmann::json body = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json body;
+  if (RequestStatus parsed = parse_json_body(text, &body); !parsed.ok()) return parsed;
   if (!body.is_object()) return {StatusCode::kInvalidArgument, "the body must be a JSON object"};
   for (const auto& item : body.items()) {
     if (item.key() != "entries" && item.key() != "model") {

@@ -392,10 +392,14 @@ namespace {
 std::string read_keys_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument("--api-keys: cannot read " + path);
-  std::stringstream text;
-  text << in.rdbuf();
+  // Read through the stream, whose failures (a directory: EISDIR) set its bad bit; copying its
+  // rdbuf() would end such a read as an empty file.
+  std::string text;
+  for (char buffer[4096]; in.read(buffer, sizeof buffer) || in.gcount() > 0;) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw std::invalid_argument("--api-keys: cannot read " + path);
-  return text.str();
+  return text;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <google/protobuf/util/json_util.h>
@@ -18,25 +19,38 @@ RequestStatus invalid(std::string message) {
   return {StatusCode::kInvalidArgument, std::move(message)};
 }
 
-// Thrown by the parser's callback at an object or array nested kMaxJsonDepth deep, before the
-// parser goes any deeper: what comes after (the options' dump(), protobuf's JSON parser, the
-// document's destruction) recurses per level, and 100,000 levels overflowed an HTTP worker's
-// stack (SIGSEGV: every call on the pod lost).
-struct NestedTooDeep {};
-
-json parse_bounded(std::string_view text) {
-  return json::parse(text, [](int depth, json::parse_event_t event, json&) {
-    const bool opens =
-        event == json::parse_event_t::object_start || event == json::parse_event_t::array_start;
-    if (opens && depth >= kMaxJsonDepth) throw NestedTooDeep{};  // depth: enclosing levels
-    return true;
-  });
-}
-
-// The field a parse stopped in, from the SAX events before the error: "texts[1]",
-// "options.format", "a field name in glossary[0]". Nesting past kMaxJsonDepth stops it.
-class FieldLocator final : public nlohmann::json_sax<json> {
+// Where a parse is in a body, event by event: the field it reads ("texts[1]", "options.format",
+// "a field name after texts") and the names each open object has given so far, so that a name
+// given twice is found as it is read. Nesting past kMaxJsonDepth is refused as it opens.
+class FieldPath {
  public:
+  // False (nothing opened) past kMaxJsonDepth.
+  bool open(bool array) {
+    if (levels_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) return false;
+    levels_.emplace_back().array = array;
+    return true;
+  }
+  // The name of the innermost object's next field; false when the object gave it before.
+  bool key(const std::string& name) {
+    Level& level = levels_.back();
+    level.key = name;
+    level.in_value = true;
+    return level.names.insert(name).second;
+  }
+  // A value was read whole: the next one is the array's next element, or the object's next name.
+  void value() {
+    if (levels_.empty()) return;
+    if (levels_.back().array) {
+      ++levels_.back().index;
+    } else {
+      levels_.back().in_value = false;
+    }
+  }
+  void close() {
+    levels_.pop_back();
+    value();
+  }
+
   std::string field() const {
     std::string path;
     for (const Level& level : levels_) {
@@ -51,6 +65,58 @@ class FieldLocator final : public nlohmann::json_sax<json> {
     return "a field name" + (path.empty() ? std::string() : " after " + path);
   }
 
+ private:
+  struct Level {
+    bool array = false;
+    std::string key;                        // an object's field being read
+    bool in_value = false;                  // an object: past the field's name
+    std::size_t index = 0;                  // an array: the element being read
+    std::unordered_set<std::string> names;  // an object's fields so far
+  };
+
+  std::vector<Level> levels_;
+};
+
+// Thrown by the parser's callback at an object or array nested kMaxJsonDepth deep, before the
+// parser goes any deeper: what comes after (the options' dump(), protobuf's JSON parser, the
+// document's destruction) recurses per level, and 100,000 levels overflowed an HTTP worker's
+// stack (SIGSEGV: every call on the pod lost).
+struct NestedTooDeep {};
+
+// Thrown by the parser's callback at a field name its object gave before: nlohmann keeps the
+// last value, so {"texts": ["a"], "texts": ["b"]} would translate "b" alone without a word.
+struct GivenTwice {
+  std::string field;  // as FieldPath names it
+};
+
+json parse_bounded(std::string_view text) {
+  FieldPath path;
+  return json::parse(text, [&path](int, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (!path.open(event == json::parse_event_t::array_start)) throw NestedTooDeep{};
+        break;
+      case json::parse_event_t::key:
+        if (!path.key(parsed.get_ref<const std::string&>())) throw GivenTwice{path.field()};
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        path.close();
+        break;
+      case json::parse_event_t::value:
+        path.value();
+        break;
+    }
+    return true;
+  });
+}
+
+// The field a parse stopped in, from the SAX events before the error (FieldPath::field).
+class FieldLocator final : public nlohmann::json_sax<json> {
+ public:
+  std::string field() const { return path_.field(); }
+
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
   bool number_integer(number_integer_t) override { return value(); }
@@ -58,48 +124,29 @@ class FieldLocator final : public nlohmann::json_sax<json> {
   bool number_float(number_float_t, const string_t&) override { return value(); }
   bool string(string_t&) override { return value(); }
   bool binary(binary_t&) override { return value(); }
-  bool start_object(std::size_t) override { return open(false); }
+  bool start_object(std::size_t) override { return path_.open(false); }
   bool key(string_t& name) override {
-    levels_.back().key = name;
-    levels_.back().in_value = true;
+    path_.key(name);
     return true;
   }
   bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return path_.open(true); }
   bool end_array() override { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
     return false;
   }
 
  private:
-  struct Level {
-    bool array = false;
-    std::string key;        // an object's field being read
-    bool in_value = false;  // an object: past the field's name
-    std::size_t index = 0;  // an array: the element being read
-  };
-
-  // A value was read whole: the next one is the array's next element, or the object's next name.
   bool value() {
-    if (levels_.empty()) return true;
-    if (levels_.back().array) {
-      ++levels_.back().index;
-    } else {
-      levels_.back().in_value = false;
-    }
-    return true;
-  }
-  bool open(bool array) {
-    if (levels_.size() >= static_cast<std::size_t>(kMaxJsonDepth)) return false;
-    levels_.push_back({.array = array, .key = {}, .in_value = false, .index = 0});
+    path_.value();
     return true;
   }
   bool close() {
-    levels_.pop_back();
-    return value();
+    path_.close();
+    return true;
   }
 
-  std::vector<Level> levels_;
+  FieldPath path_;
 };
 
 // INVALID_ARGUMENT for a body the parser refused: invalid UTF-8 named by its field ("texts[1] is
@@ -223,7 +270,8 @@ RequestStatus read_timeout(const json& body, std::optional<double>* timeout) {
 
 RequestStatus parse_json_body(std::string_view body_text, json* parsed) {
   // JSON text is UTF-8 (RFC 8259): invalid UTF-8 in any string, names included, fails here,
-  // named by its field; no field can hold it.
+  // named by its field; no field can hold it. So does a field an object gives twice (RFC 8259
+  // leaves its meaning open; nlohmann would keep the last).
   try {
     *parsed = parse_bounded(body_text);
   } catch (const json::exception& error) {  // parse_error, and out_of_range for 1e999
@@ -231,6 +279,8 @@ RequestStatus parse_json_body(std::string_view body_text, json* parsed) {
   } catch (const NestedTooDeep&) {
     return invalid("the body nests objects and arrays more than " + std::to_string(kMaxJsonDepth) +
                    " levels deep");
+  } catch (const GivenTwice& twice) {
+    return invalid(twice.field + " is given twice; each field of an object may be given once");
   }
   return RequestStatus::Ok();
 }

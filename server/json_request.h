@@ -6,8 +6,8 @@
 //    "timeout": 2.5}
 //
 // `options` follows the proto3 JSON mapping of DecodingOptions (snake_case or lowerCamelCase
-// names, enum names or numbers); `timeout` is the call's deadline in seconds. Unknown fields and
-// wrong types are refused, naming the field.
+// names, enum names or numbers); `timeout` is the call's deadline in seconds. Unknown fields,
+// wrong types and fields given twice are refused, naming the field.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
@@ -33,11 +33,12 @@ struct JsonTranslateRequest {
 };
 
 // `body` as JSON, nesting bounded by kMaxJsonDepth as it is parsed; INVALID_ARGUMENT naming what
-// is wrong (not JSON, too deep). For every JSON body the server reads.
+// is wrong (not JSON, too deep, a field an object gives twice: "options.beam_size is given
+// twice ..."). For every JSON body the server reads.
 RequestStatus parse_json_body(std::string_view body, nlohmann::json* parsed);
 
-// INVALID_ARGUMENT with the reason (invalid JSON, nesting past kMaxJsonDepth, a field of the
-// wrong type, an unknown field).
+// INVALID_ARGUMENT with the reason (invalid JSON, nesting past kMaxJsonDepth, a field given
+// twice, a field of the wrong type, an unknown field).
 RequestStatus parse_translate_json(std::string_view body, JsonTranslateRequest* parsed);
 
 // {"error": {"code": "NOT_FOUND", "message": "..."}}

@@ -3,8 +3,10 @@
 //   rpt-server --model en-de=models/en-de --model en-fr=models/en-fr --listen 0.0.0.0:50051
 //
 // Exits 0 after a drain on SIGTERM/SIGINT (further such signals during the drain are logged and
-// ignored: server/stop_signals.h); 1 when a model, an address or the TLS certificate and key
-// (missing, unreadable or mismatched) fail at start; 2 on bad flags. SIGHUP rereads --api-keys,
+// ignored: server/stop_signals.h); 1 when something named on the command line fails at start: a
+// model, an address, the TLS certificate and key (missing, unreadable or mismatched), the
+// --api-keys, --admin-key-file or --glossary files (missing, unreadable or malformed), each named
+// in the message; 2 on bad flags (malformed or contradictory values). SIGHUP rereads --api-keys,
 // --admin-key-file and the --glossary files.
 #include <iostream>
 #include <string>

@@ -175,12 +175,16 @@ RequestStatus too_many_segments(const RequestLimits& limits) {
 }
 
 // Segments `text` (request text `index`) into prepared->texts.back() and its segments' ids, made
-// ready as `how` says, into prepared: a segment over the input limit is cut until every part fits.
+// ready as `how` says, into prepared: a segment over the input limit is cut until every part fits,
+// one over what the model translates whole with the request's max_length between words
+// (segment_limits).
 RequestStatus prepare_text(const std::string& text, int index, const ServedModel& model,
                            const ServerOptions& options, const SourcePreparation& how,
                            PreparedRequest* prepared) {
   const std::string where = "texts[" + std::to_string(index) + "]";
   if (!is_valid_utf8(text)) return invalid(where + " is not valid UTF-8");
+  // Valid UTF-8 and JSON's "\u0000", but no text holds it: read as blank it was dropped.
+  if (text.find('\0') != std::string::npos) return invalid(where + " contains U+0000 (NUL)");
   const RequestLimits& limits = options.limits;
   if (static_cast<long>(text.size()) > limits.max_text_bytes) {
     return invalid(where + " has " + std::to_string(text.size()) + " bytes, over the limit of " +
@@ -209,7 +213,7 @@ RequestStatus prepare_text(const std::string& text, int index, const ServedModel
   try {
     for (documents::SegmentedText& part : document->parts()) {
       std::vector<PreparedSource> ready = rpt::prepare_segments(
-          part, model.max_input_length,
+          part, segment_limits(*model.model, model.max_input_length, prepared->options.max_length),
           [&](const std::string& segment) { return prepare_source(*model.model, segment, how); },
           prepared->document.segmentation.keep_together);
       std::move(ready.begin(), ready.end(), std::back_inserter(segments));

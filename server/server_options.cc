@@ -148,18 +148,18 @@ void add_server_options(CLI::App& app, ServerOptions& options) {
       "--no-web-ui", [&options] { options.web_ui = false; },
       "Do not serve the translation page for browsers (GET / on the port of the translation "
       "APIs; docs/compatible-apis.md); / then answers 404");
+  // Read at start, not checked as flags (CLI11's ExistingFile fails as a bad flag, 2): a missing
+  // or unreadable file stops the server with 1 naming it, as the models and TLS files do.
   app.add_option("--api-keys", options.api_keys_file,
                  "YAML file of tenants: their API keys, models, rate limits and monthly "
                  "quotas (docs/server.md, \"API keys and tenants\"; SIGHUP reloads it). Every "
                  "translation call must present a listed key (Authorization: Bearer KEY; "
-                 "LibreTranslate's api_key; DeepL's DeepL-Auth-Key) (default: no keys asked)")
-      ->check(CLI::ExistingFile);
+                 "LibreTranslate's api_key; DeepL's DeepL-Auth-Key) (default: no keys asked)");
   app.add_option("--admin-key-file", options.admin_key_file,
                  "File holding the key (its first line, at least 16 characters) the admin API "
                  "asks for (Authorization: Bearer KEY) on the --metrics-port: load, replace and "
                  "unload models, put and delete named glossaries (docs/server.md, \"Admin "
-                 "API\"); SIGHUP rereads it (default: the admin API refuses every call)")
-      ->check(CLI::ExistingFile);
+                 "API\"); SIGHUP rereads it (default: the admin API refuses every call)");
   app.add_option("--watch-files", options.watch_files_seconds,
                  "Every this many seconds, reread --api-keys, --admin-key-file and the --glossary "
                  "files whose contents changed, as SIGHUP does (a mounted Kubernetes Secret or "

@@ -1,7 +1,7 @@
 // find_protected_spans: one left-to-right pass asking the recognizers of spans/span_format.h and
-// spans/span_markup.h at each byte that can start a span (leftmost wins, each recognizer returns
-// its longest form), then tag pairing, then the accelerator marker, which needs the whole text to
-// decide.
+// spans/span_markup.h at each byte that can start a span, and taking the addresses
+// spans/span_address.h found (leftmost wins, each recognizer returns its longest form), then tag
+// pairing, then the accelerator marker, which needs the whole text to decide.
 #include "spans/protected_spans.h"
 
 #include <unicode/uchar.h>
@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spans/span_address.h"
 #include "spans/span_format.h"
 #include "spans/span_markup.h"
 
@@ -226,9 +227,19 @@ std::vector<ProtectedSpan> symbol_spans(std::string_view text, const std::vector
 std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
                                                 const SpanRecognitionOptions& options) {
   const spans::TextFacts facts(text);
+  const std::vector<std::pair<std::size_t, std::size_t>> addresses = spans::find_addresses(text);
+  auto address = addresses.begin();
   std::vector<Candidate> candidates;
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t next = text.find_first_of("%{$&\\<", i);
+    while (address != addresses.end() && address->first < i) ++address;  // inside a span
+    if (address != addresses.end() && address->first <= next) {  // leftmost wins (npos: none)
+      Candidate url;
+      url.span = {address->first, address->second, SpanKind::kUrl, -1};
+      candidates.push_back(url);
+      i = address->second;
+      continue;
+    }
     if (next == std::string_view::npos) break;
     Candidate candidate = scan_at(facts, next);
     if (candidate.span.end > next) {
@@ -325,6 +336,8 @@ const char* span_kind_name(SpanKind kind) {
       return "accelerator";
     case SpanKind::kSymbol:
       return "symbol";
+    case SpanKind::kUrl:
+      return "url";
   }
   return "unknown";
 }

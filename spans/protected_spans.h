@@ -27,6 +27,7 @@ enum class SpanKind {
   kAccelerator,  // the marker of a keyboard accelerator: & in "&File", _ in "_Open"
   kSymbol,  // ✓ © ° ™ and emoji sequences (😀 👍🏽 🇩🇪): pictographs a model would
             // swap
+  kUrl,     // https://example.com/a, www.example.org, example.com/a.b, user@example.com
 };
 
 struct ProtectedSpan {
@@ -48,7 +49,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
                                                 const SpanRecognitionOptions& options = {});
 
 // "printf", "percent", "positional", "brace", "icu_message", "variable", "tag", "entity",
-// "escape", "accelerator", "symbol": the names rpt-spans prints and the metrics use.
+// "escape", "accelerator", "symbol", "url": the names rpt-spans prints and the metrics use.
 const char* span_kind_name(SpanKind kind);
 
 }  // namespace rpt

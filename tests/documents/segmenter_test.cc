@@ -174,18 +174,46 @@ TEST(Segmenter, JoinChecksTheCount) {
 }
 
 TEST(Segmenter, LongSegmentsAreCutAtAClauseThenABlank) {
+  // The clause mark goes to the layout with its blank: a model given "file," may repeat or drop
+  // the comma, and a list its separators.
   SegmentedText s = segment("Open the file, then save it as %s and close the window.");
   ASSERT_TRUE(cut_segment(s, 0));
-  EXPECT_EQ(s.segments, (Strings{"Open the file,", "then save it as %s and close the window."}));
-  EXPECT_EQ(s.separators, (Strings{"", " ", ""}));
+  EXPECT_EQ(s.segments, (Strings{"Open the file", "then save it as %s and close the window."}));
+  EXPECT_EQ(s.separators, (Strings{"", ", ", ""}));
   ASSERT_TRUE(cut_segment(s, 1));
-  EXPECT_EQ(s.segments, (Strings{"Open the file,", "then save it as %s", "and close the window."}));
+  EXPECT_EQ(s.segments, (Strings{"Open the file", "then save it as %s", "and close the window."}));
   EXPECT_EQ(join_segments(s, s.segments),
             "Open the file, then save it as %s and close the window.");
   SegmentedText cjk = segment("\xE6\x96\x87\xE4\xBB\xB6\xE5\xB7\xB2\xE4\xBF\x9D\xE5\xAD\x98");
   ASSERT_TRUE(cut_segment(cjk, 0));  // no blank: at a code point boundary
   EXPECT_EQ(cjk.segments.size(), 2u);
   EXPECT_EQ(cjk.separators, (Strings{"", "", ""}));
+  // ... but not between words only, where it stays whole.
+  SegmentedText word = segment("\xE6\x96\x87\xE4\xBB\xB6\xE5\xB7\xB2\xE4\xBF\x9D\xE5\xAD\x98");
+  EXPECT_FALSE(cut_segment(word, 0, {}, CutPlaces::kBetweenWords));
+  EXPECT_EQ(word.segments.size(), 1u);
+  // A full-width clause mark needs no blank after it; "1,000" and "a:b" are no clauses.
+  SegmentedText listed = segment("\xE7\xBA\xA2\xE8\x89\xB2\xEF\xBC\x8C\xE7\xBB\xBF\xE8\x89\xB2");
+  ASSERT_TRUE(cut_segment(listed, 0, {}, CutPlaces::kBetweenWords));
+  EXPECT_EQ(listed.segments, (Strings{"\xE7\xBA\xA2\xE8\x89\xB2", "\xE7\xBB\xBF\xE8\x89\xB2"}));
+  EXPECT_EQ(listed.separators, (Strings{"", "\xEF\xBC\x8C", ""}));
+  SegmentedText numbers = segment("Copied 1,000 files to a:b now");
+  ASSERT_TRUE(cut_segment(numbers, 0, {}, CutPlaces::kBetweenWords));
+  EXPECT_EQ(numbers.separators[1], " ");
+  // A list: at the separator nearest the middle, kept in the layout.
+  SegmentedText list = segment("red, green; blue, black");
+  ASSERT_TRUE(cut_segment(list, 0, {}, CutPlaces::kBetweenWords));
+  EXPECT_EQ(list.segments, (Strings{"red, green", "blue, black"}));
+  EXPECT_EQ(list.separators, (Strings{"", "; ", ""}));
+  // Or at every one: a list item by item; none in "1,000" or "a:b", and only marks with kClauses.
+  SegmentedText items = segment("red, green; blue, black");
+  EXPECT_EQ(cut_at_clauses(items, 0), 4u);
+  EXPECT_EQ(items.segments, (Strings{"red", "green", "blue", "black"}));
+  EXPECT_EQ(items.separators, (Strings{"", ", ", "; ", ", ", ""}));
+  SegmentedText none = segment("Copied 1,000 files to a:b now");
+  EXPECT_EQ(cut_at_clauses(none, 0), 1u);
+  EXPECT_FALSE(cut_segment(none, 0, {}, CutPlaces::kClauses));
+  EXPECT_EQ(none.segments.size(), 1u);
   // Never inside a term the caller keeps together: the blank nearest the middle is in it.
   SegmentedText term = segment("Open the Acme Cloud Console now");
   const KeepTogether keep = [](std::string_view text) {

@@ -215,9 +215,9 @@ TEST_F(LanguagePairsModelTest, InputLimitsCountTheTextsOwnIdsOnly) {
     documents::SegmentationOptions whole;
     whole.split = documents::SplitSentences::kNone;
     documents::SegmentedText text = documents::segment_text(five, whole);
-    EXPECT_EQ(fits.prepare_segments(text, 0, {}).size(), 1u);
+    EXPECT_EQ(fits.prepare_segments(text, 0, {}, {}).size(), 1u);
     documents::SegmentedText longer = documents::segment_text(five + " w10", whole);
-    EXPECT_GE(fits.prepare_segments(longer, 0, {}).size(), 2u);
+    EXPECT_GE(fits.prepare_segments(longer, 0, {}, {}).size(), 2u);
   }
   // The whole source still fits the model: the limit leaves room for the longest prefix and eos.
   EXPECT_NO_THROW(Translator(model_, {.max_input_length = 64 - 3}));

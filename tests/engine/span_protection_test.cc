@@ -130,6 +130,23 @@ TEST_F(SpanProtectionTest, KeepsWhatTheUnconstrainedModelDrops) {
   EXPECT_TRUE(kept);
 }
 
+// Addresses were read as words: "See example.com/a.b ..." came back as "Voir par
+// exemple.com/a.b ..." (en-de: "Nach Beispiel.com/a.b ..."), an e-mail address as "l'utilisateur.
+// Le nom de l'utilisateur". Masked, each comes back byte for byte.
+TEST_F(SpanProtectionTest, AddressesComeBackAsTheyWere) {
+  for (const std::string address :
+       {"example.com/a.b", "www.example.org", "user.name@example.com", "https://example.com/a/b"}) {
+    const std::string source = "See " + address + " for the details.";
+    const ProtectedSource p = protector().protect(source, {});
+    EXPECT_EQ(p.spans, 1) << source;
+    EXPECT_EQ(p.text.find(address), std::string::npos) << p.text;  // the model never reads it
+    bool kept = false;
+    const std::string translation = translate(source, {}, &kept);
+    EXPECT_TRUE(kept) << translation;
+    EXPECT_EQ(count(translation, address), 1) << translation;
+  }
+}
+
 TEST_F(SpanProtectionTest, TranslationDoesNotDependOnTheBatch) {
   const std::vector<std::string> sources = {"Reading module %qs at line %d column %d: %s",
                                             "Delete {count} items?",

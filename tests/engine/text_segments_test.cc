@@ -61,11 +61,58 @@ TEST(TextSegments, TextMostlyInAScriptTheModelCannotReadIsNotSent) {
   // Through a text's segments: kept in the layout, the readable sentence still translated.
   documents::SegmentedText text = documents::segment_text("Привет мир. Open the file.\n");
   const auto prepared = prepare_segments(
-      text, 64, [&](const std::string& segment) { return prepare_source(*model, segment, {}); });
+      text, {.max_input_length = 64},
+      [&](const std::string& segment) { return prepare_source(*model, segment, {}); });
   ASSERT_EQ(prepared.size(), 1u);
   ASSERT_EQ(text.segments.size(), 1u);
   EXPECT_EQ(text.segments[0], "Open the file.");
   EXPECT_EQ(text.separators[0], "Привет мир. ");
+}
+
+// A segment over what the model translates whole is cut between words, at its list separators
+// first, which come back as they were; a word without a blank stays whole unless the model
+// cannot read it whole.
+TEST(TextSegments, LongSegmentsAreCutBetweenWordsAtTheirSeparators) {
+  const auto model = Model::load(testing::source_dir() + "/models/en-de");
+  const auto prepare = [&](const std::string& segment) {
+    return prepare_source(*model, segment, {});
+  };
+  const char* const items[] = {"File", "Edit", "View", "Tools", "Help", "Save", "Open"};
+  std::string list;
+  for (int i = 0; i < 40; ++i) list += (i == 0 ? "" : ", ") + std::string(items[i % 7]);
+  documents::SegmentedText text = documents::segment_text(list);
+  ASSERT_EQ(text.segments.size(), 1u);
+  const auto prepared = prepare_segments(text, {.max_input_length = 1024, .max_whole = 8}, prepare);
+  ASSERT_EQ(prepared.size(), text.segments.size());
+  EXPECT_GE(prepared.size(), 10u);
+  for (const PreparedSource& part : prepared) EXPECT_LE(part.text_ids(), 8);
+  EXPECT_EQ(documents::join_segments(text, text.segments), list);
+  for (std::size_t i = 1; i + 1 < text.separators.size(); ++i) {
+    EXPECT_EQ(text.separators[i], ", ") << i;
+  }
+  const std::string word = "Donaudampfschifffahrtsgesellschaftskapitaen";
+  documents::SegmentedText whole = documents::segment_text(word);
+  ASSERT_GT(prepare(word).text_ids(), 2);
+  EXPECT_EQ(prepare_segments(whole, {.max_input_length = 1024, .max_whole = 2}, prepare).size(),
+            1u);
+  EXPECT_EQ(whole.segments[0], word);
+  EXPECT_GE(prepare_segments(whole, {.max_input_length = 2}, prepare).size(), 2u);
+}
+
+// What the model translates whole: its config's max_segment_tokens, else half of max_length
+// (never below kShortestCutForOutput), within max_input_length.
+TEST(TextSegments, LimitsComeFromTheModelAndMaxLength) {
+  const auto demo = Model::load(testing::source_dir() + "/models/en-de");
+  const auto fixture = Model::load(testing::source_dir() + "/tests/fixtures/shaw_k4/model");
+  ASSERT_EQ(fixture->config().max_segment_tokens, 0);
+  EXPECT_EQ(segment_limits(*fixture, 1024, 250).max_whole, 125);
+  EXPECT_EQ(segment_limits(*fixture, 1024, 12).max_whole, kShortestCutForOutput);
+  EXPECT_EQ(segment_limits(*fixture, 100, 1000).max_whole, 100);
+  EXPECT_EQ(segment_limits(*fixture, 100, 1000).max_input_length, 100);
+  const int own = demo->config().max_segment_tokens;
+  ASSERT_GT(own, 0);  // the demo models translate short strings whole
+  EXPECT_EQ(segment_limits(*demo, 1024, 250).max_whole, own);
+  EXPECT_EQ(segment_limits(*demo, 1024, 250).max_input_length, 1024);
 }
 
 }  // namespace

@@ -415,6 +415,22 @@ TEST(ModelLoad, RefusesNewerConfigVersion) {
   EXPECT_THROW(ModelConfig::parse("{not json", "x"), ModelError);
 }
 
+// max_segment_tokens (optional): the longest segment the model translates whole, positive.
+TEST(ModelLoad, ReadsMaxSegmentTokens) {
+  std::string text;
+  {
+    std::ifstream in(testing::source_dir() + "/tests/fixtures/t5_bucket/model/config.json");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  EXPECT_EQ(ModelConfig::parse(text, "t5_bucket").max_segment_tokens, 0);  // absent: no limit
+  const auto with = [&text](const std::string& value) {
+    return "{\"max_segment_tokens\": " + value + "," + text.substr(text.find('{') + 1);
+  };
+  EXPECT_EQ(ModelConfig::parse(with("24"), "t5_bucket").max_segment_tokens, 24);
+  EXPECT_THROW(ModelConfig::parse(with("0"), "t5_bucket"), ModelError);
+  EXPECT_THROW(ModelConfig::parse(with("-3"), "t5_bucket"), ModelError);
+}
+
 // T5 buckets whose max_distance does not pass the decoder's exact range (buckets / 2), or fewer
 // than 4 buckets, would give negative buckets (an out-of-range table read) or divide by zero:
 // refused at load.

@@ -121,6 +121,13 @@ class AdminServerTest(unittest.TestCase):
         self.assertRegex(self.server.log(), r"loading model x .*\.cc:[0-9]+")
         self.assertEqual(admin(self.server, "POST", "/admin/models",
                                {"name": "../x", "directory": EN_FR})[0], 400)
+        # A field given twice is refused naming it, not read as its last value.
+        status, _, raw = http_call(
+            self.server.http_port, "POST", "/admin/models",
+            json.dumps({"name": "y", "directory": EN_FR})[:-1] + ', "name": "z"}',
+            {"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+        self.assertEqual(status, 400, raw)
+        self.assertIn("name is given twice", json.loads(raw)["error"]["message"])
         # An unload drains: calls sent just before it all finish.
         results = []
 

@@ -24,7 +24,7 @@ import urllib.error
 import urllib.request
 
 from relabelled_model import RelabelledModel
-from rpt_server import FIXTURE_MODEL, REPO, GrpcTranslator, ServerProcess
+from rpt_server import FIXTURE_MODEL, REPO, GrpcTranslator, ServerProcess, server_binary
 
 MODEL = os.path.join(REPO, "models", "en-de")
 OPEN = "open-0123456789abcdef"          # every model, no limit
@@ -422,6 +422,33 @@ class ReloadServerTest(KeyedServerTest):
         self.reload("not reloaded")
         self.assertEqual(self.status_of(self.A), 200)
         self.assert_no_raw_key_in_log(self.server, (self.A, self.B, self.C))
+
+
+class StartUpFilesTest(unittest.TestCase):
+    """server/main.cc: a file named on the command line that cannot be read stops the start with
+    1 naming it, as a model or a TLS file does; 2 stays for malformed flags."""
+
+    def start(self, *flags):
+        return subprocess.run(
+            [server_binary(), "--listen", "127.0.0.1:0", "--metrics-port", "0", "--model",
+             f"en-de={FIXTURE_MODEL}", *flags], capture_output=True, text=True, timeout=60)
+
+    def test_a_missing_or_unreadable_file_exits_1_naming_it(self):
+        with tempfile.TemporaryDirectory() as directory:
+            missing = os.path.join(directory, "missing")
+            cases = [(("--api-keys", missing), f"--api-keys: cannot read {missing}"),
+                     (("--api-keys", directory), f"--api-keys: cannot read {directory}"),
+                     (("--admin-key-file", missing), missing),
+                     (("--admin-key-file", directory), directory),
+                     (("--glossary", f"ui={missing}"), missing),
+                     (("--glossary", f"ui={directory}"), directory)]
+            for flags, message in cases:
+                with self.subTest(flags=flags):
+                    finished = self.start(*flags)
+                    self.assertEqual(finished.returncode, 1, finished.stderr)
+                    self.assertIn(message, finished.stdout + finished.stderr)
+        finished = self.start("--api-keys")  # a flag without its value is malformed: 2
+        self.assertEqual(finished.returncode, 2, finished.stderr)
 
 
 if __name__ == "__main__":

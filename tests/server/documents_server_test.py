@@ -2,14 +2,16 @@
 paragraphs with hostile whitespace come back with their layout byte for byte and each sentence
 translated as it is alone; a 20,000-word text is one call; segments are cache entries;
 TranslateStream sends each text once, whole; HTML keeps its tree and its untouched elements; XML
-that is not well-formed is INVALID_ARGUMENT.
+that is not well-formed is INVALID_ARGUMENT; a segment too long to translate whole (a list of 150
+items) is cut at its separators, which come back as they were.
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/documents_server_test.py
 """
+import os
 import random
 import unittest
 
-from rpt_server import FIXTURE_MODEL, GrpcTranslator, ServerProcess
+from rpt_server import FIXTURE_MODEL, REPO, GrpcTranslator, ServerProcess
 
 SENTENCES = ["Save the file.", "Open a new window.", "The file could not be opened.",
              "Check that the disk is not full and try again!", "Do you want to quit?",
@@ -160,6 +162,66 @@ class DocumentsServerTest(unittest.TestCase):
         self.assertEqual(status, 200, body)
         self.assertIn("<p>" + self.alone["Save the file."] + "</p>",
                       body["translations"][0]["hypotheses"][0]["text"])
+    def test_a_long_list_is_translated_item_by_item(self):
+        # Over half of max_length (never below 64 tokens: --max-length 12 here, and the fixture
+        # model has no max_segment_tokens): cut at every separator, each item as it is alone.
+        items = [SENTENCES[i % 5].rstrip(".!?") for i in range(40)]
+        reply = self.grpc.translate("en-de", [", ".join(items)] + items[:5], use_cache=False)
+        alone = [t.hypotheses[0].text for t in reply.translations[1:]]
+        self.assertEqual(reply.translations[0].segments, 40)
+        self.assertEqual(reply.translations[0].hypotheses[0].text,
+                         ", ".join(alone[i % 5] for i in range(40)))
+
+
+# The first-time user's list: 150 UI words in one line, no sentence end.
+ITEMS = ("File Edit View Tools Help Save Open Close Print Copy Paste Cut Undo Redo Find Replace "
+         "Settings Preferences Options Window Tabs Bookmarks History Downloads Extensions Themes "
+         "Fonts Colors Layout Zoom Search Filter Sort Export Import Share Send Delete Rename Move "
+         "Properties Details Preview Refresh Stop Back Forward Home Exit Quit Login Logout Account "
+         "Profile Password Language Keyboard Mouse Display Sound Network Printer Battery Storage "
+         "Memory Updates Security Privacy Notifications Calendar Contacts Messages Mail Photos "
+         "Music Videos Documents Desktop Trash Folder Library Archive Backup Restore Sync Upload "
+         "Download Install Uninstall Update Upgrade Reset Restart Shutdown Sleep Lock Unlock "
+         "Connect Disconnect Enable Disable Start Pause Resume Cancel Apply Accept Decline Retry "
+         "Skip Next Previous Finish Add Remove Insert Select Clear Duplicate Merge Split Group "
+         "Ungroup Align Rotate Flip Crop Resize Scale Draw Erase Fill Brush Pencil Text Image Table "
+         "Chart Link Comment Note Page Section Header Footer Title Subtitle Caption Label "
+         "Status").split()
+
+
+class LongSegmentsServerTest(unittest.TestCase):
+    """The bundled en-de model (trained on UI strings, max_segment_tokens in its config.json)
+    with the server's defaults (max_length 250): a long segment is cut between words before
+    translation, its separators kept; a short sentence is one segment, as before."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ServerProcess(["--model", f"en-de={os.path.join(REPO, 'models', 'en-de')}"])
+        cls.grpc = GrpcTranslator(cls.server.grpc_port)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.grpc.close()
+        cls.server.close()
+
+    def test_a_list_of_150_items_comes_back_with_150(self):
+        self.assertEqual(len(ITEMS), 150)
+        status, _, body = self.server.translate({"texts": [", ".join(ITEMS)] + ITEMS,
+                                                 "options": {"use_cache": False}})
+        self.assertEqual(status, 200, body)
+        listed, alone = body["translations"][0], body["translations"][1:]
+        self.assertEqual(listed["segments"], 150)  # was 1, and 31 to 57 items came back
+        self.assertEqual(listed["hypotheses"][0]["text"],
+                         ", ".join(t["hypotheses"][0]["text"] for t in alone))
+
+    def test_a_long_sentence_is_cut_at_its_clauses_and_a_short_one_is_not(self):
+        short = "Open the file, then save it and close the window."
+        long = ("Open the file in the editor, change the settings of the document as you need "
+                "them, save it under a new name in your home folder and close the window.")
+        reply = self.grpc.translate("en-de", [short, long], use_cache=False)
+        self.assertEqual(reply.translations[0].segments, 1)
+        self.assertEqual(reply.translations[1].segments, 3)
+        self.assertEqual(reply.translations[1].hypotheses[0].text.count(", "), 2)
 
 
 if __name__ == "__main__":

@@ -195,6 +195,41 @@ class HttpApiTest(unittest.TestCase):
                 self.assertEqual(error["code"], "INVALID_ARGUMENT")
                 self.assertEqual(error["message"], field + " is not valid UTF-8")
 
+    def test_a_field_given_twice_is_400_naming_it(self):
+        # nlohmann-json keeps the last of a name given twice: "Cancel" alone was translated.
+        deepl = {"Authorization": "DeepL-Auth-Key test-key:fx"}
+        for path, raw, field, headers in [
+                ("/v1/translate", b'{"texts": ["Save the file."], "texts": ["Cancel"]}', "texts",
+                 {}),
+                ("/v1/translate", b'{"texts": ["ok"], "options": {"beam_size": 1, "n_best": 1, '
+                                  b'"beam_size": 4}}', "options.beam_size", {}),
+                ("/v1/translate", b'{"texts": ["ok"], "glossary": [{"source": "file", '
+                                  b'"target": "Datei"}, {"source": "a", "source": "b"}]}',
+                 "glossary[1].source", {}),
+                ("/translate", b'{"q": "Save the file.", "source": "en", "target": "de", '
+                               b'"q": "Cancel"}', "q", {}),
+                ("/v2/translate", b'{"text": ["Save the file."], "target_lang": "DE", '
+                                  b'"text": ["Cancel"]}', "text", deepl)]:
+            with self.subTest(raw=raw):
+                status, _, data = self.server.request(
+                    "POST", path, raw, {"Content-Type": "application/json", **headers})
+                self.assertEqual(status, 400, data)
+                self.assertIn(field + " is given twice", data.decode())
+        # The same names in different objects, or one object after another, are fine.
+        status, _, data = self.server.request(
+            "POST", "/v1/translate", b'{"texts": ["ok"], "glossary": [{"source": "file", '
+                                     b'"target": "Datei"}, {"source": "a", "target": "b"}]}')
+        self.assertEqual(status, 200, data)
+
+    def test_a_nul_character_is_400_naming_its_field(self):
+        for body, message in [({"texts": ["ok", "Save\u0000 the file."]},
+                               "texts[1] contains U+0000 (NUL)"),
+                              ({"texts": ["ok"], "glossary": [{"source": "fi\u0000le",
+                                                               "target": "Datei"}]},
+                               "glossary[0]: the source term contains U+0000 (NUL)")]:
+            with self.subTest(body=body):
+                self.assert_error(self.server.translate(body), 400, "INVALID_ARGUMENT", message)
+
     def test_unknown_model_is_404(self):
         self.assert_error(self.server.translate({"model": "xx-yy", "texts": ["Cancel"]}), 404,
                           "NOT_FOUND", "xx-yy")

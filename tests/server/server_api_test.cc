@@ -159,7 +159,7 @@ TEST_F(ServerApiTest, BlankTextsAndLayoutComeBackAsSent) {
                                            "\xe3\x80\x80",
                                            "\xef\xbb\xbf",
                                            "\xc2\x85\xe2\x81\xa0",
-                                           std::string("\x01\x7f\0", 3),
+                                           "\x01\x7f\x1f",  // U+0000 is refused
                                            " \xc2\xa0\t\xe3\x80\x80\n"};
   std::vector<std::string> texts = {"Open the file"};  // at most 8 texts a call here
   texts.insert(texts.end(), blanks.begin(), blanks.begin() + 7);
@@ -292,6 +292,9 @@ TEST_F(ServerApiTest, RefusesBadInputWithWhatIsWrongAndTheLimit) {
   expect_refused(request({"ok", "caf\xc3", "x"}), StatusCode::INVALID_ARGUMENT,
                  "texts[1] is not valid UTF-8");
   expect_refused(request({"\xed\xa0\x80"}), StatusCode::INVALID_ARGUMENT, "not valid UTF-8");
+  // U+0000 is valid UTF-8 but no text: refused naming the text, not translated without it.
+  expect_refused(request({"ok", std::string("Save\0 the file.", 16)}), StatusCode::INVALID_ARGUMENT,
+                 "texts[1] contains U+0000 (NUL)");
   std::string long_text;
   for (int i = 0; i < 40; ++i) long_text += "word ";
   // A text over the input limit is cut into segments that fit, never refused for its length.

@@ -63,6 +63,44 @@ constexpr SpanKind E = SpanKind::kEntity;
 constexpr SpanKind Esc = SpanKind::kEscape;
 constexpr SpanKind A = SpanKind::kAccelerator;
 constexpr SpanKind Sym = SpanKind::kSymbol;
+constexpr SpanKind U = SpanKind::kUrl;
+
+// Web and mail addresses, with a scheme or without: hosts with a path or port, www., e-mail;
+// the punctuation around them is not theirs; a tag that holds one wins (leftmost).
+TEST(ProtectedSpans, Addresses) {
+  expect_table({
+      {"See example.com/a.b for details.", {{"example.com/a.b", U}}},
+      {"Open https://example.com/find?q=%s&lang=de now",
+       {{"https://example.com/find?q=%s&lang=de", U}}},
+      {"Visit www.example.org.", {{"www.example.org", U}}},
+      {"Mail user.name+tag@example.co.uk (or mailto:help@example.com).",
+       {{"user.name+tag@example.co.uk", U}, {"mailto:help@example.com", U}}},
+      {"(see https://en.wikipedia.org/wiki/Rust_(language))",
+       {{"https://en.wikipedia.org/wiki/Rust_(language)", U}}},
+      {"Go to example.com, rpt.dev or docs.example.de:8080/x: done",
+       {{"example.com", U}, {"rpt.dev", U}, {"docs.example.de:8080/x", U}}},
+      {"url=https://example.com/x and file:///tmp/a.txt",
+       {{"https://example.com/x", U}, {"file:///tmp/a.txt", U}}},
+      {"\"example.org/a\" and 'example.net/b'", {{"example.org/a", U}, {"example.net/b", U}}},
+      {"<a href=\"https://example.com\">site</a>",
+       {{"<a href=\"https://example.com\">", T, 1}, {"</a>", T, 0}}},
+      {"example.com/a<b>x</b>", {{"example.com/a", U}, {"<b>", T, 2}, {"</b>", T, 1}}},
+      {"&File at example.com/a?x=1&y=2", {{"&", A}, {"example.com/a?x=1&y=2", U}}},
+  });
+}
+
+// What looks like an address and is not: abbreviations, versions, file names, words joined by a
+// dot or a slash, a printf conversion before an '@'.
+TEST(ProtectedSpans, NotAddresses) {
+  for (const char* text :
+       {"e.g. this, i.e. that", "Save the file.Open it", "Version v1.2.3 or 1.5/2",
+        "Edit config.txt and README.md", "Node.js and and/or", "LibreOffice was OpenOffice.org.",
+        "file.open a.m./p.m. etc.", "@user", "Loading...", "x.y/z", "www.", "a@b"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    EXPECT_TRUE(spans.empty()) << describe(text, spans);
+  }
+  expect_spans({"%s@%s", {{"%s", P}, {"%s", P}}});
+}
 
 // Pictographs a model would swap for another symbol or words: each a span, emoji sequences whole
 // (skin tone, ZWJ, flags, keycaps), among other spans with their pairs renumbered.
@@ -244,7 +282,7 @@ TEST(ProtectedSpans, Accelerators) {
       {"%1_signed.%2", {{"%1", Pos}, {"%2", Pos}}},
       {"%<_Atomic%>", {{"%<_Atomic%>", P}}},
       {"Filtering_on|all", {}},
-      {"see https://x.org/Proprietary_software", {}},
+      {"see https://x.org/Proprietary_software", {{"https://x.org/Proprietary_software", U}}},
       {"?a=1&b=2", {}},
   });
   expect_spans({"&File", {}}, {.accelerators = false});
@@ -304,14 +342,18 @@ TEST(ProtectedSpans, MalformedInputStaysSane) {
   const std::string with_nul("a\0%s", 4);
   expect_spans({with_nul, {{"%s", P}}});
 
-  // Pathological lengths: bounded work, no recursion.
-  for (const char c : std::string("{<%$&_\\")) {
-    const std::string text(100000, c);
+  // Pathological lengths: bounded work, no recursion; an address-like word of 100 kB ("x." and
+  // a run of closing brackets: ICU's nested messages end in one) too.
+  for (const std::string_view unit :
+       {"{", "<", "%", "$", "&", "_", "\\", "}", ")", ".", "@", "a.", "a.b/", "x@a."}) {
+    std::string text;
+    while (text.size() < 100000) text += unit;
+    if (unit == "}" || unit == ")") text = "a.com/(x{" + text;
     const auto start = std::chrono::steady_clock::now();
     const std::vector<ProtectedSpan> spans = find_protected_spans(text);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_LT(seconds, 0.5) << "100 kB of '" << c << "'";
+    EXPECT_LT(seconds, 0.5) << "100 kB of '" << unit << "'";
     EXPECT_EQ(check_span_invariants(text, spans), "");
   }
   std::string nested;
@@ -345,6 +387,7 @@ TEST(ProtectedSpans, KindNames) {
   EXPECT_STREQ(span_kind_name(SpanKind::kPrintf), "printf");
   EXPECT_STREQ(span_kind_name(SpanKind::kIcuMessage), "icu_message");
   EXPECT_STREQ(span_kind_name(SpanKind::kAccelerator), "accelerator");
+  EXPECT_STREQ(span_kind_name(SpanKind::kUrl), "url");
 }
 
 }  // namespace
