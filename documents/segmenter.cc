@@ -516,7 +516,9 @@ SegmentedText segment_text(std::string_view text, const SegmentationOptions& opt
   Builder out(text, options.edge_markup_is_layout);
   if (options.split == SplitSentences::kNone) {
     out.trimmed_segment(0, text.size());
-    return out.finish();
+    SegmentedText whole = out.finish();
+    whole.whole = true;
+    return whole;
   }
   const std::vector<Range> lines = lines_of(text);
   std::vector<bool> blank(lines.size());

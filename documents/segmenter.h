@@ -47,6 +47,9 @@ struct SegmentationOptions {
 struct SegmentedText {
   std::vector<std::string> segments;    // what the model translates, never blank
   std::vector<std::string> separators;  // segments.size() + 1: [i] precedes segments[i]
+  // Segmented with SplitSentences::kNone: each segment is translated whole, cut only where it is
+  // longer than the model reads (never for what it translates whole: engine/text_segments.h).
+  bool whole = false;
 };
 
 // `text` must be valid UTF-8 (the callers check it; invalid bytes are kept as layout).

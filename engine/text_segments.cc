@@ -112,8 +112,10 @@ std::vector<PreparedSource> prepare_segments(
     const documents::KeepTogether& keep_together) {
   std::vector<PreparedSource> prepared;
   const int max_input_length = limits.max_input_length;
-  const int whole =
-      limits.max_whole > 0 ? std::min(limits.max_whole, max_input_length) : max_input_length;
+  // A text segmented whole (--split-sentences none) is cut only where the model cannot read it.
+  const int whole = limits.max_whole > 0 && !text.whole
+                        ? std::min(limits.max_whole, max_input_length)
+                        : max_input_length;
   // Raw bytes bound the tokenizer's work: a segment this long cannot fit and is cut first.
   const auto byte_limit = static_cast<std::size_t>(max_input_length) * 64;
   for (std::size_t i = 0; i < text.segments.size(); ++i) {

@@ -61,6 +61,7 @@ inline constexpr int kShortestCutForOutput = 64;
 SegmentLimits segment_limits(const Model& model, int max_input_length, int max_length);
 
 // Prepares each segment of `text` with `prepare`; a segment over `limits` is cut as they say
+// (a text segmented whole, SegmentedText::whole, only above max_input_length)
 // (documents::cut_segment) and its parts prepared until every part is within them, and one the
 // model reads nothing of (no ids) becomes layout; a cut never falls inside what `keep_together`
 // names. The cuts become layout: the blank, and the clause mark before it ("red, green" is "red"

@@ -97,6 +97,17 @@ TEST(TextSegments, LongSegmentsAreCutBetweenWordsAtTheirSeparators) {
             1u);
   EXPECT_EQ(whole.segments[0], word);
   EXPECT_GE(prepare_segments(whole, {.max_input_length = 2}, prepare).size(), 2u);
+  // --split-sentences none: each text one segment, cut only where the model cannot read it (the
+  // benchmarks against CTranslate2 give both engines the same lines).
+  documents::SegmentationOptions none;
+  none.split = documents::SplitSentences::kNone;
+  documents::SegmentedText unsplit = documents::segment_text(list, none);
+  EXPECT_TRUE(unsplit.whole);
+  EXPECT_EQ(prepare_segments(unsplit, {.max_input_length = 1024, .max_whole = 8}, prepare).size(),
+            1u);
+  EXPECT_EQ(unsplit.segments[0], list);
+  EXPECT_GE(prepare_segments(unsplit, {.max_input_length = 16, .max_whole = 8}, prepare).size(),
+            2u);
 }
 
 // What the model translates whole: its config's max_segment_tokens, else half of max_length
