@@ -20,7 +20,8 @@ text in, text out (model loading excluded), over the pieces each engine reports 
 Per rpt run the time split rpt-translate --verbose prints (encoding, decoding steps) is kept,
 with the decoder weights' bytes over the decoding time per step: the rate a step streams its
 weights at, to set against the device's memory bandwidth. --profile adds, per point, one more rpt
-run with --gpu-profile: each op's GPU time per step (CUDA events, steps run eagerly).
+run with --gpu-profile in rpt's best layout: each op's GPU time per step (CUDA events, steps run
+eagerly).
 --gpu-attention key-split,lane-groups measures rpt once per fused attention kernel (a row each);
 --inter 1,2 runs both engines with one and two decoders / replicas above batch 1, each engine's
 fastest layout its figure.
@@ -220,10 +221,12 @@ def one_point(args, ct2_dir, precision, batch, lines, work, decoder_parameters):
     point["ratio"] = point["rpt"]["ratio"]
     if args.profile:  # one more rpt run, its steps timed op by op (eager, so not in the figures)
         for kernel in args.gpu_attention:
+            # In the kernel's best layout: with two decoders each op's time is summed over both
+            # decoders' steps (their streams share the GPU, as in the measured runs).
+            layout = {"threads": args.threads, "inter": point["rpt_kernels"][kernel]["inter"]}
             args.rpt_extra = ["--gpu-profile", *rpt_flags(args, kernel)]
             try:
-                stderr = peer.run_rpt(args, precision, batch, {"threads": args.threads}, "lp0",
-                                      source)["stderr"]
+                stderr = peer.run_rpt(args, precision, batch, layout, "lp0", source)["stderr"]
             finally:
                 args.rpt_extra = []
             point["rpt_kernels"][kernel]["profile"] = [

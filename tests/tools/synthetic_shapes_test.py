@@ -35,6 +35,7 @@ class SyntheticShapesDryRun(unittest.TestCase):
                             "--precisions", "float32,int8", "--lines", "12",
                             "--batch1-lines", "3", "--fixed-length", "7", "--repeat", "2",
                             "--gpu-attention", "key-split,lane-groups", "--inter", "1,2",
+                            "--profile",
                             "--rpt-translate", RPT_TRANSLATE, "--work", temp,
                             "--json", out, "--plot", png],
                            check=True, capture_output=True, text=True, timeout=300)
