@@ -134,6 +134,7 @@ RequestStatus Scheduler::refusal(const TranslationJob& job, const QueueLoad& cal
 
 void Scheduler::enqueue(QueuedSentence sentence, bool retry) {
   const TranslationJob& job = *sentence.job;
+  earliest_queued_deadline_ = std::min(earliest_queued_deadline_, job.deadline);
   const long tokens = sentence_tokens(job, sentence.index);
   const long cost = tokens * job.options.beam_size;  // as the step budget counts it
   if (retry) {
@@ -143,7 +144,13 @@ void Scheduler::enqueue(QueuedSentence sentence, bool retry) {
   }
 }
 
-void Scheduler::wake() { wake_.notify_one(); }
+void Scheduler::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    cancelled_since_purge_ = true;
+  }
+  wake_.notify_one();
+}
 
 void Scheduler::stop() {
   {
@@ -173,11 +180,15 @@ bool Scheduler::run_once() {
       if (active_.empty()) {
         wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       }
-      // Room first: no allocation may fail halfway through moving entries out of queue_.
-      dead.reserve(static_cast<std::size_t>(queue_.size()) + active_.size());
-      admitted_jobs.reserve(static_cast<std::size_t>(queue_.size()));
+      // Room first: no allocation may fail halfway through moving entries out of queue_ (a
+      // round admits at most admission_limit_ sentences, or one on its own; purge_queue makes
+      // its own room).
+      dead.reserve(active_.size());
+      admitted_jobs.reserve(std::min(static_cast<std::size_t>(queue_.size()),
+                                     static_cast<std::size_t>(std::max(admission_limit_, 1))));
       stopping = stopping_;
       if (stopping) {
+        dead.reserve(active_.size() + static_cast<std::size_t>(queue_.size()));
         queue_.remove_if([&](QueuedSentence& queued) {
           dead.push_back({std::move(queued.job), shutting_down});
           return true;
@@ -222,9 +233,18 @@ bool Scheduler::run_once() {
 
 void Scheduler::purge_queue(std::vector<DeadJob>& dead) {
   const Clock::time_point now = Clock::now();
+  if (!cancelled_since_purge_ && !finished_since_purge_ && now < earliest_queued_deadline_) {
+    return;  // no queued sentence's call can have died since the last scan
+  }
+  cancelled_since_purge_ = finished_since_purge_ = false;
+  earliest_queued_deadline_ = Clock::time_point::max();
+  dead.reserve(dead.size() + static_cast<std::size_t>(queue_.size()) + active_.size());
   queue_.remove_if([&](QueuedSentence& queued) {
     RequestStatus reason = dead_reason(*queued.job, now, "queued");
-    if (!queued.job->finished && reason.ok()) return false;
+    if (!queued.job->finished && reason.ok()) {
+      earliest_queued_deadline_ = std::min(earliest_queued_deadline_, queued.job->deadline);
+      return false;
+    }
     dead.push_back({std::move(queued.job), std::move(reason)});
     return true;
   });
@@ -460,6 +480,7 @@ void Scheduler::fail_active(const RequestStatus& status) {
 void Scheduler::finish(const std::shared_ptr<TranslationJob>& job, const RequestStatus& status) {
   if (job->finished) return;
   job->finished = true;
+  finished_since_purge_ = true;  // its sentences still queued, if any, go at the next purge
   handover_.post([job, status] {
     if (job->closed) return;
     job->closed = true;

@@ -95,7 +95,9 @@ class Scheduler {
   // A round that throws outside the guarded decoder calls fails only the calls it was decoding
   // or moving (INTERNAL); the next round goes on.
   bool run_once();
-  // Removes queued sentences of dead calls (cancelled, expired, finished); caller holds mutex_.
+  // Removes queued sentences of dead calls (cancelled, expired, finished); scans the queue only
+  // when a call was cancelled or finished, or a queued call's deadline passed; caller holds
+  // mutex_.
   void purge_queue(std::vector<DeadJob>& dead);
   // Pops sentences that fit the step budget, in the fair queue's order; caller holds mutex_.
   std::vector<QueuedSentence> admit();
@@ -136,8 +138,14 @@ class Scheduler {
   std::condition_variable wake_;
   FairQueue<QueuedSentence> queue_;  // guarded by mutex_
   bool stopping_ = false;            // guarded by mutex_
+  // What makes purge_queue scan the queue (a scan every step costs O(queued sentences): 57% of a
+  // server's time with 25,000 sentences queued). Guarded by mutex_: a call was cancelled since
+  // the last scan; no queued sentence's call has an earlier deadline.
+  bool cancelled_since_purge_ = false;
+  Clock::time_point earliest_queued_deadline_ = Clock::time_point::max();
 
   // Scheduler thread only.
+  bool finished_since_purge_ = false;  // a call finished, perhaps with sentences queued
   BatchDecoder decoder_;
   std::unordered_map<std::uint64_t, ActiveSentence> active_;  // by decoder sentence id
   long active_cost_ = 0;

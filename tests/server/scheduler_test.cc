@@ -97,6 +97,20 @@ class BatchObservingBackend final : public DecoderBackend {
     bool go_on = false;
     int mixed_steps = 0;
     std::vector<std::size_t> encoded_per_call;  // sentences each encoding call took
+
+    // Waits (at most 30 s) until the first step is taken and holds.
+    bool wait_for_first_step() {
+      std::unique_lock lock(mutex);
+      return changed.wait_for(lock, std::chrono::seconds(30), [&] { return first_step_taken; });
+    }
+    // Lets the first step go on.
+    void release_first_step() {
+      {
+        std::lock_guard lock(mutex);
+        go_on = true;
+      }
+      changed.notify_all();
+    }
   };
   BatchObservingBackend(std::unique_ptr<DecoderBackend> inner, Shared* shared)
       : inner_(std::move(inner)), shared_(*shared) {}
@@ -419,19 +433,11 @@ TEST_F(SchedulerFaultTest, StaticBatchingAdmitsOnlyIntoAnEmptyDecoder) {
     Scheduler scheduler("batching", engine, {.inflight_batching = inflight}, m);
     Collector first, second;
     ASSERT_TRUE(scheduler.submit(job(4, 5, first)).ok());  // the longest text
-    {
-      std::unique_lock lock(shared.mutex);
-      ASSERT_TRUE(shared.changed.wait_for(lock, std::chrono::seconds(30),
-                                          [&] { return shared.first_step_taken; }));
-    }
+    ASSERT_TRUE(shared.wait_for_first_step());
     ASSERT_TRUE(scheduler.submit(job(0, 4, second)).ok());
-    {
-      // The scheduler looks at its queue between steps: let the first step go on once the
-      // second call is queued.
-      std::lock_guard lock(shared.mutex);
-      shared.go_on = true;
-    }
-    shared.changed.notify_all();
+    // The scheduler looks at its queue between steps: let the first step go on once the second
+    // call is queued.
+    shared.release_first_step();
     std::map<int, std::string> texts;
     EXPECT_TRUE(first.wait(texts).ok());
     EXPECT_EQ(texts[0], expected_[4]);
@@ -443,6 +449,51 @@ TEST_F(SchedulerFaultTest, StaticBatchingAdmitsOnlyIntoAnEmptyDecoder) {
     } else {
       EXPECT_EQ(shared.mixed_steps, 0);
     }
+  }
+}
+
+TEST_F(SchedulerFaultTest, QueuedCallsThatExpireOrAreCancelledLeaveTheQueue) {
+  // The scheduler scans its queue only when a call may have died: a cancellation, a finished
+  // call, or a queued call's deadline passed. Behind a decoding call, one queued call dies (it
+  // expires, or is cancelled) and one has time left: the dead one ends while queued, never
+  // encoded, and the other is translated.
+  for (const bool expire : {true, false}) {
+    SCOPED_TRACE(expire ? "expires" : "cancelled");
+    BatchObservingBackend::Shared shared;
+    auto engine = std::make_shared<BatchObservingEngine>(Engine::create(model_), &shared);
+    ModelMetrics m = metrics_.add_model(description(expire ? "expires" : "cancelled"));
+    Scheduler scheduler("purge", engine, {.max_active_sentences = 1}, m);
+    Collector first, dying, later;
+    ASSERT_TRUE(scheduler.submit(job(4, 5, first)).ok());
+    ASSERT_TRUE(shared.wait_for_first_step());
+    auto later_job = job(5, 6, later);
+    later_job->deadline = Clock::now() + std::chrono::seconds(120);
+    ASSERT_TRUE(scheduler.submit(later_job).ok());
+    auto dying_job = job(0, 2, dying);
+    if (expire) dying_job->deadline = Clock::now() + std::chrono::milliseconds(20);
+    ASSERT_TRUE(scheduler.submit(dying_job).ok());
+    if (expire) {
+      std::this_thread::sleep_until(dying_job->deadline + std::chrono::milliseconds(30));
+    } else {
+      dying_job->cancelled.store(true);
+      scheduler.wake();
+    }
+    shared.release_first_step();  // the first call's step ends: the queue is looked at
+    std::map<int, std::string> texts;
+    EXPECT_TRUE(first.wait(texts).ok());
+    EXPECT_EQ(texts[0], expected_[4]);
+    const RequestStatus died = dying.wait(texts);
+    if (expire) {
+      EXPECT_EQ(died.code, StatusCode::kDeadlineExceeded) << died.message;
+      EXPECT_EQ(died.message, "deadline exceeded while queued");
+    } else {
+      EXPECT_EQ(died.code, StatusCode::kCancelled) << died.message;
+    }
+    EXPECT_TRUE(texts.empty());
+    EXPECT_TRUE(later.wait(texts).ok());
+    EXPECT_EQ(texts[0], expected_[5]);
+    const std::lock_guard lock(shared.mutex);
+    EXPECT_EQ(shared.encoded_per_call, (std::vector<std::size_t>{1, 1}));  // first, later
   }
 }
 
