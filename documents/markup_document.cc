@@ -208,13 +208,47 @@ class UrlAttributesVerbatim {
   std::vector<xmlAttr*> marked_;
 };
 
+// HTML5's <meta charset="...">, which libxml2 2.9's htmlGetMetaEncoding and
+// htmlSetMetaEncoding do not read (they know http-equiv="Content-Type" only), set to UTF-8
+// wherever it declares another: the writer writes UTF-8 bytes whatever the page declares, and a
+// browser would read them in the declared charset. Iterative: the tree is as deep as the page.
+void declare_utf8_meta_charsets(xmlDoc* doc) {
+  xmlNode* node = xmlDocGetRootElement(doc);
+  while (node != nullptr) {
+    if (node->type == XML_ELEMENT_NODE &&
+        spans::same_name(reinterpret_cast<const char*>(node->name), "meta")) {
+      for (xmlAttr* attribute = node->properties; attribute != nullptr;
+           attribute = attribute->next) {
+        if (!spans::same_name(reinterpret_cast<const char*>(attribute->name), "charset")) continue;
+        const libxml::StringPtr value(xmlNodeGetContent(reinterpret_cast<xmlNode*>(attribute)));
+        if (value == nullptr ||
+            !spans::same_name(reinterpret_cast<const char*>(value.get()), "utf-8")) {
+          xmlSetProp(node, attribute->name, reinterpret_cast<const xmlChar*>("UTF-8"));
+        }
+      }
+    }
+    if (node->type == XML_ELEMENT_NODE && node->children != nullptr) {
+      node = node->children;
+      continue;
+    }
+    // The next node in document order: a sibling, else an ancestor's, up to the root element.
+    while (node != nullptr && node->next == nullptr) {
+      node = node->parent != nullptr && node->parent->type == XML_ELEMENT_NODE ? node->parent
+                                                                               : nullptr;
+    }
+    if (node != nullptr) node = node->next;
+  }
+}
+
 // UTF-8, as the tree is (format off: no whitespace added). A <meta> that declares another
-// charset is changed to declare UTF-8; none is added where the source has none.
+// charset (http-equiv="Content-Type" or HTML5's charset attribute) is changed to declare UTF-8;
+// none is added where the source has none.
 std::string serialize_html(xmlDoc* doc) {
   const xmlChar* declared = htmlGetMetaEncoding(doc);
   if (declared != nullptr && !spans::same_name(reinterpret_cast<const char*>(declared), "utf-8")) {
     htmlSetMetaEncoding(doc, reinterpret_cast<const xmlChar*>("UTF-8"));
   }
+  declare_utf8_meta_charsets(doc);
   libxml::OutputPtr output(xmlAllocOutputBuffer(nullptr));
   if (output == nullptr) throw std::bad_alloc();
   const UrlAttributesVerbatim verbatim({xmlDocGetRootElement(doc)});

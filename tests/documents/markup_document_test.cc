@@ -682,6 +682,27 @@ TEST(MarkupDocument, OtherDeclaredCharsetBecomesUtf8) {
   EXPECT_NE(out.find("Café"), std::string::npos) << out;
 }
 
+// HTML5's form, which libxml2 2.9's meta-encoding functions do not know: the page was written
+// in UTF-8 under its old charset="windows-1252", which browsers read as mojibake.
+TEST(MarkupDocument, Html5MetaCharsetBecomesUtf8) {
+  for (const char* declaration : {"<meta charset=\"windows-1252\">", "<META CHARSET=iso-8859-1>"}) {
+    const auto document = MarkupDocument::parse(
+        std::string("<!DOCTYPE html><html><head>") + declaration +
+            "<title>Caf\u00e9</title></head><body><p>Open the file.</p></body></html>",
+        html());
+    const std::string out = document.render(document.units()).text;
+    EXPECT_NE(out.find("charset=\"UTF-8\""), std::string::npos) << out;
+    EXPECT_EQ(out.find("1252"), std::string::npos) << out;
+    EXPECT_EQ(out.find("8859"), std::string::npos) << out;
+    EXPECT_NE(out.find("Caf\u00e9"), std::string::npos) << out;
+  }
+  // Already UTF-8 (any case): untouched, byte for byte.
+  const std::string utf8 =
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body><p>Hi</p></body></html>";
+  const auto document = MarkupDocument::parse(utf8, html());
+  EXPECT_EQ(document.render(document.units()).text, utf8);
+}
+
 TEST(MarkupDocument, XmlUnitsAndTree) {
   const std::string source = fixture("document.xml");
   ASSERT_FALSE(source.empty());
