@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "engine/unreadable_words.h"
 #include "kernels/errors.h"
 
 namespace rpt {
@@ -239,15 +240,24 @@ std::vector<int> SpanProtector::target_ids(const std::string& text) const {
   return ids;
 }
 
+bool SpanProtector::writable(std::string_view text) const {
+  const Vocabulary& vocabulary = model_->target_vocabulary();
+  for (const std::string& piece : model_->target_tokenizer().encode(std::string(text))) {
+    if (fallback_byte(piece) || !vocabulary.contains(piece)) return false;
+  }
+  return true;
+}
+
+bool SpanProtector::readable(std::string_view text) const {
+  const Vocabulary& vocabulary = model_->source_vocabulary();
+  for (const std::string& piece : model_->source_tokenizer().encode(std::string(text))) {
+    if (fallback_byte(piece) || !vocabulary.contains(piece)) return false;
+  }
+  return true;
+}
+
 void SpanProtector::drop_writable_symbols(std::string_view source,
                                           std::vector<ProtectedSpan>& spans) const {
-  const auto writable = [this](std::string_view symbol) {
-    const Vocabulary& vocabulary = model_->target_vocabulary();
-    for (const std::string& piece : model_->target_tokenizer().encode(std::string(symbol))) {
-      if (fallback_byte(piece) || !vocabulary.contains(piece)) return false;
-    }
-    return true;
-  };
   std::vector<int> index(spans.size(), -1);
   std::vector<ProtectedSpan> kept;
   for (std::size_t i = 0; i < spans.size(); ++i) {
@@ -315,6 +325,17 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     out.text = std::string(source);
     return out;
   }
+  std::set<std::size_t> word_begins;  // of the words added as spans
+  if (options.enabled) {              // after the glossary: a term is matched in the words it has
+    ByteSpans terms;
+    for (const GlossaryMatch& match : matches) terms.emplace_back(match.begin, match.end);
+    const ByteSpans words = add_unreadable_words(
+        source, terms, [this](std::string_view word) { return readable(word); }, spans);
+    for (const auto& [begin, end] : words) {
+      word_begins.insert(begin);
+      out.words.emplace_back(source.substr(begin, end - begin));
+    }
+  }
   out.spans = static_cast<int>(spans.size());
   SpanMasking masking(*this, source, options.mask);
   // Phrases in the order of their first span; a closing tag's phrase notes its opening one.
@@ -370,7 +391,7 @@ ProtectedSource SpanProtector::protect(std::string_view source,
       replacements[i].text = text;  // a second marker stays as text
       continue;
     }
-    out.expected.push_back(text);
+    if (!word_begins.contains(span.begin)) out.expected.push_back(text);
     if (span.kind == SpanKind::kTag && span.partner > static_cast<int>(i)) {
       const ProtectedSpan& closing = spans[static_cast<std::size_t>(span.partner)];
       const std::string close(source.substr(closing.begin, closing.end - closing.begin));

@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::size_t kMaxTag = 2048;       // <span foreground="red" font_desc="...">
 constexpr std::size_t kMaxEntityName = 32;  // &kappname;
+constexpr std::size_t kMaxCode = 120;       // `git commit --amend --no-edit`, as GCC's %<...%>
 
 char lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 bool is_hex(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }
@@ -110,6 +111,31 @@ Match match_entity(std::string_view text, std::size_t at) {
 Match match_escape(std::string_view text, std::size_t at) {
   const char c = at_or_nul(text, at + 1);
   if (c == 'n' || c == 't' || c == 'r' || c == '\\' || c == '"') return {2, SpanKind::kEscape};
+  return {};
+}
+
+// One or two backticks, code that neither starts nor ends with a blank and holds no line break
+// and no apostrophe, then as many backticks (a run of another length is code, as in Markdown).
+// GNU's `quotes' open with a backtick and close with an apostrophe: "`a' or `b'" is two quotes,
+// not the code "a' or ", and stays text a translator turns into the language's quotes.
+Match match_code(std::string_view text, std::size_t at) {
+  if (at > 0 && text[at - 1] == '`') return {};  // inside a run that did not open code
+  std::size_t fence = 0;
+  while (at + fence < text.size() && text[at + fence] == '`') ++fence;
+  if (fence > 2) return {};  // a fence of a code block, which is not a span of a sentence
+  const std::size_t begin = at + fence;
+  for (std::size_t i = begin; i < text.size() && i - begin <= kMaxCode; ++i) {
+    if (text[i] == '\n' || text[i] == '\r' || text[i] == '\'') return {};
+    if (text[i] != '`') continue;
+    std::size_t run = 1;
+    while (i + run < text.size() && text[i + run] == '`') ++run;
+    if (run != fence) {
+      i += run - 1;
+      continue;
+    }
+    if (i == begin || is_space(text[begin]) || is_space(text[i - 1])) return {};
+    return {i + run - at, SpanKind::kCode};
+  }
   return {};
 }
 

@@ -147,6 +147,34 @@ TEST_F(SpanProtectionTest, AddressesComeBackAsTheyWere) {
   }
 }
 
+// What the model can neither read nor write came back as other bytes: a word in another script
+// ("(עברית)" as "(‒ ‥אאאא)", "文件" dropped for an invented "→"), a currency sign ("€5" as
+// broken UTF-8, "£10 or ¥100" as "©10 oder ©100"), inline code ("`make install`" as
+// "»make«"). Each is a span now and comes back byte for byte, exactly as often.
+TEST_F(SpanProtectionTest, ForeignWordsCurrencyAndCodeComeBackAsTheyWere) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"Open the file (\u05E2\u05D1\u05E8\u05D9\u05EA) now.", {"\u05E2\u05D1\u05E8\u05D9\u05EA"}},
+      {"Open \u6587\u4EF6 now.", {"\u6587\u4EF6"}},
+      {"\u20AC5 is the price.", {"\u20AC"}},
+      {"Costs \u00A310 or \u00A5100.", {"\u00A3", "\u00A5"}},
+      {"Run `make install` now.", {"`make install`"}},
+  };
+  for (const auto& [source, kept_items] : cases) {
+    bool kept = false;
+    const std::string translation = translate(source, {}, &kept);
+    EXPECT_TRUE(kept) << source << " -> " << translation;
+    for (const std::string& item : kept_items) {
+      EXPECT_EQ(count(translation, item), 1) << source << " -> " << translation;
+    }
+    EXPECT_EQ(translation.find("\uFFFD"), std::string::npos) << translation;
+  }
+  // Words the model writes are its own: English, accented Latin letters.
+  EXPECT_TRUE(protector().protect("Open the caf\u00E9 menu", {}).words.empty());
+  const ProtectedSource hebrew = protector().protect("Open \u05E2\u05D1\u05E8\u05D9\u05EA", {});
+  EXPECT_EQ(hebrew.words, std::vector<std::string>{"\u05E2\u05D1\u05E8\u05D9\u05EA"});
+  EXPECT_EQ(hebrew.spans, 1);
+}
+
 TEST_F(SpanProtectionTest, TranslationDoesNotDependOnTheBatch) {
   const std::vector<std::string> sources = {"Reading module %qs at line %d column %d: %s",
                                             "Delete {count} items?",

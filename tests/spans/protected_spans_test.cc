@@ -64,6 +64,7 @@ constexpr SpanKind Esc = SpanKind::kEscape;
 constexpr SpanKind A = SpanKind::kAccelerator;
 constexpr SpanKind Sym = SpanKind::kSymbol;
 constexpr SpanKind U = SpanKind::kUrl;
+constexpr SpanKind C = SpanKind::kCode;
 
 // Web and mail addresses, with a scheme or without: hosts with a path or port, www., e-mail;
 // the punctuation around them is not theirs; a tag that holds one wins (leftmost).
@@ -102,6 +103,26 @@ TEST(ProtectedSpans, NotAddresses) {
   expect_spans({"%s@%s", {{"%s", P}, {"%s", P}}});
 }
 
+// Markdown's inline code is one span (the demo models turned "Run `make install` now." into
+// "»make« installieren."), spans inside it part of it; GNU's `quotes' and a lone or unclosed
+// backtick are not code.
+TEST(ProtectedSpans, InlineCode) {
+  expect_table({
+      {"Run `make install` now.", {{"`make install`", C}}},
+      {"Use `git commit -m \"%s\"` or ``a ` b``.",
+       {{"`git commit -m \"%s\"`", C}, {"``a ` b``", C}}},
+      {"Set `$HOME` and <b>`x`</b>", {{"`$HOME`", C}, {"<b>", T, 3}, {"`x`", C}, {"</b>", T, 1}}},
+      {"Try `%s --help' for more, `a' or `b'.", {{"%s", P}}},
+  });
+  for (const char* text : {"a ` b", "` x`", "`x `", "``", "`a\nb`", "```code```", "``x`"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    EXPECT_TRUE(spans.empty()) << describe(text, spans);
+  }
+  // Longer than any inline code: not a span, and the scan stays linear.
+  const std::string long_code = "`" + std::string(200, 'x') + "`";
+  EXPECT_TRUE(find_protected_spans(long_code).empty());
+}
+
 // Pictographs a model would swap for another symbol or words: each a span, emoji sequences whole
 // (skin tone, ZWJ, flags, keycaps), among other spans with their pairs renumbered.
 TEST(ProtectedSpans, Symbols) {
@@ -120,7 +141,11 @@ TEST(ProtectedSpans, Symbols) {
        {{"<b>", T, 3}, {"\xE2\x98\x85", Sym}, {"%s", P}, {"</b>", T, 0}, {"\xE2\x98\x85", Sym}}},
       {"<span title=\"\xE2\x9C\x93\">x</span>",
        {{"<span title=\"\xE2\x9C\x93\">", T, 1}, {"</span>", T, 0}}},
-      {"caf\xC3\xA9 \xE2\x86\x92 na\xC3\xAFve \xE2\x82\xAC", {}},  // letters, arrows, currency
+      {"caf\xC3\xA9 na\xC3\xAFve \xC2\xB4 x", {}},  // letters, a modifier symbol
+      // Currency and math symbols outside ASCII (ASCII's are text): "€5", "5 £", "≤", "→".
+      {"\xE2\x82\xAC"
+       "5 or 5 \xC2\xA3, x \xE2\x89\xA4 y \xE2\x86\x92 z, 2 + 2 = 4",
+       {{"\xE2\x82\xAC", Sym}, {"\xC2\xA3", Sym}, {"\xE2\x89\xA4", Sym}, {"\xE2\x86\x92", Sym}}},
   });
 }
 
@@ -388,6 +413,7 @@ TEST(ProtectedSpans, KindNames) {
   EXPECT_STREQ(span_kind_name(SpanKind::kIcuMessage), "icu_message");
   EXPECT_STREQ(span_kind_name(SpanKind::kAccelerator), "accelerator");
   EXPECT_STREQ(span_kind_name(SpanKind::kUrl), "url");
+  EXPECT_STREQ(span_kind_name(SpanKind::kCode), "code");
 }
 
 }  // namespace
