@@ -7,6 +7,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlsave.h>
 
+#include <algorithm>
 #include <climits>
 #include <memory>
 #include <mutex>
@@ -240,6 +241,39 @@ void declare_utf8_meta_charsets(xmlDoc* doc) {
   }
 }
 
+// True when the language tags `a` and `b` ("de-DE", "de_AT", "DE") share their language.
+bool same_language(std::string_view a, std::string_view b) {
+  return spans::same_name(a.substr(0, a.find_first_of("-_")), b.substr(0, b.find_first_of("-_")));
+}
+
+// A whole document's root `lang` (HTML) and `xml:lang` that name another language than the
+// translation's, set to it: browsers, screen readers, hyphenation and spell checkers read a page
+// in the language it declares (a page from en to de still said lang="en"). Elements inside keep
+// theirs: a quotation in another language stays one. None is added where the root has none.
+void declare_language(xmlDoc* doc, MarkupKind kind, const std::string& language) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  if (language.empty() || root == nullptr) return;
+  std::string tag = language;  // BCP 47 writes a region after '-': pt_BR -> pt-BR
+  std::replace(tag.begin(), tag.end(), '_', '-');
+  const auto* value = reinterpret_cast<const xmlChar*>(tag.c_str());
+  const auto differs = [&language](const libxml::StringPtr& declared) {
+    return declared != nullptr &&
+           !same_language(reinterpret_cast<const char*>(declared.get()), language);
+  };
+  if (kind == MarkupKind::kHtml) {  // the HTML parser keeps xml:lang as a plain name
+    for (const char* name : {"lang", "xml:lang"}) {
+      xmlAttr* attribute = xmlHasNsProp(root, reinterpret_cast<const xmlChar*>(name), nullptr);
+      if (attribute != nullptr &&
+          differs(libxml::StringPtr(xmlNodeGetContent(reinterpret_cast<xmlNode*>(attribute))))) {
+        xmlNodeSetContent(reinterpret_cast<xmlNode*>(attribute), value);
+      }
+    }
+  } else if (differs(libxml::StringPtr(xmlGetNsProp(root, reinterpret_cast<const xmlChar*>("lang"),
+                                                    XML_XML_NAMESPACE)))) {
+    xmlNodeSetLang(root, value);
+  }
+}
+
 // UTF-8, as the tree is (format off: no whitespace added). A <meta> that declares another
 // charset (http-equiv="Content-Type" or HTML5's charset attribute) is changed to declare UTF-8;
 // none is added where the source has none.
@@ -351,6 +385,7 @@ MarkupDocument::Rendered MarkupDocument::render(
   if (tree.fragment) {
     rendered.text = serialize_fragment(doc, options_.kind, tree.leading, tree.trailing);
   } else {
+    declare_language(doc, options_.kind, options_.target_language);
     rendered.text = with_source_ending(options_.kind == MarkupKind::kHtml
                                            ? serialize_html(doc)
                                            : serialize_xml(doc, has_xml_declaration(source_)),

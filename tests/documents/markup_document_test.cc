@@ -703,6 +703,32 @@ TEST(MarkupDocument, Html5MetaCharsetBecomesUtf8) {
   EXPECT_EQ(document.render(document.units()).text, utf8);
 }
 
+// A page translated from en to de still said lang="en" (screen readers, hyphenation and spell
+// checkers read it as English). The root's declaration now names the translation's language;
+// one of the same language, elements inside, fragments and roots without one are untouched.
+TEST(MarkupDocument, RootLanguageBecomesTheTranslations) {
+  MarkupOptions options = html();
+  options.target_language = "de";
+  const auto render = [&options](const std::string& source) {
+    const auto document = MarkupDocument::parse(source, options);
+    return document.render(document.units()).text;
+  };
+  EXPECT_EQ(render("<!DOCTYPE html>\n<html lang=\"en\"><body><p lang=\"fr\">Oui</p></body></html>"),
+            "<!DOCTYPE html>\n<html lang=\"de\"><body><p lang=\"fr\">Oui</p></body></html>");
+  EXPECT_EQ(render("<html lang=\"EN-us\" xml:lang=\"en\"><body><p>Hi</p></body></html>"),
+            "<html lang=\"de\" xml:lang=\"de\"><body><p>Hi</p></body></html>");
+  for (const std::string same : {"<html lang=\"de-AT\"><body><p>Hi</p></body></html>",
+                                 "<html><body><p>Hi</p></body></html>", "<p lang=\"en\">Hi</p>"}) {
+    EXPECT_EQ(render(same), same);
+  }
+  options = xml();
+  options.target_language = "pt_BR";
+  EXPECT_EQ(render("<doc xml:lang=\"en\"><p>Hi</p></doc>"),
+            "<doc xml:lang=\"pt-BR\"><p>Hi</p></doc>");
+  options.target_language = "";  // no language given: nothing changes
+  EXPECT_EQ(render("<doc xml:lang=\"en\"><p>Hi</p></doc>"), "<doc xml:lang=\"en\"><p>Hi</p></doc>");
+}
+
 TEST(MarkupDocument, XmlUnitsAndTree) {
   const std::string source = fixture("document.xml");
   ASSERT_FALSE(source.empty());
