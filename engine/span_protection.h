@@ -93,8 +93,9 @@ class SpanProtector {
     std::string text;
     int target_id = 0;
     SpanKind kind = SpanKind::kPrintf;
-    std::string tag_name;  // for tags: the element name; empty otherwise
-    bool closing = false;  // </name>
+    std::string tag_name;       // for tags: the element name; empty otherwise
+    bool closing = false;       // </name>
+    bool stands_alone = false;  // <name/>, <br>, <hr>: a tag that encloses nothing
   };
   friend class SpanMasking;
   // Characters that open (or close) spans; a translation may hold them only where its source

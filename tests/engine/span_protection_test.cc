@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "engine/translator.h"
@@ -84,6 +85,29 @@ TEST_F(SpanProtectionTest, PairedTagsAreMaskedAsAPairInOrder) {
   ASSERT_GE(closing->opener, 0);
   EXPECT_EQ(phrases[static_cast<std::size_t>(closing->opener)].ids,
             std::vector<int>{p.masks[0].target_id});
+}
+
+// A tag that encloses nothing (an HTML unit's <x id="1"/> for <code>, an <img/>) was masked by
+// <b>, and the model wrote a word after it: "Utiliser l'option <x id="1"/>L pour voir plus.",
+// "Cliquez sur <img src="a.png"/>Cliquer pour ouvrir.". Its sentinel stands alone too.
+TEST_F(SpanProtectionTest, ATagThatEnclosesNothingIsMaskedByOneThatEnclosesNothing) {
+  for (const std::string tag : {"<x id=\"1\"/>", "<img src=\"a.png\"/>"}) {
+    const ProtectedSource p = protector().protect("Use the " + tag + " option to see more.", {});
+    ASSERT_EQ(p.masks.size(), 1u) << tag;
+    const std::string& sentinel =
+        translator_->model().target_vocabulary().to_token(p.masks[0].target_id);
+    EXPECT_TRUE(sentinel.ends_with("/>") || sentinel == "<br>" ||
+                sentinel.find('<') == std::string::npos)
+        << tag << " masked by " << sentinel;
+    bool kept = false;
+    const std::string translation = translate("Use the " + tag + " option to see more.", {}, &kept);
+    EXPECT_TRUE(kept) << translation;
+    const std::size_t at = translation.find(tag);
+    ASSERT_NE(at, std::string::npos) << translation;
+    ASSERT_LT(at + tag.size(), translation.size()) << translation;
+    EXPECT_FALSE(std::isalpha(static_cast<unsigned char>(translation[at + tag.size()])))
+        << translation;
+  }
 }
 
 TEST_F(SpanProtectionTest, PlaceholdersTheSourceLacksAreBanned) {
