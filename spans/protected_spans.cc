@@ -55,6 +55,18 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
     case '`':
       match = spans::match_code(text, at);
       break;
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+      match = spans::match_number(text, at);
+      break;
     case '<':
       candidate.tag = spans::match_tag(text, at);
       match = {candidate.tag.length, SpanKind::kTag};
@@ -238,7 +250,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   auto address = addresses.begin();
   std::vector<Candidate> candidates;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t next = text.find_first_of("%{$&\\<`", i);
+    const std::size_t next = text.find_first_of("%{$&\\<`0123456789", i);
     while (address != addresses.end() && address->first < i) ++address;  // inside a span
     if (address != addresses.end() && address->first <= next) {  // leftmost wins (npos: none)
       Candidate url;
@@ -350,6 +362,8 @@ const char* span_kind_name(SpanKind kind) {
       return "url";
     case SpanKind::kCode:
       return "code";
+    case SpanKind::kNumber:
+      return "number";
   }
   return "unknown";
 }

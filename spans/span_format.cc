@@ -1,7 +1,11 @@
 // The format-string recognizers of spans/span_format.h: everything that starts with '%'
 // (printf, GCC diagnostics, strftime, Qt/KDE positional arguments) and with '{' (format fields,
 // ICU messages).
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 #include "spans/span_format.h"
@@ -289,6 +293,57 @@ Match match_brace(const TextFacts& facts, std::size_t at) {
     return {icu, SpanKind::kIcuMessage};
   }
   return {format_field_length(facts.text, at), SpanKind::kBrace};
+}
+
+namespace {
+
+// A letter or digit outside ASCII (ICU) ends at `at`, or starts there (€ £ are neither).
+bool letter_before(std::string_view text, std::size_t at) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  auto i = static_cast<int32_t>(at);
+  UChar32 c = 0;
+  U8_PREV(bytes, 0, i, c);
+  return c >= 0x80 && u_isalnum(c);
+}
+bool letter_at(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return false;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  auto i = static_cast<int32_t>(at);
+  UChar32 c = 0;
+  U8_NEXT(bytes, i, static_cast<int32_t>(text.size()), c);
+  return c >= 0x80 && u_isalnum(c);
+}
+
+}  // namespace
+
+// Digits, and digits after each separator (. , : / -) that has them on both sides; a number of
+// its own: no letter, digit, '_' or separator with a digit before it (mp3, x86_64, v1.2, the
+// "2" of "1.2" seen again), no letter, digit or '_' after it (10th, 3D, 1.5kg). A lone digit is
+// a word the model copies ("1 file", "Step 3"); two digits or a separator make a number it
+// garbled ("2024-01-03" as "2024-024-01-01-01-0", "23:59:59" as "23:59:59:59", "2024" as "24").
+Match match_number(std::string_view text, std::size_t at) {
+  // After a letter, or a span opener (%02, $1, &#160, \\0: malformed spans are no numbers).
+  if (at > 0 && (is_ident(text[at - 1]) ||
+                 std::string_view("%$#&\\{").find(text[at - 1]) != std::string_view::npos ||
+                 letter_before(text, at))) {
+    return {};
+  }
+  if (at > 1 && std::string_view(".,:/-").find(text[at - 1]) != std::string_view::npos &&
+      is_digit(text[at - 2])) {
+    return {};
+  }
+  std::size_t end = at;
+  while (is_digit(at_or_nul(text, end))) ++end;
+  bool separated = false;
+  while (std::string_view(".,:/-").find(at_or_nul(text, end)) != std::string_view::npos &&
+         is_digit(at_or_nul(text, end + 1))) {
+    separated = true;
+    end += 1;
+    while (is_digit(at_or_nul(text, end))) ++end;
+  }
+  if (is_ident(at_or_nul(text, end)) || letter_at(text, end)) return {};
+  if (!separated && end - at < 2) return {};
+  return {end - at, SpanKind::kNumber};
 }
 
 }  // namespace rpt::spans

@@ -174,14 +174,18 @@ TEST_F(SpanProtectionTest, AddressesComeBackAsTheyWere) {
 // What the model can neither read nor write came back as other bytes: a word in another script
 // ("(עברית)" as "(‒ ‥אאאא)", "文件" dropped for an invented "→"), a currency sign ("€5" as
 // broken UTF-8, "£10 or ¥100" as "©10 oder ©100"), inline code ("`make install`" as
-// "»make«"). Each is a span now and comes back byte for byte, exactly as often.
-TEST_F(SpanProtectionTest, ForeignWordsCurrencyAndCodeComeBackAsTheyWere) {
+// "»make«"), numbers. Each is a span now and comes back byte for byte, exactly as often.
+TEST_F(SpanProtectionTest, ForeignWordsCurrencyCodeAndNumbersComeBackAsTheyWere) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
       {"Open the file (\u05E2\u05D1\u05E8\u05D9\u05EA) now.", {"\u05E2\u05D1\u05E8\u05D9\u05EA"}},
       {"Open \u6587\u4EF6 now.", {"\u6587\u4EF6"}},
       {"\u20AC5 is the price.", {"\u20AC"}},
       {"Costs \u00A310 or \u00A5100.", {"\u00A3", "\u00A5"}},
       {"Run `make install` now.", {"`make install`"}},
+      // Numbers: this model wrote "23:59:59" as "23 :59 :59", "3 March 2024" as "3 March 24".
+      {"The meeting is on 2024-01-03 at 10:30.", {"2024-01-03", "10:30"}},
+      {"The backup started at 23:59:59.", {"23:59:59"}},
+      {"Released 3 March 2024.", {"2024"}},
   };
   for (const auto& [source, kept_items] : cases) {
     bool kept = false;

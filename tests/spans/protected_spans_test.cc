@@ -65,6 +65,7 @@ constexpr SpanKind A = SpanKind::kAccelerator;
 constexpr SpanKind Sym = SpanKind::kSymbol;
 constexpr SpanKind U = SpanKind::kUrl;
 constexpr SpanKind C = SpanKind::kCode;
+constexpr SpanKind N = SpanKind::kNumber;
 
 // Web and mail addresses, with a scheme or without: hosts with a path or port, www., e-mail;
 // the punctuation around them is not theirs; a tag that holds one wins (leftmost).
@@ -94,7 +95,7 @@ TEST(ProtectedSpans, Addresses) {
 // dot or a slash, a printf conversion before an '@'.
 TEST(ProtectedSpans, NotAddresses) {
   for (const char* text :
-       {"e.g. this, i.e. that", "Save the file.Open it", "Version v1.2.3 or 1.5/2",
+       {"e.g. this, i.e. that", "Save the file.Open it", "Version v1.2.3 or v1.5/2",
         "Edit config.txt and README.md", "Node.js and and/or", "LibreOffice was OpenOffice.org.",
         "file.open a.m./p.m. etc.", "@user", "Loading...", "x.y/z", "www.", "a@b"}) {
     const std::vector<ProtectedSpan> spans = find_protected_spans(text);
@@ -123,6 +124,28 @@ TEST(ProtectedSpans, InlineCode) {
   EXPECT_TRUE(find_protected_spans(long_code).empty());
 }
 
+// Numbers the demo models garbled ("2024-01-03" as "2024-024-01-01-01-0", "23:59:59" as
+// "23:59:59:59", "3 March 2024" as "3 March 24"): two digits or a separator between digits; a
+// lone digit and digits inside a word are not.
+TEST(ProtectedSpans, Numbers) {
+  expect_table({
+      {"The meeting is on 2024-01-03 at 10:30.", {{"2024-01-03", N}, {"10:30", N}}},
+      {"It weighs 1.5 kg, costs \xE2\x82\xAC"
+       "5,000.50 (12/31/2023).",
+       {{"1.5", N}, {"\xE2\x82\xAC", Sym}, {"5,000.50", N}, {"12/31/2023", N}}},
+      {"IP 192.168.0.1 on port 8080, 32-bit, 75% done",
+       {{"192.168.0.1", N}, {"8080", N}, {"32", N}, {"75", N}}},
+      {"Step 3 of 1 file: %1$s and {0} stay theirs", {{"%1$s", P}, {"{0}", Br}}},
+  });
+  for (const char* text : {"mp3 x86_64 v1.2.3 10th 3D 1.5kg H2O",
+                           "caf\xC3\xA9"
+                           "42",
+                           "1 2 3"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    EXPECT_TRUE(spans.empty()) << describe(text, spans);
+  }
+}
+
 // Pictographs a model would swap for another symbol or words: each a span, emoji sequences whole
 // (skin tone, ZWJ, flags, keycaps), among other spans with their pairs renumbered.
 TEST(ProtectedSpans, Symbols) {
@@ -130,7 +153,7 @@ TEST(ProtectedSpans, Symbols) {
       {"Save \xF0\x9F\x98\x80 the file", {{"\xF0\x9F\x98\x80", Sym}}},
       {"Done \xE2\x9C\x93 (\xC2\xA9 2026, 20 \xC2\xB0"
        "C)",
-       {{"\xE2\x9C\x93", Sym}, {"\xC2\xA9", Sym}, {"\xC2\xB0", Sym}}},
+       {{"\xE2\x9C\x93", Sym}, {"\xC2\xA9", Sym}, {"2026", N}, {"20", N}, {"\xC2\xB0", Sym}}},
       {"\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB x "
        "\xF0\x9F\x87\xA9\xF0\x9F\x87\xAA\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7 1\xEF\xB8\x8F\xE2\x83\xA3",
        {{"\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD", Sym},
@@ -180,7 +203,7 @@ TEST(ProtectedSpans, GccDiagnostics) {
       {"%<#pragma %s%> at %L", {{"%<#pragma %s%>", P}, {"%L", P}}},
       {"need %<typename%> before %<%T::%D%>", {{"%<typename%>", P}, {"%<%T::%D%>", P}}},
       {"won%'t warn", {{"%'", P}}},
-      {"changed in %{GCC 11.1%}", {{"%{", P}, {"%}", P}}},
+      {"changed in %{GCC 11.1%}", {{"%{", P}, {"11.1", N}, {"%}", P}}},
       // Without a %> the '<' is markup's: the closing tag survives.
       {"<span>$n|%</span>", {{"<span>", T, 2}, {"$n|", V}, {"</span>", T, 0}}},
   });
@@ -188,7 +211,7 @@ TEST(ProtectedSpans, GccDiagnostics) {
 
 TEST(ProtectedSpans, PercentAndPositional) {
   expect_table({
-      {"100%% done", {{"%%", Pct}}},
+      {"100%% done", {{"100", N}, {"%%", Pct}}},
       {"%1 of %2", {{"%1", Pos}, {"%2", Pos}}},
       {"%99 items", {{"%99", Pos}}},
       {"%n file(s)", {{"%n", Pos}}},
@@ -317,10 +340,10 @@ TEST(ProtectedSpans, Accelerators) {
 TEST(ProtectedSpans, NotSpans) {
   expect_table({
       {"", {}},
-      {"50% done", {}},
-      {"100%", {}},
+      {"50% done", {{"50", N}}},  // a number, and no percent span
+      {"100%", {{"100", N}}},
       {"% d", {}},
-      {"50%-60%", {}},
+      {"50%-60%", {{"50", N}, {"60", N}}},
       {"%02 alone", {}},
       {"%100 and %0", {}},
       {"function() { return 0; }", {}},
@@ -414,6 +437,7 @@ TEST(ProtectedSpans, KindNames) {
   EXPECT_STREQ(span_kind_name(SpanKind::kAccelerator), "accelerator");
   EXPECT_STREQ(span_kind_name(SpanKind::kUrl), "url");
   EXPECT_STREQ(span_kind_name(SpanKind::kCode), "code");
+  EXPECT_STREQ(span_kind_name(SpanKind::kNumber), "number");
 }
 
 }  // namespace
