@@ -115,7 +115,7 @@ PreparedSource prepare_source(const Model& model, const std::string& segment,
   text_ids.reserve(pieces.size());
   for (const std::string& piece : pieces) text_ids.push_back(vocabulary.to_id(piece));
   // A source the model reads nothing of, or mostly as bytes, stays empty: it becomes layout,
-  // kept as it was, not a lone prefix or eos or byte soup. Words it cannot write were masked
+  // kept as it was, not a lone prefix or eos or byte soup. Words it cannot read were masked
   // (engine/unreadable_words.h): then it is judged as it came, or a sentence in another script
   // would reach it as placeholders alone.
   if (pieces.empty() || mostly_unreadable(pieces, text_ids, vocabulary.unk_id())) return prepared;
