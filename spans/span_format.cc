@@ -13,10 +13,11 @@
 namespace rpt::spans {
 namespace {
 
-constexpr std::size_t kMaxMappingKey = 64;  // %(name)s
-constexpr std::size_t kMaxFormatSpec = 40;  // {0:yyyy-MM-dd}
-constexpr std::size_t kMaxPriMacro = 16;    // %<PRIuMAX>
-constexpr std::size_t kMaxGccQuote = 120;   // %<...%>: longer is prose, not quoted code
+constexpr std::size_t kMaxMappingKey = 64;   // %(name)s
+constexpr std::size_t kMaxFormatSpec = 40;   // {0:yyyy-MM-dd}
+constexpr std::size_t kMaxPriMacro = 16;     // %<PRIuMAX>
+constexpr std::size_t kMaxGccQuote = 120;    // %<...%>: longer is prose, not quoted code
+constexpr std::size_t kMaxDoubleBrace = 64;  // {{ user.profile.display_name | capitalize }}
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
@@ -288,7 +289,28 @@ Match match_percent(const TextFacts& facts, std::size_t at) {
   return best;
 }
 
+namespace {
+
+// {{count}} {{ user.name }} {{name|upper}}: i18next, Mustache, Jinja and Angular interpolation,
+// whole (Python's "{{name}}", an escaped "{name}", is as verbatim); 0 when not one.
+std::size_t double_brace_length(std::string_view text, std::size_t at) {
+  if (at_or_nul(text, at + 1) != '{') return 0;
+  bool named = false;
+  for (std::size_t i = at + 2; i < text.size() && i - at <= kMaxDoubleBrace; ++i) {
+    const char c = text[i];
+    if (c == '}') return named && at_or_nul(text, i + 1) == '}' ? i + 2 - at : 0;
+    if (!is_ident(c) && std::string_view(" .,-|:").find(c) == std::string_view::npos) return 0;
+    named = named || is_ident(c);
+  }
+  return 0;
+}
+
+}  // namespace
+
 Match match_brace(const TextFacts& facts, std::size_t at) {
+  if (const std::size_t interpolation = double_brace_length(facts.text, at); interpolation > 0) {
+    return {interpolation, SpanKind::kBrace};
+  }
   if (const std::size_t icu = icu_message_length(facts, at); icu > 0) {
     return {icu, SpanKind::kIcuMessage};
   }

@@ -11,6 +11,7 @@ namespace {
 
 constexpr std::size_t kMaxTag = 2048;       // <span foreground="red" font_desc="...">
 constexpr std::size_t kMaxEntityName = 32;  // &kappname;
+constexpr std::size_t kMaxNumberedTag = 3;  // <0> .. <999>
 constexpr std::size_t kMaxCode = 120;       // `git commit --amend --no-edit`, as GCC's %<...%>
 
 char lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -52,6 +53,7 @@ bool same_name(std::string_view a, std::string_view b) {
 }
 
 bool is_known_tag(std::string_view name) {
+  if (!name.empty() && std::all_of(name.begin(), name.end(), is_digit)) return true;  // <0>
   if (name.size() > 16) return false;
   std::array<char, 16> buffer{};
   for (std::size_t i = 0; i < name.size(); ++i) buffer[i] = lower(name[i]);
@@ -147,6 +149,17 @@ TagShape match_tag(std::string_view text, std::size_t at) {
     ++i;
   }
   const std::size_t name_begin = i;
+  if (is_digit(at_or_nul(text, i))) {  // react-i18next's <0>...</0> and <1/>: numbered elements
+    while (is_digit(at_or_nul(text, i)) && i - name_begin < kMaxNumberedTag) ++i;
+    tag.name = text.substr(name_begin, i - name_begin);
+    if (!tag.closing && at_or_nul(text, i) == '/') {
+      tag.self_closing = true;
+      ++i;
+    }
+    if (at_or_nul(text, i) != '>') return {};
+    tag.length = i + 1 - at;
+    return tag;
+  }
   if (!is_alpha(at_or_nul(text, i))) return {};
   while (i < text.size() &&
          (is_ident(text[i]) || std::string_view(":-.").find(text[i]) != std::string_view::npos)) {

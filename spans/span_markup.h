@@ -30,7 +30,8 @@ struct TagShape {
 };
 TagShape match_tag(std::string_view text, std::size_t at);
 
-// HTML, Pango, Qt rich text, DocBook and KDE element names (ASCII case-insensitive). Other names
+// HTML, Pango, Qt rich text, DocBook and KDE element names (ASCII case-insensitive), and the
+// numbers react-i18next's Trans component names its elements with (<0>, </1>, <2/>). Other names
 // in angle brackets are usually metavariables that translators translate (<number>, <file>).
 bool is_known_tag(std::string_view name);
 

@@ -298,6 +298,20 @@ TEST(ProtectedSpans, TagsPairNestingAware) {
   });
 }
 
+// react-i18next's Trans component numbers its elements: "<0>items</0>" lost its "<0>" (en-fr)
+// when the model read it as text; its "{{count}}" was the field "{count}" between two braces.
+TEST(ProtectedSpans, NumberedTags) {
+  expect_table({
+      {"You have <0>{{count}}</0> new <1>messages</1>.",
+       {{"<0>", T, 2}, {"{{count}}", Br}, {"</0>", T, 0}, {"<1>", T, 4}, {"</1>", T, 3}}},
+      {"Line<2/>break", {{"<2/>", T}}},
+      {"x <0 > y, a<12345>b", {{"12345", N}}},  // no tag: a number between two brackets
+      // i18next's, Mustache's and Jinja's double braces are one span.
+      {"Hi {{ user.name }}, {{count|upper}} {{}} {{ a b",
+       {{"{{ user.name }}", Br}, {"{{count|upper}}", Br}, {"{}", Br}}},
+  });
+}
+
 TEST(ProtectedSpans, EntitiesAndEscapes) {
   expect_table({
       {"&amp; &gt; &#160; &#x2026; &kappname;",
