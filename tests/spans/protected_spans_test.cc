@@ -88,6 +88,9 @@ TEST(ProtectedSpans, Addresses) {
        {{"<a href=\"https://example.com\">", T, 1}, {"</a>", T, 0}}},
       {"example.com/a<b>x</b>", {{"example.com/a", U}, {"<b>", T, 2}, {"</b>", T, 1}}},
       {"&File at example.com/a?x=1&y=2", {{"&", A}, {"example.com/a?x=1&y=2", U}}},
+      // Markdown links and images: the destination, whatever it names.
+      {"See [the manual](docs/setup.md) and ![Logo](logo.png) or [x](https://a.org/b).",
+       {{"docs/setup.md", U}, {"logo.png", U}, {"https://a.org/b", U}}},
   });
 }
 
