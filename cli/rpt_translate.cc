@@ -186,12 +186,13 @@ int translate_whole_document(const CliOptions& cli, const rpt::Translator& trans
   rpt::tools::DocumentTranslationOptions options =
       document_translation_options(cli, translator, glossary);
   options.document.format = rpt::documents::parse_text_format(cli.format);
+  options.document.target_language =
+      !cli.target_language.empty()
+          ? cli.target_language
+          : translator.model().language_pairs()[translator.options().language_pair].target;
   if (rpt::documents::is_catalog_format(options.document.format)) {
     rpt::documents::CatalogOptions& catalog = options.document.catalog;
-    catalog.target_language =
-        !cli.target_language.empty()
-            ? cli.target_language
-            : translator.model().language_pairs()[translator.options().language_pair].target;
+    catalog.target_language = options.document.target_language;
     if (catalog.target_language.empty()) {
       throw std::runtime_error("the model names no target language: give --target-language");
     }
@@ -378,8 +379,9 @@ int main(int argc, char** argv) {
                  "--format other than text: where its translation goes (default: stdout)");
   app.add_option("--target-language", cli.target_language,
                  "The language to translate into: picks a multilingual model's language pair "
-                 "(default: its first; docs/model-format.md), and --format po|xliff's header and "
-                 "plural forms (default: the model's target language)");
+                 "(default: its first; docs/model-format.md), --format po|xliff's header and "
+                 "plural forms, and --format html|xml's root lang (default: the model's target "
+                 "language)");
   app.add_flag("--translate-fuzzy", cli.translate_fuzzy,
                "--format po: retranslate fuzzy entries too (their msgstr replaced)");
   app.add_flag("--fuzzy,!--no-fuzzy", cli.mark_for_review,

@@ -26,6 +26,7 @@ Document Document::parse(std::string_view text, const DocumentOptions& options) 
   MarkupOptions markup;
   markup.kind = options.format == TextFormat::kHtml ? MarkupKind::kHtml : MarkupKind::kXml;
   markup.ignore_tags = options.ignore_tags;
+  markup.target_language = options.target_language;
   document.markup_ = std::make_shared<const MarkupDocument>(MarkupDocument::parse(text, markup));
   for (const std::string& unit : document.markup_->units()) {
     document.parts_.push_back(segment_text(unit, options.segmentation));

@@ -23,7 +23,8 @@ struct DocumentOptions {
   TextFormat format = TextFormat::kText;
   SegmentationOptions segmentation;
   std::vector<std::string> ignore_tags;  // HTML/XML: elements left untouched (MarkupOptions)
-  CatalogOptions catalog;  // PO/XLIFF: the target language (required), fuzzy and review marks
+  std::string target_language;  // HTML/XML: the root's lang (MarkupOptions); empty: untouched
+  CatalogOptions catalog;       // PO/XLIFF: the target language (required), fuzzy and review marks
 };
 
 class Document {

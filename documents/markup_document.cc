@@ -7,6 +7,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlsave.h>
 
+#include <algorithm>
 #include <climits>
 #include <memory>
 #include <mutex>
@@ -208,13 +209,80 @@ class UrlAttributesVerbatim {
   std::vector<xmlAttr*> marked_;
 };
 
+// HTML5's <meta charset="...">, which libxml2 2.9's htmlGetMetaEncoding and
+// htmlSetMetaEncoding do not read (they know http-equiv="Content-Type" only), set to UTF-8
+// wherever it declares another: the writer writes UTF-8 bytes whatever the page declares, and a
+// browser would read them in the declared charset. Iterative: the tree is as deep as the page.
+void declare_utf8_meta_charsets(xmlDoc* doc) {
+  xmlNode* node = xmlDocGetRootElement(doc);
+  while (node != nullptr) {
+    if (node->type == XML_ELEMENT_NODE &&
+        spans::same_name(reinterpret_cast<const char*>(node->name), "meta")) {
+      for (xmlAttr* attribute = node->properties; attribute != nullptr;
+           attribute = attribute->next) {
+        if (!spans::same_name(reinterpret_cast<const char*>(attribute->name), "charset")) continue;
+        const libxml::StringPtr value(xmlNodeGetContent(reinterpret_cast<xmlNode*>(attribute)));
+        if (value == nullptr ||
+            !spans::same_name(reinterpret_cast<const char*>(value.get()), "utf-8")) {
+          xmlSetProp(node, attribute->name, reinterpret_cast<const xmlChar*>("UTF-8"));
+        }
+      }
+    }
+    if (node->type == XML_ELEMENT_NODE && node->children != nullptr) {
+      node = node->children;
+      continue;
+    }
+    // The next node in document order: a sibling, else an ancestor's, up to the root element.
+    while (node != nullptr && node->next == nullptr) {
+      node = node->parent != nullptr && node->parent->type == XML_ELEMENT_NODE ? node->parent
+                                                                               : nullptr;
+    }
+    if (node != nullptr) node = node->next;
+  }
+}
+
+// True when the language tags `a` and `b` ("de-DE", "de_AT", "DE") share their language.
+bool same_language(std::string_view a, std::string_view b) {
+  return spans::same_name(a.substr(0, a.find_first_of("-_")), b.substr(0, b.find_first_of("-_")));
+}
+
+// A whole document's root `lang` (HTML) and `xml:lang` that name another language than the
+// translation's, set to it: browsers, screen readers, hyphenation and spell checkers read a page
+// in the language it declares (a page from en to de still said lang="en"). Elements inside keep
+// theirs: a quotation in another language stays one. None is added where the root has none.
+void declare_language(xmlDoc* doc, MarkupKind kind, const std::string& language) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  if (language.empty() || root == nullptr) return;
+  std::string tag = language;  // BCP 47 writes a region after '-': pt_BR -> pt-BR
+  std::replace(tag.begin(), tag.end(), '_', '-');
+  const auto* value = reinterpret_cast<const xmlChar*>(tag.c_str());
+  const auto differs = [&language](const libxml::StringPtr& declared) {
+    return declared != nullptr &&
+           !same_language(reinterpret_cast<const char*>(declared.get()), language);
+  };
+  if (kind == MarkupKind::kHtml) {  // the HTML parser keeps xml:lang as a plain name
+    for (const char* name : {"lang", "xml:lang"}) {
+      xmlAttr* attribute = xmlHasNsProp(root, reinterpret_cast<const xmlChar*>(name), nullptr);
+      if (attribute != nullptr &&
+          differs(libxml::StringPtr(xmlNodeGetContent(reinterpret_cast<xmlNode*>(attribute))))) {
+        xmlNodeSetContent(reinterpret_cast<xmlNode*>(attribute), value);
+      }
+    }
+  } else if (differs(libxml::StringPtr(xmlGetNsProp(root, reinterpret_cast<const xmlChar*>("lang"),
+                                                    XML_XML_NAMESPACE)))) {
+    xmlNodeSetLang(root, value);
+  }
+}
+
 // UTF-8, as the tree is (format off: no whitespace added). A <meta> that declares another
-// charset is changed to declare UTF-8; none is added where the source has none.
+// charset (http-equiv="Content-Type" or HTML5's charset attribute) is changed to declare UTF-8;
+// none is added where the source has none.
 std::string serialize_html(xmlDoc* doc) {
   const xmlChar* declared = htmlGetMetaEncoding(doc);
   if (declared != nullptr && !spans::same_name(reinterpret_cast<const char*>(declared), "utf-8")) {
     htmlSetMetaEncoding(doc, reinterpret_cast<const xmlChar*>("UTF-8"));
   }
+  declare_utf8_meta_charsets(doc);
   libxml::OutputPtr output(xmlAllocOutputBuffer(nullptr));
   if (output == nullptr) throw std::bad_alloc();
   const UrlAttributesVerbatim verbatim({xmlDocGetRootElement(doc)});
@@ -317,6 +385,7 @@ MarkupDocument::Rendered MarkupDocument::render(
   if (tree.fragment) {
     rendered.text = serialize_fragment(doc, options_.kind, tree.leading, tree.trailing);
   } else {
+    declare_language(doc, options_.kind, options_.target_language);
     rendered.text = with_source_ending(options_.kind == MarkupKind::kHtml
                                            ? serialize_html(doc)
                                            : serialize_xml(doc, has_xml_declaration(source_)),

@@ -24,6 +24,9 @@ struct MarkupOptions {
   // style, code, pre, textarea, kbd, samp, svg, math, template; XML: none). HTML names match in
   // any case; XML names match the qualified ("its:rules") or the local name exactly.
   std::vector<std::string> ignore_tags;
+  // The translation's language ("de", "pt-BR"): a whole document's root element that declares
+  // another one (HTML lang, xml:lang) is set to it when rendered. Empty: untouched.
+  std::string target_language;
   std::size_t max_bytes = 8 << 20;  // a larger source: MarkupError
   int max_depth = 256;              // deeper element nesting: MarkupError
   std::size_t max_units = 100000;   // more units: MarkupError

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "engine/unreadable_words.h"
 #include "kernels/errors.h"
 
 namespace rpt {
@@ -15,6 +16,7 @@ namespace {
 constexpr const char* kWordBoundary = "\xe2\x96\x81";  // SentencePiece's "▁"
 
 bool is_tag_closing(std::string_view tag) { return tag.size() > 1 && tag[1] == '/'; }
+bool is_self_closing(std::string_view tag) { return tag.ends_with("/>"); }
 
 std::string tag_name(std::string_view tag) {
   std::size_t i = is_tag_closing(tag) ? 2 : 1;
@@ -64,7 +66,7 @@ class SpanMasking {
     Choice choice;
     if (const int id = own_piece(text); id >= 0) {
       choice = {text, {id}};
-    } else if (const auto* sentinel = mask_ ? take_sentinel(kind) : nullptr) {
+    } else if (const auto* sentinel = mask_ ? take_sentinel(kind, text) : nullptr) {
       choice = mask(*sentinel, text);
     } else {
       choice = {text, target_phrase(text)};
@@ -131,11 +133,14 @@ class SpanMasking {
     return !used_.count(s.target_id) && source_.find(s.text) == std::string_view::npos;
   }
 
-  // The free sentinel preferred for a span of `kind` (tags only for tags), or nullptr.
-  const SpanProtector::Sentinel* take_sentinel(SpanKind kind) {
+  // The free sentinel preferred for a span of `kind` and `text`, or nullptr. Tags only for tags of
+  // the same shape: a self-closing tag (an HTML unit's <x id="1"/>) masked by <b> made the model
+  // write a word after it, "<x/>L pour" where "<x/> pour" was right; with no tag of its shape
+  // free, a placeholder of another family stands in.
+  const SpanProtector::Sentinel* take_sentinel(SpanKind kind, std::string_view text = {}) {
     const SpanProtector::Sentinel* best = nullptr;
     for (const auto& s : protector_.sentinels_) {
-      if (s.kind == SpanKind::kTag && kind != SpanKind::kTag) continue;  // tags wrap, not stand
+      if (s.kind == SpanKind::kTag && (kind != SpanKind::kTag || !same_shape(s, text))) continue;
       if (!free(s)) continue;
       if (!best || preference(s.kind, kind) < preference(best->kind, kind)) best = &s;
     }
@@ -143,11 +148,16 @@ class SpanMasking {
     return best;
   }
 
+  static bool same_shape(const SpanProtector::Sentinel& sentinel, std::string_view tag) {
+    if (is_self_closing(tag)) return sentinel.stands_alone;
+    return !sentinel.stands_alone && sentinel.closing == is_tag_closing(tag);
+  }
+
   // The first free opening tag of the pool whose closing tag is free too, or nullptr.
   std::pair<const SpanProtector::Sentinel*, const SpanProtector::Sentinel*> take_sentinel_pair() {
     const auto& pool = protector_.sentinels_;
     for (const auto& open : pool) {
-      if (open.kind != SpanKind::kTag || open.closing || !free(open)) continue;
+      if (open.kind != SpanKind::kTag || open.closing || open.stands_alone || !free(open)) continue;
       for (const auto& close : pool) {
         if (!close.closing || close.tag_name != open.tag_name || !free(close)) continue;
         used_.insert(open.target_id);
@@ -191,6 +201,8 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
     if (sentinel.kind == SpanKind::kTag) {
       sentinel.tag_name = tag_name(piece);
       sentinel.closing = is_tag_closing(piece);
+      sentinel.stands_alone = is_self_closing(piece) || sentinel.tag_name == "br" ||
+                              sentinel.tag_name == "hr" || sentinel.tag_name == "img";
     }
     sentinels_.push_back(std::move(sentinel));
   }
@@ -239,15 +251,24 @@ std::vector<int> SpanProtector::target_ids(const std::string& text) const {
   return ids;
 }
 
+bool SpanProtector::writable(std::string_view text) const {
+  const Vocabulary& vocabulary = model_->target_vocabulary();
+  for (const std::string& piece : model_->target_tokenizer().encode(std::string(text))) {
+    if (fallback_byte(piece) || !vocabulary.contains(piece)) return false;
+  }
+  return true;
+}
+
+bool SpanProtector::readable(std::string_view text) const {
+  const Vocabulary& vocabulary = model_->source_vocabulary();
+  for (const std::string& piece : model_->source_tokenizer().encode(std::string(text))) {
+    if (fallback_byte(piece) || !vocabulary.contains(piece)) return false;
+  }
+  return true;
+}
+
 void SpanProtector::drop_writable_symbols(std::string_view source,
                                           std::vector<ProtectedSpan>& spans) const {
-  const auto writable = [this](std::string_view symbol) {
-    const Vocabulary& vocabulary = model_->target_vocabulary();
-    for (const std::string& piece : model_->target_tokenizer().encode(std::string(symbol))) {
-      if (fallback_byte(piece) || !vocabulary.contains(piece)) return false;
-    }
-    return true;
-  };
   std::vector<int> index(spans.size(), -1);
   std::vector<ProtectedSpan> kept;
   for (std::size_t i = 0; i < spans.size(); ++i) {
@@ -315,6 +336,17 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     out.text = std::string(source);
     return out;
   }
+  std::set<std::size_t> word_begins;  // of the words added as spans
+  if (options.enabled) {              // after the glossary: a term is matched in the words it has
+    ByteSpans terms;
+    for (const GlossaryMatch& match : matches) terms.emplace_back(match.begin, match.end);
+    const ByteSpans words = add_unreadable_words(
+        source, terms, [this](std::string_view word) { return readable(word); }, spans);
+    for (const auto& [begin, end] : words) {
+      word_begins.insert(begin);
+      out.words.emplace_back(source.substr(begin, end - begin));
+    }
+  }
   out.spans = static_cast<int>(spans.size());
   SpanMasking masking(*this, source, options.mask);
   // Phrases in the order of their first span; a closing tag's phrase notes its opening one.
@@ -370,7 +402,7 @@ ProtectedSource SpanProtector::protect(std::string_view source,
       replacements[i].text = text;  // a second marker stays as text
       continue;
     }
-    out.expected.push_back(text);
+    if (!word_begins.contains(span.begin)) out.expected.push_back(text);
     if (span.kind == SpanKind::kTag && span.partner > static_cast<int>(i)) {
       const ProtectedSpan& closing = spans[static_cast<std::size_t>(span.partner)];
       const std::string close(source.substr(closing.begin, closing.end - closing.begin));

@@ -45,9 +45,12 @@ struct ProtectedSource {
   };
   std::vector<Mask> masks;
   std::vector<std::string> expected;  // the source's span texts (multiset), the marker included
-  bool accelerators = true;           // SpanProtectionOptions::accelerators
-  std::string accelerator_marker;     // "&" or "_"; empty: none
-  std::string accelerator_letter;     // the character the marker stood before
+  // Words the model cannot read (engine/unreadable_words.h), masked like spans: each must
+  // come back as often as the source has it. Not in `expected`: no recognizer finds them.
+  std::vector<std::string> words;
+  bool accelerators = true;        // SpanProtectionOptions::accelerators
+  std::string accelerator_marker;  // "&" or "_"; empty: none
+  std::string accelerator_letter;  // the character the marker stood before
   // Glossary entries the source matched, in the order of their first match.
   struct Term {
     std::string source;  // as the glossary writes them
@@ -90,8 +93,9 @@ class SpanProtector {
     std::string text;
     int target_id = 0;
     SpanKind kind = SpanKind::kPrintf;
-    std::string tag_name;  // for tags: the element name; empty otherwise
-    bool closing = false;  // </name>
+    std::string tag_name;       // for tags: the element name; empty otherwise
+    bool closing = false;       // </name>
+    bool stands_alone = false;  // <name/>, <br>, <hr>: a tag that encloses nothing
   };
   friend class SpanMasking;
   // Characters that open (or close) spans; a translation may hold them only where its source
@@ -108,6 +112,10 @@ class SpanProtector {
   // Symbol spans (✓ 😀) the target side writes as pieces of their own are no spans: the model
   // writes them as it learnt; the others (byte pieces, unknown) are protected like placeholders.
   void drop_writable_symbols(std::string_view source, std::vector<ProtectedSpan>& spans) const;
+  // True when the target side writes `text` with pieces of its own (no byte piece, no unknown).
+  bool writable(std::string_view text) const;
+  // True when the source side reads `text` as pieces of its own (no byte piece, no unknown).
+  bool readable(std::string_view text) const;
 
   std::shared_ptr<const Model> model_;
   std::vector<Sentinel> sentinels_;

@@ -59,6 +59,16 @@ std::multiset<std::string> span_texts(std::string_view text, bool accelerators,
   return texts;
 }
 
+// How often `part` occurs in `text`, without overlaps.
+std::ptrdiff_t occurrences(std::string_view text, std::string_view part) {
+  std::ptrdiff_t count = 0;
+  for (std::size_t at = text.find(part); at != std::string_view::npos;
+       at = text.find(part, at + part.size())) {
+    ++count;
+  }
+  return count;
+}
+
 }  // namespace
 
 RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
@@ -103,6 +113,11 @@ RestoredTranslation SpanProtector::restore(const ProtectedSource& source,
   // carried into a translation can read as a marker, and is no invented span.
   const std::multiset<std::string> expected(source.expected.begin(), source.expected.end());
   out.spans_kept = span_texts(out.text, !source.accelerator_marker.empty(), expected) == expected;
+  for (const std::string& word : source.words) {  // as often as the source has it
+    out.spans_kept =
+        out.spans_kept &&
+        occurrences(out.text, word) == std::count(source.words.begin(), source.words.end(), word);
+  }
   for (const ProtectedSource::Term& term : source.terms) {
     out.terms_kept.push_back(count_term(out.text, term.target, term.capitalized) >= term.matches);
   }

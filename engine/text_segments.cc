@@ -72,6 +72,34 @@ bool mostly_unreadable(const std::vector<std::string>& pieces, const std::vector
   return 2 * unreadable > letters;
 }
 
+// `text` with each blank inside it that is not U+0020 (a tab, no-break, thin, narrow no-break or
+// ideographic space: Unicode Zs) as U+0020. The model reads a space there, as SentencePiece's
+// default normalizer (nmt_nfkc) gives it to models trained with it; a vocabulary trained without
+// normalization (the demo models') has no piece for them and reads bytes it never saw in training
+// ("Open&nbsp;the file." came back as "Öffne ©-Datei."). Only what the model reads changes: the
+// blanks around a segment are layout, kept as they came.
+std::string with_plain_blanks(const std::string& text) {
+  std::string plain;
+  plain.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t start = i;
+    char32_t code = 0;
+    if (!next_code_point(text, &i, &code)) {
+      plain.push_back(text[i++]);  // not UTF-8: passed on as it is, for the tokenizer to judge
+      continue;
+    }
+    const bool other_blank =
+        code == U'\t' ||
+        (code != U' ' && u_charType(static_cast<UChar32>(code)) == U_SPACE_SEPARATOR);
+    if (other_blank) {
+      plain.push_back(' ');
+    } else {
+      plain.append(text, start, i - start);
+    }
+  }
+  return plain;
+}
+
 }  // namespace
 
 PreparedSource prepare_source(const Model& model, const std::string& segment,
@@ -81,14 +109,24 @@ PreparedSource prepare_source(const Model& model, const std::string& segment,
   if (how.protector) rewritten = how.protector->protect(segment, how.spans, how.glossary);
   const bool constrained = rewritten && rewritten->constraints;
   const std::vector<std::string> pieces =
-      model.source_tokenizer().encode(constrained ? rewritten->text : segment);
+      model.source_tokenizer().encode(with_plain_blanks(constrained ? rewritten->text : segment));
   const Vocabulary& vocabulary = model.source_vocabulary();
   std::vector<int> text_ids;
   text_ids.reserve(pieces.size());
   for (const std::string& piece : pieces) text_ids.push_back(vocabulary.to_id(piece));
   // A source the model reads nothing of, or mostly as bytes, stays empty: it becomes layout,
-  // kept as it was, not a lone prefix or eos or byte soup.
+  // kept as it was, not a lone prefix or eos or byte soup. Words it cannot read were masked
+  // (engine/unreadable_words.h): then it is judged as it came, or a sentence in another script
+  // would reach it as placeholders alone.
   if (pieces.empty() || mostly_unreadable(pieces, text_ids, vocabulary.unk_id())) return prepared;
+  if (constrained && !rewritten->words.empty()) {
+    const std::vector<std::string> own =
+        model.source_tokenizer().encode(with_plain_blanks(segment));
+    std::vector<int> own_ids;
+    own_ids.reserve(own.size());
+    for (const std::string& piece : own) own_ids.push_back(vocabulary.to_id(piece));
+    if (mostly_unreadable(own, own_ids, vocabulary.unk_id())) return prepared;
+  }
   const std::vector<int>& prefix = model.source_prefix_ids(how.language_pair);
   const bool eos = model.config().append_source_eos;
   prepared.ids.reserve(prefix.size() + text_ids.size() + 1);

@@ -18,7 +18,10 @@
 #include <thread>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+
+#include "server/http_body_encoding.h"
 
 namespace rpt::server {
 
@@ -142,6 +145,34 @@ void parse_multipart(MHD_Connection* connection, HttpRequest& request) {
     request.parts.clear();
   }
   MHD_destroy_post_processor(processor);
+}
+
+// The body as it was before Content-Encoding compressed it (server/http_body_encoding.h), or
+// the answer when it cannot be had: 415 for an encoding other than gzip and deflate, 400 for a
+// broken stream, with the message under "error" and "message" (what LibreTranslate's and
+// DeepL's clients read). A body over the limit once inflated is marked for the handler's 413.
+std::optional<HttpResponse> decode_content_encoding(HttpRequest& request, std::size_t max_bytes) {
+  const auto encoding = request.headers.find("content-encoding");
+  if (request.body_too_large || encoding == request.headers.end()) return std::nullopt;
+  DecodedBody decoded = decode_body(std::move(request.body), encoding->second, max_bytes);
+  request.body.clear();
+  switch (decoded.outcome) {
+    case DecodedBody::Outcome::kDecoded:
+      request.body = std::move(decoded.body);
+      request.headers.erase(encoding);
+      return std::nullopt;
+    case DecodedBody::Outcome::kTooLarge:
+      request.body_too_large = true;
+      return std::nullopt;
+    case DecodedBody::Outcome::kUnsupported:
+    case DecodedBody::Outcome::kCorrupt:
+      break;
+  }
+  const nlohmann::json error = {{"error", decoded.message}, {"message", decoded.message}};
+  return HttpResponse{.status = decoded.outcome == DecodedBody::Outcome::kUnsupported ? 415 : 400,
+                      .content_type = "application/json",
+                      .body = error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                      .headers = {{"Accept-Encoding", "gzip, deflate"}}};
 }
 
 }  // namespace
@@ -323,10 +354,15 @@ struct HttpServer::Dispatch {
     if (state->dispatched) return MHD_YES;  // a spurious call while the answer is pending
     state->dispatched = true;
     lock.unlock();
-    parse_multipart(connection, state->request);
     const HttpResponder responder(&server, state);
     try {
-      server.handler_(std::move(state->request), responder);
+      if (std::optional<HttpResponse> refused =
+              decode_content_encoding(state->request, server.options_.max_body_bytes)) {
+        responder(std::move(*refused));
+      } else {
+        parse_multipart(connection, state->request);
+        server.handler_(std::move(state->request), responder);
+      }
     } catch (const std::exception& error) {  // nothing may unwind into libmicrohttpd's C code
       spdlog::error("HTTP handler failed: {}", error.what());
       responder({.status = 500, .body = "internal error\n"});

@@ -275,6 +275,7 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
   }
   prepared->document.format = to_format(given.format());
   prepared->document.ignore_tags.assign(given.ignore_tags().begin(), given.ignore_tags().end());
+  prepared->document.target_language = target_language;
   if (documents::is_catalog_format(prepared->document.format)) {
     if (target_language.empty()) {
       return invalid("options.format " + v1::TextFormat_Name(given.format()) +

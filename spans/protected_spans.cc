@@ -52,6 +52,21 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
     case '\\':
       match = spans::match_escape(text, at);
       break;
+    case '`':
+      match = spans::match_code(text, at);
+      break;
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+      match = spans::match_number(text, at);
+      break;
     case '<':
       candidate.tag = spans::match_tag(text, at);
       match = {candidate.tag.length, SpanKind::kTag};
@@ -158,11 +173,15 @@ std::size_t accelerator_marker(std::string_view text, const std::vector<Cover>& 
   return count == 1 ? found : std::string_view::npos;
 }
 
-// A symbol span's first code point: Unicode "other symbol" (✓ © ° ™, most emoji) or an emoji
-// pictograph of another category.
+// A symbol span's first code point: Unicode "other symbol" (✓ © ° ™, most emoji), a currency or
+// math symbol outside ASCII (€ £ ¥ ₹ ≤ ≠ ± → ×: a model without a piece for them wrote "€5" as
+// broken UTF-8 and "£10 or ¥100" as "©10 oder ©100"), or an emoji pictograph of another category.
+// ASCII's $ + < = are text every vocabulary writes ($ and < open spans of their own).
 bool opens_symbol(char32_t c) {
   const auto code = static_cast<UChar32>(c);
-  return u_charType(code) == U_OTHER_SYMBOL ||
+  const auto type = static_cast<UCharCategory>(u_charType(code));
+  return type == U_OTHER_SYMBOL ||
+         (c >= 0x80 && (type == U_CURRENCY_SYMBOL || type == U_MATH_SYMBOL)) ||
          u_hasBinaryProperty(code, UCHAR_EXTENDED_PICTOGRAPHIC);
 }
 
@@ -231,7 +250,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   auto address = addresses.begin();
   std::vector<Candidate> candidates;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t next = text.find_first_of("%{$&\\<", i);
+    const std::size_t next = text.find_first_of("%{$&\\<`0123456789", i);
     while (address != addresses.end() && address->first < i) ++address;  // inside a span
     if (address != addresses.end() && address->first <= next) {  // leftmost wins (npos: none)
       Candidate url;
@@ -271,24 +290,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
       std::fill(covered.begin() + static_cast<long>(span.begin),
                 covered.begin() + static_cast<long>(span.end), true);
     }
-    std::vector<ProtectedSpan> symbols = symbol_spans(text, covered);
-    if (!symbols.empty()) {  // merged in text order, partners renumbered
-      std::vector<ProtectedSpan> merged;
-      std::vector<int> moved(result.size());
-      std::size_t next_symbol = 0;
-      for (std::size_t k = 0; k < result.size(); ++k) {
-        while (next_symbol < symbols.size() && symbols[next_symbol].begin < result[k].begin) {
-          merged.push_back(symbols[next_symbol++]);
-        }
-        moved[k] = static_cast<int>(merged.size());
-        merged.push_back(result[k]);
-      }
-      merged.insert(merged.end(), symbols.begin() + static_cast<long>(next_symbol), symbols.end());
-      for (ProtectedSpan& span : merged) {
-        if (span.partner >= 0) span.partner = moved[static_cast<std::size_t>(span.partner)];
-      }
-      result = std::move(merged);
-    }
+    merge_spans(result, symbol_spans(text, covered));
   }
 
   if (options.accelerators && text.find_first_of("&_") != std::string_view::npos) {
@@ -310,6 +312,26 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     }
   }
   return result;
+}
+
+void merge_spans(std::vector<ProtectedSpan>& spans, const std::vector<ProtectedSpan>& added) {
+  if (added.empty()) return;
+  std::vector<ProtectedSpan> merged;
+  merged.reserve(spans.size() + added.size());
+  std::vector<int> moved(spans.size());
+  std::size_t next_added = 0;
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    while (next_added < added.size() && added[next_added].begin < spans[k].begin) {
+      merged.push_back(added[next_added++]);
+    }
+    moved[k] = static_cast<int>(merged.size());
+    merged.push_back(spans[k]);
+  }
+  merged.insert(merged.end(), added.begin() + static_cast<long>(next_added), added.end());
+  for (ProtectedSpan& span : merged) {
+    if (span.partner >= 0) span.partner = moved[static_cast<std::size_t>(span.partner)];
+  }
+  spans = std::move(merged);
 }
 
 const char* span_kind_name(SpanKind kind) {
@@ -338,6 +360,10 @@ const char* span_kind_name(SpanKind kind) {
       return "symbol";
     case SpanKind::kUrl:
       return "url";
+    case SpanKind::kCode:
+      return "code";
+    case SpanKind::kNumber:
+      return "number";
   }
   return "unknown";
 }

@@ -28,6 +28,8 @@ enum class SpanKind {
   kSymbol,  // ✓ © ° ™ and emoji sequences (😀 👍🏽 🇩🇪): pictographs a model would
             // swap
   kUrl,     // https://example.com/a, www.example.org, example.com/a.b, user@example.com
+  kCode,    // Markdown's inline code: `make install`, ``a ` b``
+  kNumber,  // 2024, 10:30, 2024-01-03, 1.5, 1,234,567 (two digits or a separator)
 };
 
 struct ProtectedSpan {
@@ -48,8 +50,14 @@ struct SpanRecognitionOptions {
 std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
                                                 const SpanRecognitionOptions& options = {});
 
+// Merges `added` (in text order, outside every span of `spans`, without partners) into `spans`
+// (in text order), each span's partner index renumbered: spans found by another pass (symbols,
+// the engine's words a model cannot write) joining those of the first.
+void merge_spans(std::vector<ProtectedSpan>& spans, const std::vector<ProtectedSpan>& added);
+
 // "printf", "percent", "positional", "brace", "icu_message", "variable", "tag", "entity",
-// "escape", "accelerator", "symbol", "url": the names rpt-spans prints and the metrics use.
+// "escape", "accelerator", "symbol", "url", "code", "number": the names rpt-spans prints and the
+// metrics use.
 const char* span_kind_name(SpanKind kind);
 
 }  // namespace rpt

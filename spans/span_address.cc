@@ -128,7 +128,7 @@ std::pair<std::size_t, std::size_t> address_in(std::string_view text, std::size_
 
 std::vector<std::pair<std::size_t, std::size_t>> find_addresses(std::string_view text) {
   std::vector<std::pair<std::size_t, std::size_t>> addresses;
-  if (text.find_first_of(".@") == std::string_view::npos) return addresses;
+  if (text.find_first_of(".@]") == std::string_view::npos) return addresses;
   for (std::size_t i = 0; i < text.size();) {
     if (!in_word(text[i])) {
       ++i;
@@ -137,6 +137,18 @@ std::vector<std::pair<std::size_t, std::size_t>> find_addresses(std::string_view
     std::size_t end = i;
     while (end < text.size() && in_word(text[end])) ++end;
     const std::size_t word_end = end;
+    // A Markdown link's or image's destination, whatever it names: [the manual](setup.md),
+    // ![Logo](logo.png) (which the demo models wrote as "![Logo](logogo](logo.png)").
+    const std::size_t link = text.substr(i, end - i).find("](");
+    if (link != std::string_view::npos) {
+      const std::size_t destination = i + link + 2;
+      const std::size_t close = text.substr(destination, end - destination).find(')');
+      if (close != std::string_view::npos && close > 0) {
+        addresses.emplace_back(destination, destination + close);
+        i = destination + close;
+        continue;
+      }
+    }
     std::size_t begin = i;
     while (begin < end && std::strchr("([{'*", text[begin]) != nullptr) ++begin;
     // A closing bracket the address opened stays: example.org/wiki/Rust_(language). The

@@ -12,6 +12,8 @@
 //   - a host name and a path or a port: example.com/a.b, docs.example.org:8080/x, when its last
 //     label is a top-level domain of two letters or one of kWebDomains; without a path only a host
 //     in lower case ending in one of kWebDomains: example.com, rpt.dev.
+//   - a Markdown link's or image's destination, whatever it is: the setup.md of
+//     [the manual](setup.md), the logo.png of ![Logo](logo.png).
 // Not addresses: e.g. i.e. v1.2.3 1.5/2 config.txt README.md Node.js file.Open and/or.
 #pragma once
 

@@ -1,7 +1,11 @@
 // The format-string recognizers of spans/span_format.h: everything that starts with '%'
 // (printf, GCC diagnostics, strftime, Qt/KDE positional arguments) and with '{' (format fields,
 // ICU messages).
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 #include "spans/span_format.h"
@@ -9,10 +13,11 @@
 namespace rpt::spans {
 namespace {
 
-constexpr std::size_t kMaxMappingKey = 64;  // %(name)s
-constexpr std::size_t kMaxFormatSpec = 40;  // {0:yyyy-MM-dd}
-constexpr std::size_t kMaxPriMacro = 16;    // %<PRIuMAX>
-constexpr std::size_t kMaxGccQuote = 120;   // %<...%>: longer is prose, not quoted code
+constexpr std::size_t kMaxMappingKey = 64;   // %(name)s
+constexpr std::size_t kMaxFormatSpec = 40;   // {0:yyyy-MM-dd}
+constexpr std::size_t kMaxPriMacro = 16;     // %<PRIuMAX>
+constexpr std::size_t kMaxGccQuote = 120;    // %<...%>: longer is prose, not quoted code
+constexpr std::size_t kMaxDoubleBrace = 64;  // {{ user.profile.display_name | capitalize }}
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
@@ -284,11 +289,83 @@ Match match_percent(const TextFacts& facts, std::size_t at) {
   return best;
 }
 
+namespace {
+
+// {{count}} {{ user.name }} {{name|upper}}: i18next, Mustache, Jinja and Angular interpolation,
+// whole (Python's "{{name}}", an escaped "{name}", is as verbatim); 0 when not one.
+std::size_t double_brace_length(std::string_view text, std::size_t at) {
+  if (at_or_nul(text, at + 1) != '{') return 0;
+  bool named = false;
+  for (std::size_t i = at + 2; i < text.size() && i - at <= kMaxDoubleBrace; ++i) {
+    const char c = text[i];
+    if (c == '}') return named && at_or_nul(text, i + 1) == '}' ? i + 2 - at : 0;
+    if (!is_ident(c) && std::string_view(" .,-|:").find(c) == std::string_view::npos) return 0;
+    named = named || is_ident(c);
+  }
+  return 0;
+}
+
+}  // namespace
+
 Match match_brace(const TextFacts& facts, std::size_t at) {
+  if (const std::size_t interpolation = double_brace_length(facts.text, at); interpolation > 0) {
+    return {interpolation, SpanKind::kBrace};
+  }
   if (const std::size_t icu = icu_message_length(facts, at); icu > 0) {
     return {icu, SpanKind::kIcuMessage};
   }
   return {format_field_length(facts.text, at), SpanKind::kBrace};
+}
+
+namespace {
+
+// A letter or digit outside ASCII (ICU) ends at `at`, or starts there (€ £ are neither).
+bool letter_before(std::string_view text, std::size_t at) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  auto i = static_cast<int32_t>(at);
+  UChar32 c = 0;
+  U8_PREV(bytes, 0, i, c);
+  return c >= 0x80 && u_isalnum(c);
+}
+bool letter_at(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return false;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  auto i = static_cast<int32_t>(at);
+  UChar32 c = 0;
+  U8_NEXT(bytes, i, static_cast<int32_t>(text.size()), c);
+  return c >= 0x80 && u_isalnum(c);
+}
+
+}  // namespace
+
+// Digits, and digits after each separator (. , : / -) that has them on both sides; a number of
+// its own: no letter, digit, '_' or separator with a digit before it (mp3, x86_64, v1.2, the
+// "2" of "1.2" seen again), no letter, digit or '_' after it (10th, 3D, 1.5kg). A lone digit is
+// a word the model copies ("1 file", "Step 3"); two digits or a separator make a number it
+// garbled ("2024-01-03" as "2024-024-01-01-01-0", "23:59:59" as "23:59:59:59", "2024" as "24").
+Match match_number(std::string_view text, std::size_t at) {
+  // After a letter, or a span opener (%02, $1, &#160, \\0: malformed spans are no numbers).
+  if (at > 0 && (is_ident(text[at - 1]) ||
+                 std::string_view("%$#&\\{").find(text[at - 1]) != std::string_view::npos ||
+                 letter_before(text, at))) {
+    return {};
+  }
+  if (at > 1 && std::string_view(".,:/-").find(text[at - 1]) != std::string_view::npos &&
+      is_digit(text[at - 2])) {
+    return {};
+  }
+  std::size_t end = at;
+  while (is_digit(at_or_nul(text, end))) ++end;
+  bool separated = false;
+  while (std::string_view(".,:/-").find(at_or_nul(text, end)) != std::string_view::npos &&
+         is_digit(at_or_nul(text, end + 1))) {
+    separated = true;
+    end += 1;
+    while (is_digit(at_or_nul(text, end))) ++end;
+  }
+  if (is_ident(at_or_nul(text, end)) || letter_at(text, end)) return {};
+  if (!separated && end - at < 2) return {};
+  return {end - at, SpanKind::kNumber};
 }
 
 }  // namespace rpt::spans

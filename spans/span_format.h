@@ -52,5 +52,7 @@ struct TextFacts {
 Match match_percent(const TextFacts& facts, std::size_t at);
 // text[at] == '{': {0} {} {name} {0:N2}, or a whole ICU message.
 Match match_brace(const TextFacts& facts, std::size_t at);
+// A digit at text[at]: 2024, 10:30, 2024-01-03, 1.5, 1,234,567, 192.168.0.1, 12/31/2023.
+Match match_number(std::string_view text, std::size_t at);
 
 }  // namespace rpt::spans

@@ -11,6 +11,8 @@ namespace {
 
 constexpr std::size_t kMaxTag = 2048;       // <span foreground="red" font_desc="...">
 constexpr std::size_t kMaxEntityName = 32;  // &kappname;
+constexpr std::size_t kMaxNumberedTag = 3;  // <0> .. <999>
+constexpr std::size_t kMaxCode = 120;       // `git commit --amend --no-edit`, as GCC's %<...%>
 
 char lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 bool is_hex(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }
@@ -51,6 +53,7 @@ bool same_name(std::string_view a, std::string_view b) {
 }
 
 bool is_known_tag(std::string_view name) {
+  if (!name.empty() && std::all_of(name.begin(), name.end(), is_digit)) return true;  // <0>
   if (name.size() > 16) return false;
   std::array<char, 16> buffer{};
   for (std::size_t i = 0; i < name.size(); ++i) buffer[i] = lower(name[i]);
@@ -113,6 +116,31 @@ Match match_escape(std::string_view text, std::size_t at) {
   return {};
 }
 
+// One or two backticks, code that neither starts nor ends with a blank and holds no line break
+// and no apostrophe, then as many backticks (a run of another length is code, as in Markdown).
+// GNU's `quotes' open with a backtick and close with an apostrophe: "`a' or `b'" is two quotes,
+// not the code "a' or ", and stays text a translator turns into the language's quotes.
+Match match_code(std::string_view text, std::size_t at) {
+  if (at > 0 && text[at - 1] == '`') return {};  // inside a run that did not open code
+  std::size_t fence = 0;
+  while (at + fence < text.size() && text[at + fence] == '`') ++fence;
+  if (fence > 2) return {};  // a fence of a code block, which is not a span of a sentence
+  const std::size_t begin = at + fence;
+  for (std::size_t i = begin; i < text.size() && i - begin <= kMaxCode; ++i) {
+    if (text[i] == '\n' || text[i] == '\r' || text[i] == '\'') return {};
+    if (text[i] != '`') continue;
+    std::size_t run = 1;
+    while (i + run < text.size() && text[i + run] == '`') ++run;
+    if (run != fence) {
+      i += run - 1;
+      continue;
+    }
+    if (i == begin || is_space(text[begin]) || is_space(text[i - 1])) return {};
+    return {i + run - at, SpanKind::kCode};
+  }
+  return {};
+}
+
 TagShape match_tag(std::string_view text, std::size_t at) {
   TagShape tag;
   std::size_t i = at + 1;
@@ -121,6 +149,17 @@ TagShape match_tag(std::string_view text, std::size_t at) {
     ++i;
   }
   const std::size_t name_begin = i;
+  if (is_digit(at_or_nul(text, i))) {  // react-i18next's <0>...</0> and <1/>: numbered elements
+    while (is_digit(at_or_nul(text, i)) && i - name_begin < kMaxNumberedTag) ++i;
+    tag.name = text.substr(name_begin, i - name_begin);
+    if (!tag.closing && at_or_nul(text, i) == '/') {
+      tag.self_closing = true;
+      ++i;
+    }
+    if (at_or_nul(text, i) != '>') return {};
+    tag.length = i + 1 - at;
+    return tag;
+  }
   if (!is_alpha(at_or_nul(text, i))) return {};
   while (i < text.size() &&
          (is_ident(text[i]) || std::string_view(":-.").find(text[i]) != std::string_view::npos)) {

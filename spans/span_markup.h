@@ -16,6 +16,8 @@ Match match_variable(std::string_view text, std::size_t at);
 Match match_entity(std::string_view text, std::size_t at);
 // text[at] == '\\': \n \t \r \\ \" written as two characters.
 Match match_escape(std::string_view text, std::size_t at);
+// text[at] == '`': Markdown's inline code, `make install` or ``a ` b``.
+Match match_code(std::string_view text, std::size_t at);
 
 // Something shaped like a markup tag at text[at] == '<'. Whether it is a span depends on its
 // name and on the rest of the text (pairing), which the caller decides.
@@ -28,7 +30,8 @@ struct TagShape {
 };
 TagShape match_tag(std::string_view text, std::size_t at);
 
-// HTML, Pango, Qt rich text, DocBook and KDE element names (ASCII case-insensitive). Other names
+// HTML, Pango, Qt rich text, DocBook and KDE element names (ASCII case-insensitive), and the
+// numbers react-i18next's Trans component names its elements with (<0>, </1>, <2/>). Other names
 // in angle brackets are usually metavariables that translators translate (<number>, <file>).
 bool is_known_tag(std::string_view name);
 

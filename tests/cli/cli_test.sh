@@ -127,6 +127,10 @@ check "--format html keeps the tag structure" structure html "$work/page.html" "
 check "--format html keeps the script byte for byte" \
   grep -qF 'if (a < b && c) { say("</b> Open the file"); }' "$work/page.out"
 check "--format html keeps translate=no content" grep -qF '>Brand Name Stays</p>' "$work/page.out"
+target=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["target_language"])' \
+  "$model/config.json")
+check "--format html declares the translation's language" \
+  grep -qF "<html lang=\"$target\">" "$work/page.out"
 check "--format html translates the text" test "$(grep -c 'Save the file' "$work/page.out")" -eq 0
 check "--verbose reports units, segments, units kept as source and time" \
   grep -q "text units, .* segments, .* units kept as source.*time" <(tr '\n' ' ' < "$work/page.err")

@@ -682,6 +682,53 @@ TEST(MarkupDocument, OtherDeclaredCharsetBecomesUtf8) {
   EXPECT_NE(out.find("Café"), std::string::npos) << out;
 }
 
+// HTML5's form, which libxml2 2.9's meta-encoding functions do not know: the page was written
+// in UTF-8 under its old charset="windows-1252", which browsers read as mojibake.
+TEST(MarkupDocument, Html5MetaCharsetBecomesUtf8) {
+  for (const char* declaration : {"<meta charset=\"windows-1252\">", "<META CHARSET=iso-8859-1>"}) {
+    const auto document = MarkupDocument::parse(
+        std::string("<!DOCTYPE html><html><head>") + declaration +
+            "<title>Caf\u00e9</title></head><body><p>Open the file.</p></body></html>",
+        html());
+    const std::string out = document.render(document.units()).text;
+    EXPECT_NE(out.find("charset=\"UTF-8\""), std::string::npos) << out;
+    EXPECT_EQ(out.find("1252"), std::string::npos) << out;
+    EXPECT_EQ(out.find("8859"), std::string::npos) << out;
+    EXPECT_NE(out.find("Caf\u00e9"), std::string::npos) << out;
+  }
+  // Already UTF-8 (any case): untouched, byte for byte.
+  const std::string utf8 =
+      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body><p>Hi</p></body></html>";
+  const auto document = MarkupDocument::parse(utf8, html());
+  EXPECT_EQ(document.render(document.units()).text, utf8);
+}
+
+// A page translated from en to de still said lang="en" (screen readers, hyphenation and spell
+// checkers read it as English). The root's declaration now names the translation's language;
+// one of the same language, elements inside, fragments and roots without one are untouched.
+TEST(MarkupDocument, RootLanguageBecomesTheTranslations) {
+  MarkupOptions options = html();
+  options.target_language = "de";
+  const auto render = [&options](const std::string& source) {
+    const auto document = MarkupDocument::parse(source, options);
+    return document.render(document.units()).text;
+  };
+  EXPECT_EQ(render("<!DOCTYPE html>\n<html lang=\"en\"><body><p lang=\"fr\">Oui</p></body></html>"),
+            "<!DOCTYPE html>\n<html lang=\"de\"><body><p lang=\"fr\">Oui</p></body></html>");
+  EXPECT_EQ(render("<html lang=\"EN-us\" xml:lang=\"en\"><body><p>Hi</p></body></html>"),
+            "<html lang=\"de\" xml:lang=\"de\"><body><p>Hi</p></body></html>");
+  for (const std::string same : {"<html lang=\"de-AT\"><body><p>Hi</p></body></html>",
+                                 "<html><body><p>Hi</p></body></html>", "<p lang=\"en\">Hi</p>"}) {
+    EXPECT_EQ(render(same), same);
+  }
+  options = xml();
+  options.target_language = "pt_BR";
+  EXPECT_EQ(render("<doc xml:lang=\"en\"><p>Hi</p></doc>"),
+            "<doc xml:lang=\"pt-BR\"><p>Hi</p></doc>");
+  options.target_language = "";  // no language given: nothing changes
+  EXPECT_EQ(render("<doc xml:lang=\"en\"><p>Hi</p></doc>"), "<doc xml:lang=\"en\"><p>Hi</p></doc>");
+}
+
 TEST(MarkupDocument, XmlUnitsAndTree) {
   const std::string source = fixture("document.xml");
   ASSERT_FALSE(source.empty());

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "engine/translator.h"
@@ -86,6 +87,29 @@ TEST_F(SpanProtectionTest, PairedTagsAreMaskedAsAPairInOrder) {
             std::vector<int>{p.masks[0].target_id});
 }
 
+// A tag that encloses nothing (an HTML unit's <x id="1"/> for <code>, an <img/>) was masked by
+// <b>, and the model wrote a word after it: "Utiliser l'option <x id="1"/>L pour voir plus.",
+// "Cliquez sur <img src="a.png"/>Cliquer pour ouvrir.". Its sentinel stands alone too.
+TEST_F(SpanProtectionTest, ATagThatEnclosesNothingIsMaskedByOneThatEnclosesNothing) {
+  for (const std::string tag : {"<x id=\"1\"/>", "<img src=\"a.png\"/>"}) {
+    const ProtectedSource p = protector().protect("Use the " + tag + " option to see more.", {});
+    ASSERT_EQ(p.masks.size(), 1u) << tag;
+    const std::string& sentinel =
+        translator_->model().target_vocabulary().to_token(p.masks[0].target_id);
+    EXPECT_TRUE(sentinel.ends_with("/>") || sentinel == "<br>" ||
+                sentinel.find('<') == std::string::npos)
+        << tag << " masked by " << sentinel;
+    bool kept = false;
+    const std::string translation = translate("Use the " + tag + " option to see more.", {}, &kept);
+    EXPECT_TRUE(kept) << translation;
+    const std::size_t at = translation.find(tag);
+    ASSERT_NE(at, std::string::npos) << translation;
+    ASSERT_LT(at + tag.size(), translation.size()) << translation;
+    EXPECT_FALSE(std::isalpha(static_cast<unsigned char>(translation[at + tag.size()])))
+        << translation;
+  }
+}
+
 TEST_F(SpanProtectionTest, PlaceholdersTheSourceLacksAreBanned) {
   const ProtectedSource p = protector().protect("Open the file", {});
   ASSERT_TRUE(p.constraints);  // bans only: nothing required
@@ -145,6 +169,38 @@ TEST_F(SpanProtectionTest, AddressesComeBackAsTheyWere) {
     EXPECT_TRUE(kept) << translation;
     EXPECT_EQ(count(translation, address), 1) << translation;
   }
+}
+
+// What the model can neither read nor write came back as other bytes: a word in another script
+// ("(עברית)" as "(‒ ‥אאאא)", "文件" dropped for an invented "→"), a currency sign ("€5" as
+// broken UTF-8, "£10 or ¥100" as "©10 oder ©100"), inline code ("`make install`" as
+// "»make«"), numbers. Each is a span now and comes back byte for byte, exactly as often.
+TEST_F(SpanProtectionTest, ForeignWordsCurrencyCodeAndNumbersComeBackAsTheyWere) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"Open the file (\u05E2\u05D1\u05E8\u05D9\u05EA) now.", {"\u05E2\u05D1\u05E8\u05D9\u05EA"}},
+      {"Open \u6587\u4EF6 now.", {"\u6587\u4EF6"}},
+      {"\u20AC5 is the price.", {"\u20AC"}},
+      {"Costs \u00A310 or \u00A5100.", {"\u00A3", "\u00A5"}},
+      {"Run `make install` now.", {"`make install`"}},
+      // Numbers: this model wrote "23:59:59" as "23 :59 :59", "3 March 2024" as "3 March 24".
+      {"The meeting is on 2024-01-03 at 10:30.", {"2024-01-03", "10:30"}},
+      {"The backup started at 23:59:59.", {"23:59:59"}},
+      {"Released 3 March 2024.", {"2024"}},
+  };
+  for (const auto& [source, kept_items] : cases) {
+    bool kept = false;
+    const std::string translation = translate(source, {}, &kept);
+    EXPECT_TRUE(kept) << source << " -> " << translation;
+    for (const std::string& item : kept_items) {
+      EXPECT_EQ(count(translation, item), 1) << source << " -> " << translation;
+    }
+    EXPECT_EQ(translation.find("\uFFFD"), std::string::npos) << translation;
+  }
+  // Words the model writes are its own: English, accented Latin letters.
+  EXPECT_TRUE(protector().protect("Open the caf\u00E9 menu", {}).words.empty());
+  const ProtectedSource hebrew = protector().protect("Open \u05E2\u05D1\u05E8\u05D9\u05EA", {});
+  EXPECT_EQ(hebrew.words, std::vector<std::string>{"\u05E2\u05D1\u05E8\u05D9\u05EA"});
+  EXPECT_EQ(hebrew.spans, 1);
 }
 
 TEST_F(SpanProtectionTest, TranslationDoesNotDependOnTheBatch) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/model.h"
+#include "engine/span_protection.h"
 #include "tests/support/source_dir.h"
 
 namespace rpt {
@@ -58,6 +59,11 @@ TEST(TextSegments, TextMostlyInAScriptTheModelCannotReadIsNotSent) {
        {"Save 😀 the file", "Open the Привет file.", "Café crème brûlée", "Open the file."}) {
     EXPECT_FALSE(prepare_source(*model, readable, {}).ids.empty()) << readable;
   }
+  // With span protection, whose masks hide words the model cannot write: judged as it came.
+  const SpanProtector protector(model);
+  EXPECT_TRUE(prepare_source(*model, "Привет мир.", {.protector = &protector}).ids.empty());
+  EXPECT_FALSE(
+      prepare_source(*model, "Open the Привет file.", {.protector = &protector}).ids.empty());
   // Through a text's segments: kept in the layout, the readable sentence still translated.
   documents::SegmentedText text = documents::segment_text("Привет мир. Open the file.\n");
   const auto prepared = prepare_segments(
@@ -67,6 +73,22 @@ TEST(TextSegments, TextMostlyInAScriptTheModelCannotReadIsNotSent) {
   ASSERT_EQ(text.segments.size(), 1u);
   EXPECT_EQ(text.segments[0], "Open the file.");
   EXPECT_EQ(text.separators[0], "Привет мир. ");
+}
+
+// A tab or a no-break, thin or ideographic space inside a sentence reaches the model as the space
+// it was trained on, not as byte pieces it never saw ("Open&nbsp;the file." came back as
+// "Öffne ©-Datei."), with protected spans and without.
+TEST(TextSegments, BlanksInsideASegmentAreReadAsSpaces) {
+  const auto model = Model::load(testing::source_dir() + "/models/en-de");
+  const SpanProtector protector(model);
+  for (const SourcePreparation& how :
+       {SourcePreparation{}, SourcePreparation{.protector = &protector}}) {
+    const std::vector<int> plain = prepare_source(*model, "Open the file %s.", how).ids;
+    for (const char* blank : {"\t", "\u00a0", "\u2009", "\u202f", "\u3000"}) {
+      const std::string segment = std::string("Open") + blank + "the file %s.";
+      EXPECT_EQ(prepare_source(*model, segment, how).ids, plain) << segment;
+    }
+  }
 }
 
 // A segment over what the model translates whole is cut between words, at its list separators

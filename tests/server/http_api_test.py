@@ -4,6 +4,7 @@ metrics' protocol label, and a drain with HTTP calls in flight.
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/http_api_test.py
 """
+import gzip
 import http.client
 import json
 import math
@@ -15,6 +16,7 @@ import sys
 import threading
 import time
 import unittest
+import zlib
 
 from rpt_server import FIXTURE_MODEL, REPO, GrpcTranslator, ServerProcess
 
@@ -247,6 +249,38 @@ class HttpApiTest(unittest.TestCase):
         status, _, data = self.server.request(
             "POST", "/v1/translate", body=iter([json.dumps(big).encode()]))
         self.assertEqual(status, 413, data)
+
+    def test_compressed_bodies_are_inflated_within_the_limit(self):
+        body = json.dumps({"model": "en-de", "texts": TEXTS}).encode()
+        _, _, plain = self.server.translate(body)
+        # gzip (also as several members) and deflate (zlib's format) read as the plain body;
+        # before, "the body is not valid JSON".
+        for encoding, data in (("gzip", gzip.compress(body)),
+                               ("x-gzip", gzip.compress(body[:10]) + gzip.compress(body[10:])),
+                               ("deflate", zlib.compress(body)), ("GZIP, identity",
+                                                                  gzip.compress(body))):
+            status, _, answer = self.server.translate(
+                data, {"Content-Type": "application/json", "Content-Encoding": encoding})
+            self.assertEqual((status, answer), (200, plain), encoding)
+        # Past the limit once inflated: 413, as a plain body over it (a "zip bomb" stops there).
+        bomb = gzip.compress(json.dumps({"model": "en-de", "texts": [" " * 100000]}).encode())
+        self.assertLess(len(bomb), 4096)
+        self.assert_error(self.server.translate(bomb, {"Content-Encoding": "gzip"}), 413,
+                          "RESOURCE_EXHAUSTED", "over the limit of 4096 bytes")
+        # An encoding rpt cannot read is 415, a broken stream 400, each saying so.
+        for encoding, data, want in (("br", body, 415), ("gzip", body, 400),
+                                     ("gzip", gzip.compress(body)[:-12], 400)):
+            status, headers, answer = self.server.translate(
+                data, {"Content-Type": "application/json", "Content-Encoding": encoding})
+            self.assertEqual(status, want, answer)
+            self.assertIn("Content-Encoding" if want == 400 else "not supported",
+                          answer["error"] + " / " + answer["message"])
+        # The LibreTranslate and DeepL paths read the same bodies.
+        status, _, data = self.server.request(
+            "POST", "/translate", gzip.compress(b"q=Open%20the%20file.&source=en&target=de"),
+            {"Content-Type": "application/x-www-form-urlencoded", "Content-Encoding": "gzip"})
+        self.assertEqual(status, 200, data)
+        self.assertTrue(json.loads(data)["translatedText"], data)
 
     def test_deadlines_are_504(self):
         self.assert_error(self.server.translate(dict(long_work(2, 1900), timeout=0.3)), 504,

@@ -64,6 +64,8 @@ constexpr SpanKind Esc = SpanKind::kEscape;
 constexpr SpanKind A = SpanKind::kAccelerator;
 constexpr SpanKind Sym = SpanKind::kSymbol;
 constexpr SpanKind U = SpanKind::kUrl;
+constexpr SpanKind C = SpanKind::kCode;
+constexpr SpanKind N = SpanKind::kNumber;
 
 // Web and mail addresses, with a scheme or without: hosts with a path or port, www., e-mail;
 // the punctuation around them is not theirs; a tag that holds one wins (leftmost).
@@ -86,6 +88,9 @@ TEST(ProtectedSpans, Addresses) {
        {{"<a href=\"https://example.com\">", T, 1}, {"</a>", T, 0}}},
       {"example.com/a<b>x</b>", {{"example.com/a", U}, {"<b>", T, 2}, {"</b>", T, 1}}},
       {"&File at example.com/a?x=1&y=2", {{"&", A}, {"example.com/a?x=1&y=2", U}}},
+      // Markdown links and images: the destination, whatever it names.
+      {"See [the manual](docs/setup.md) and ![Logo](logo.png) or [x](https://a.org/b).",
+       {{"docs/setup.md", U}, {"logo.png", U}, {"https://a.org/b", U}}},
   });
 }
 
@@ -93,13 +98,55 @@ TEST(ProtectedSpans, Addresses) {
 // dot or a slash, a printf conversion before an '@'.
 TEST(ProtectedSpans, NotAddresses) {
   for (const char* text :
-       {"e.g. this, i.e. that", "Save the file.Open it", "Version v1.2.3 or 1.5/2",
+       {"e.g. this, i.e. that", "Save the file.Open it", "Version v1.2.3 or v1.5/2",
         "Edit config.txt and README.md", "Node.js and and/or", "LibreOffice was OpenOffice.org.",
         "file.open a.m./p.m. etc.", "@user", "Loading...", "x.y/z", "www.", "a@b"}) {
     const std::vector<ProtectedSpan> spans = find_protected_spans(text);
     EXPECT_TRUE(spans.empty()) << describe(text, spans);
   }
   expect_spans({"%s@%s", {{"%s", P}, {"%s", P}}});
+}
+
+// Markdown's inline code is one span (the demo models turned "Run `make install` now." into
+// "»make« installieren."), spans inside it part of it; GNU's `quotes' and a lone or unclosed
+// backtick are not code.
+TEST(ProtectedSpans, InlineCode) {
+  expect_table({
+      {"Run `make install` now.", {{"`make install`", C}}},
+      {"Use `git commit -m \"%s\"` or ``a ` b``.",
+       {{"`git commit -m \"%s\"`", C}, {"``a ` b``", C}}},
+      {"Set `$HOME` and <b>`x`</b>", {{"`$HOME`", C}, {"<b>", T, 3}, {"`x`", C}, {"</b>", T, 1}}},
+      {"Try `%s --help' for more, `a' or `b'.", {{"%s", P}}},
+  });
+  for (const char* text : {"a ` b", "` x`", "`x `", "``", "`a\nb`", "```code```", "``x`"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    EXPECT_TRUE(spans.empty()) << describe(text, spans);
+  }
+  // Longer than any inline code: not a span, and the scan stays linear.
+  const std::string long_code = "`" + std::string(200, 'x') + "`";
+  EXPECT_TRUE(find_protected_spans(long_code).empty());
+}
+
+// Numbers the demo models garbled ("2024-01-03" as "2024-024-01-01-01-0", "23:59:59" as
+// "23:59:59:59", "3 March 2024" as "3 March 24"): two digits or a separator between digits; a
+// lone digit and digits inside a word are not.
+TEST(ProtectedSpans, Numbers) {
+  expect_table({
+      {"The meeting is on 2024-01-03 at 10:30.", {{"2024-01-03", N}, {"10:30", N}}},
+      {"It weighs 1.5 kg, costs \xE2\x82\xAC"
+       "5,000.50 (12/31/2023).",
+       {{"1.5", N}, {"\xE2\x82\xAC", Sym}, {"5,000.50", N}, {"12/31/2023", N}}},
+      {"IP 192.168.0.1 on port 8080, 32-bit, 75% done",
+       {{"192.168.0.1", N}, {"8080", N}, {"32", N}, {"75", N}}},
+      {"Step 3 of 1 file: %1$s and {0} stay theirs", {{"%1$s", P}, {"{0}", Br}}},
+  });
+  for (const char* text : {"mp3 x86_64 v1.2.3 10th 3D 1.5kg H2O",
+                           "caf\xC3\xA9"
+                           "42",
+                           "1 2 3"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    EXPECT_TRUE(spans.empty()) << describe(text, spans);
+  }
 }
 
 // Pictographs a model would swap for another symbol or words: each a span, emoji sequences whole
@@ -109,7 +156,7 @@ TEST(ProtectedSpans, Symbols) {
       {"Save \xF0\x9F\x98\x80 the file", {{"\xF0\x9F\x98\x80", Sym}}},
       {"Done \xE2\x9C\x93 (\xC2\xA9 2026, 20 \xC2\xB0"
        "C)",
-       {{"\xE2\x9C\x93", Sym}, {"\xC2\xA9", Sym}, {"\xC2\xB0", Sym}}},
+       {{"\xE2\x9C\x93", Sym}, {"\xC2\xA9", Sym}, {"2026", N}, {"20", N}, {"\xC2\xB0", Sym}}},
       {"\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD ok \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB x "
        "\xF0\x9F\x87\xA9\xF0\x9F\x87\xAA\xF0\x9F\x87\xAB\xF0\x9F\x87\xB7 1\xEF\xB8\x8F\xE2\x83\xA3",
        {{"\xF0\x9F\x91\x8D\xF0\x9F\x8F\xBD", Sym},
@@ -120,7 +167,11 @@ TEST(ProtectedSpans, Symbols) {
        {{"<b>", T, 3}, {"\xE2\x98\x85", Sym}, {"%s", P}, {"</b>", T, 0}, {"\xE2\x98\x85", Sym}}},
       {"<span title=\"\xE2\x9C\x93\">x</span>",
        {{"<span title=\"\xE2\x9C\x93\">", T, 1}, {"</span>", T, 0}}},
-      {"caf\xC3\xA9 \xE2\x86\x92 na\xC3\xAFve \xE2\x82\xAC", {}},  // letters, arrows, currency
+      {"caf\xC3\xA9 na\xC3\xAFve \xC2\xB4 x", {}},  // letters, a modifier symbol
+      // Currency and math symbols outside ASCII (ASCII's are text): "€5", "5 £", "≤", "→".
+      {"\xE2\x82\xAC"
+       "5 or 5 \xC2\xA3, x \xE2\x89\xA4 y \xE2\x86\x92 z, 2 + 2 = 4",
+       {{"\xE2\x82\xAC", Sym}, {"\xC2\xA3", Sym}, {"\xE2\x89\xA4", Sym}, {"\xE2\x86\x92", Sym}}},
   });
 }
 
@@ -155,7 +206,7 @@ TEST(ProtectedSpans, GccDiagnostics) {
       {"%<#pragma %s%> at %L", {{"%<#pragma %s%>", P}, {"%L", P}}},
       {"need %<typename%> before %<%T::%D%>", {{"%<typename%>", P}, {"%<%T::%D%>", P}}},
       {"won%'t warn", {{"%'", P}}},
-      {"changed in %{GCC 11.1%}", {{"%{", P}, {"%}", P}}},
+      {"changed in %{GCC 11.1%}", {{"%{", P}, {"11.1", N}, {"%}", P}}},
       // Without a %> the '<' is markup's: the closing tag survives.
       {"<span>$n|%</span>", {{"<span>", T, 2}, {"$n|", V}, {"</span>", T, 0}}},
   });
@@ -163,7 +214,7 @@ TEST(ProtectedSpans, GccDiagnostics) {
 
 TEST(ProtectedSpans, PercentAndPositional) {
   expect_table({
-      {"100%% done", {{"%%", Pct}}},
+      {"100%% done", {{"100", N}, {"%%", Pct}}},
       {"%1 of %2", {{"%1", Pos}, {"%2", Pos}}},
       {"%99 items", {{"%99", Pos}}},
       {"%n file(s)", {{"%n", Pos}}},
@@ -250,6 +301,20 @@ TEST(ProtectedSpans, TagsPairNestingAware) {
   });
 }
 
+// react-i18next's Trans component numbers its elements: "<0>items</0>" lost its "<0>" (en-fr)
+// when the model read it as text; its "{{count}}" was the field "{count}" between two braces.
+TEST(ProtectedSpans, NumberedTags) {
+  expect_table({
+      {"You have <0>{{count}}</0> new <1>messages</1>.",
+       {{"<0>", T, 2}, {"{{count}}", Br}, {"</0>", T, 0}, {"<1>", T, 4}, {"</1>", T, 3}}},
+      {"Line<2/>break", {{"<2/>", T}}},
+      {"x <0 > y, a<12345>b", {{"12345", N}}},  // no tag: a number between two brackets
+      // i18next's, Mustache's and Jinja's double braces are one span.
+      {"Hi {{ user.name }}, {{count|upper}} {{}} {{ a b",
+       {{"{{ user.name }}", Br}, {"{{count|upper}}", Br}, {"{}", Br}}},
+  });
+}
+
 TEST(ProtectedSpans, EntitiesAndEscapes) {
   expect_table({
       {"&amp; &gt; &#160; &#x2026; &kappname;",
@@ -292,10 +357,10 @@ TEST(ProtectedSpans, Accelerators) {
 TEST(ProtectedSpans, NotSpans) {
   expect_table({
       {"", {}},
-      {"50% done", {}},
-      {"100%", {}},
+      {"50% done", {{"50", N}}},  // a number, and no percent span
+      {"100%", {{"100", N}}},
       {"% d", {}},
-      {"50%-60%", {}},
+      {"50%-60%", {{"50", N}, {"60", N}}},
       {"%02 alone", {}},
       {"%100 and %0", {}},
       {"function() { return 0; }", {}},
@@ -388,6 +453,8 @@ TEST(ProtectedSpans, KindNames) {
   EXPECT_STREQ(span_kind_name(SpanKind::kIcuMessage), "icu_message");
   EXPECT_STREQ(span_kind_name(SpanKind::kAccelerator), "accelerator");
   EXPECT_STREQ(span_kind_name(SpanKind::kUrl), "url");
+  EXPECT_STREQ(span_kind_name(SpanKind::kCode), "code");
+  EXPECT_STREQ(span_kind_name(SpanKind::kNumber), "number");
 }
 
 }  // namespace

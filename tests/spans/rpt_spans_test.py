@@ -25,7 +25,8 @@ def main():
     assert [s["partner"] for s in first] == [-1, 3, -1, 1], first
     for s in first:
         assert lines[0].encode()[s["begin"]:s["end"]].decode() == s["text"], s
-    assert result[1] == [] and result[2] == [], result
+    assert result[1] == [], result
+    assert [(s["text"], s["kind"]) for s in result[2]] == [("50", "number")], result  # no %
     assert [s["kind"] for s in result[3]] == ["accelerator", "icu_message"], result[3]
     assert [s["kind"] for s in run(lines[3:], "--no-accelerators")[0]] == ["icu_message"]
 

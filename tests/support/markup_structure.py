@@ -6,7 +6,7 @@
 
 Exit 0 when TRANSLATION has the same tags as SOURCE, in the same order and nesting, with the
 same attributes (the values of the translatable HTML attributes title, alt, placeholder,
-aria-label aside), and the content of untouched elements (HTML: script, style, code, pre,
+aria-label aside, and the root <html>'s lang, which names the translation's language), and the content of untouched elements (HTML: script, style, code, pre,
 textarea; translate="no" anywhere) byte for byte; only other text may differ. XML must also be
 well-formed (xml.dom.minidom parses it; a fragment is parsed inside a root of the test's own).
 Otherwise prints the first difference and exits 1. Standard library only.
@@ -33,7 +33,9 @@ class HtmlEvents(html.parser.HTMLParser):
         return any(untouched for _, untouched in self.open)
 
     def handle_starttag(self, tag, attrs):
-        kept = [(name, None if name in TRANSLATABLE else value) for name, value in attrs]
+        # The root's language declaration names the translation's language (rpt sets it).
+        changing = TRANSLATABLE | ({"lang", "xml:lang"} if tag == "html" else set())
+        kept = [(name, None if name in changing else value) for name, value in attrs]
         self.events.append(f"<{tag} {sorted(kept, key=lambda a: a[0])}>")
         if tag not in VOID_HTML:
             untouched = tag in UNTOUCHED_HTML or ("translate", "no") in attrs
