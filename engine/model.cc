@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "common/process_memory.h"
-#include "kernels/errors.h"
+#include "engine/load_phases.h"
 #include "engine/weight_tensors.h"
 #include "engine/weights_file.h"
+#include "kernels/errors.h"
 #include "kernels/position.h"
 
 namespace rpt {
@@ -105,7 +106,8 @@ class ModelLoader {
   // weights times their per-row `NAME_scale` [rows] (quantizing them again at load gives back the
   // same integers: each row's largest value is 127 steps).
   void convert_rows(const std::string& name, const Tensor& file, std::int64_t begin,
-                    std::int64_t end, float* out) const {
+                    std::int64_t end, float* out) {
+    const PhaseTimer timer(model_.load_phases_.convert);
     const Tensor rows = file.slice_rows(begin, end);
     if (file.dtype() != DataType::kInt8) {
       rows.to_float32(out);
@@ -155,7 +157,7 @@ class ModelLoader {
         kernels::QuantizedRows rows(static_cast<int>(spec.shape[0]),
                                     static_cast<int>(spec.shape[1]));
         quantize(rows, 0, spec.name, spec.shape);
-        tied_generator_.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+        tied_generator_.int8 = laid_out(std::move(rows));
       } else {
         lay_out_float32(tied_generator_, read(spec.name, spec.shape));
       }
@@ -180,7 +182,7 @@ class ModelLoader {
       if (quantized) {
         kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
         quantize(rows, 0, name, spec.weight_shape());
-        layer.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+        layer.int8 = laid_out(std::move(rows));
       } else {
         lay_out_float32(layer, read(name, spec.weight_shape()));
         if (layer.packed) weights_.release(name);  // float32 files' pages, copied
@@ -212,7 +214,7 @@ class ModelLoader {
     if (!spec.last_part()) return;
     layer.bias = assembly.bias;
     if (quantized) {
-      layer.int8 = kernels::Int8Weights::from_rows(std::move(*assembly.quantized));
+      layer.int8 = laid_out(std::move(*assembly.quantized));
     } else {
       lay_out_float32(layer, assembly.weight);
     }
@@ -228,7 +230,7 @@ class ModelLoader {
     } else if (int8_layout(spec)) {
       kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
       quantize(rows, 0, tied.source.data<float>(), spec.part_rows);
-      tied.member.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+      tied.member.int8 = laid_out(std::move(rows));
     } else {
       lay_out_float32(tied.member, tied.source);
     }
@@ -253,8 +255,7 @@ class ModelLoader {
   // packed, or as it is (kept as the layer's weight).
   void lay_out_float32(LinearWeights& layer, const Tensor& weight) {
     if (pack_float32_) {
-      layer.packed = kernels::PackedFloat32Weights::pack(
-          weight.data<float>(), static_cast<int>(weight.dim(0)), static_cast<int>(weight.dim(1)));
+      layer.packed = packed(weight.data<float>(), weight.shape());
     } else {
       layer.weight = weight;
     }
@@ -282,11 +283,26 @@ class ModelLoader {
   // Rows [first, first + count) of `rows` quantized from float32 `weights` [count, cols]; a
   // weight int8 cannot hold names the file.
   void quantize(kernels::QuantizedRows& rows, int first, const float* weights, int count) {
+    const PhaseTimer timer(model_.load_phases_.quantize);
     try {
       rows.quantize(first, weights, count);
     } catch (const InvalidArgument& error) {
       RPT_THROW(ModelError, weights_.path(), ": cannot quantize to int8: ", error.message());
     }
+  }
+
+  // float32 weights [rows, cols] packed for oneDNN's sgemm.
+  std::shared_ptr<const kernels::PackedFloat32Weights> packed(const float* weights,
+                                                              const Shape& shape) {
+    const PhaseTimer timer(model_.load_phases_.pack);
+    return kernels::PackedFloat32Weights::pack(weights, static_cast<int>(shape[0]),
+                                               static_cast<int>(shape[1]));
+  }
+
+  // Quantized rows in the layout their products read.
+  std::shared_ptr<const kernels::Int8Weights> laid_out(kernels::QuantizedRows rows) {
+    const PhaseTimer timer(model_.load_phases_.pack);
+    return kernels::Int8Weights::from_rows(std::move(rows));
   }
 
   // Counts what a finished layer holds (its weight too unless `weight_counted`: a tied
@@ -403,6 +419,7 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   RPT_CHECK(options.max_sequence_length > 0, InvalidArgument,
             "max_sequence_length must be positive");
   std::shared_ptr<Model> model(new Model());
+  std::optional<PhaseTimer> total(model->load_phases_.total);
   model->directory_ = directory;
   model->config_ = ModelConfig::load(directory);
   const ModelConfig& config = model->config_;
@@ -424,6 +441,8 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
 
   const WeightsFile weights(in_directory(directory, config.weights_file),
                             WeightsFileOptions{.verify_checksums = options.verify_checksums});
+  model->load_phases_.map = weights.map_seconds();
+  model->load_phases_.checksum = weights.checksum_seconds();
   // The linear layers' dtype names the file (int8 files keep their embeddings in float16).
   const std::string first_linear = "decoder.layer_0.ffn.inner.weight";
   model->stored_dtype_ = std::string(dtype_name(
@@ -437,6 +456,7 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   return_freed_memory();
   model->int8_ = options.int8;
   model->weights_bytes_ = loader.bytes_loaded();
+  total.reset();
   return model;
 }
 
