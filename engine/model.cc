@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -14,6 +15,7 @@
 #include "engine/weight_tensors.h"
 #include "engine/weights_file.h"
 #include "kernels/errors.h"
+#include "kernels/parallel.h"
 #include "kernels/position.h"
 
 namespace rpt {
@@ -21,6 +23,8 @@ namespace {
 
 // Rows converted to float32 at a time for quantizing a stored matrix of another dtype.
 constexpr std::size_t kConversionBytes = std::size_t{1} << 20;
+// Elements a thread converts at least per parallel call: below that, one thread.
+constexpr long kElementsPerThread = 16384;
 
 }  // namespace
 
@@ -108,9 +112,13 @@ class ModelLoader {
   void convert_rows(const std::string& name, const Tensor& file, std::int64_t begin,
                     std::int64_t end, float* out) {
     const PhaseTimer timer(model_.load_phases_.convert);
-    const Tensor rows = file.slice_rows(begin, end);
+    const std::int64_t cols = file.dim(0) > 0 ? file.numel() / file.dim(0) : 0;
+    const long min_rows = std::max<long>(1, kElementsPerThread / std::max<std::int64_t>(cols, 1));
     if (file.dtype() != DataType::kInt8) {
-      rows.to_float32(out);
+      // Rows in parallel: each element is converted alone, the same bits for any thread count.
+      kernels::parallel_for(end - begin, min_rows, [&](long first, long last) {
+        file.slice_rows(begin + first, begin + last).to_float32(out + first * cols);
+      });
       return;
     }
     RPT_CHECK(file.rank() == 2, ModelError, weights_.path(), ": int8 tensor ", name,
@@ -119,14 +127,15 @@ class ModelLoader {
     RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{file.dim(0)},
               ModelError, weights_.path(), ": ", name, "_scale must be float32 [", file.dim(0),
               "]");
-    const auto* values = rows.data<std::int8_t>();
+    const auto* values = file.slice_rows(begin, end).data<std::int8_t>();
     const float* scale = scales.data<float>() + begin;
-    const std::int64_t cols = file.dim(1);
-    for (std::int64_t r = 0; r < end - begin; ++r) {
-      for (std::int64_t c = 0; c < cols; ++c) {
-        out[r * cols + c] = scale[r] * static_cast<float>(values[r * cols + c]);
+    kernels::parallel_for(end - begin, min_rows, [&](long first, long last) {
+      for (std::int64_t r = first; r < last; ++r) {
+        for (std::int64_t c = 0; c < cols; ++c) {
+          out[r * cols + c] = scale[r] * static_cast<float>(values[r * cols + c]);
+        }
       }
-    }
+    });
   }
 
   // The visits of for_each_weight (engine/weight_tensors.h), one per member of the weights.
@@ -159,7 +168,7 @@ class ModelLoader {
         quantize(rows, 0, spec.name, spec.shape);
         tied_generator_.int8 = laid_out(std::move(rows));
       } else {
-        lay_out_float32(tied_generator_, read(spec.name, spec.shape));
+        lay_out_float32(tied_generator_, spec.name, spec.shape);
       }
       weights_.release(spec.name);  // read whole; rows come back as they are looked up
       return_freed_memory();
@@ -184,8 +193,7 @@ class ModelLoader {
         quantize(rows, 0, name, spec.weight_shape());
         layer.int8 = laid_out(std::move(rows));
       } else {
-        lay_out_float32(layer, read(name, spec.weight_shape()));
-        if (layer.packed) weights_.release(name);  // float32 files' pages, copied
+        lay_out_float32(layer, name, spec.weight_shape());
       }
       layer.bias = bias(spec, 0);
       count(layer, /*weight_counted=*/false);
@@ -213,6 +221,11 @@ class ModelLoader {
     }
     if (!spec.last_part()) return;
     layer.bias = assembly.bias;
+    // A fused member larger than the transient is the load's peak: not with the transient beside.
+    if (assembly.weight.defined() && assembly.weight.numel() > transient_size_) {
+      transient_.reset();
+      transient_size_ = 0;
+    }
     if (quantized) {
       layer.int8 = laid_out(std::move(*assembly.quantized));
     } else {
@@ -291,6 +304,27 @@ class ModelLoader {
     }
   }
 
+  // The file's matrix `name` [rows, cols] laid out as above, its pages let go once copied. Packed
+  // from a float32 transient that the loader keeps from matrix to matrix: converting into fresh
+  // memory faulted its pages in and unmapped them again for every matrix, half the time of a
+  // float32 load of a float16 file (docs/PERFORMANCE.md "Model load time, CPU").
+  void lay_out_float32(LinearWeights& layer, const std::string& name, const Shape& shape) {
+    const Tensor file = stored(name, shape);
+    if (!pack_float32_ || file.dtype() == DataType::kFloat32) {
+      lay_out_float32(layer, read(name, shape));
+    } else {
+      if (transient_size_ < file.numel()) {
+        transient_.reset();  // before the larger one is allocated
+        transient_ =
+            std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(file.numel()));
+        transient_size_ = file.numel();
+      }
+      convert_rows(name, file, 0, file.dim(0), transient_.get());
+      layer.packed = packed(transient_.get(), shape);
+    }
+    if (layer.packed) weights_.release(name);  // copied
+  }
+
   // float32 weights [rows, cols] packed for oneDNN's sgemm.
   std::shared_ptr<const kernels::PackedFloat32Weights> packed(const float* weights,
                                                               const Shape& shape) {
@@ -366,6 +400,9 @@ class ModelLoader {
   std::string tied_generator_source_;  // the table a tied generator's weight is; empty: none
   LinearWeights tied_generator_;       // its layout, made with the table (fill_embeddings)
   int max_sequence_length_ = 0;
+  // Converted rows packed next (lay_out_float32): [transient_size_] float32, grown as needed.
+  std::unique_ptr<float[]> transient_;
+  std::int64_t transient_size_ = 0;
   // The fused members not yet complete.
   std::map<const LinearWeights*, Assembly> pending_;
 };
