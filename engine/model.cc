@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -74,6 +77,8 @@ class ModelLoader {
     for_each_weight(
         config_, source_vocabulary, target_vocabulary,
         [this](const auto& spec, auto&& member) { fill(spec, member); }, model_.weights_);
+    transient_.reset();  // before the caller hands the heap's free pages back
+    transient_size_ = 0;
   }
 
   std::size_t bytes_loaded() const { return bytes_; }
@@ -111,7 +116,7 @@ class ModelLoader {
   // same integers: each row's largest value is 127 steps).
   void convert_rows(const std::string& name, const Tensor& file, std::int64_t begin,
                     std::int64_t end, float* out) {
-    const PhaseTimer timer(model_.load_phases_.convert);
+    const auto timer = phase_timer(model_.load_phases_.convert);
     const std::int64_t cols = file.dim(0) > 0 ? file.numel() / file.dim(0) : 0;
     const long min_rows = std::max<long>(1, kElementsPerThread / std::max<std::int64_t>(cols, 1));
     if (file.dtype() != DataType::kInt8) {
@@ -136,6 +141,13 @@ class ModelLoader {
         }
       }
     });
+  }
+
+  // A timer of `phase` on the loading thread; none on the others, whose share of a parallel
+  // region the loading thread's stands for (phases are wall time).
+  std::optional<PhaseTimer> phase_timer(double& phase) const {
+    if (std::this_thread::get_id() != loading_thread_) return std::nullopt;
+    return std::optional<PhaseTimer>(std::in_place, phase);
   }
 
   // The visits of for_each_weight (engine/weight_tensors.h), one per member of the weights.
@@ -275,7 +287,10 @@ class ModelLoader {
   }
 
   // Rows [first, first + its rows) of `rows` quantized from the file's tensor `name`, converted
-  // to float32 a chunk of rows at a time: never the whole matrix in float32 beside its int8.
+  // to float32 a chunk of rows at a time: never the whole matrix in float32 beside its int8. One
+  // parallel region for the matrix, each thread converting and quantizing rows of its own (a
+  // region per chunk waited for the other thread hundreds of times a load: slower than one
+  // thread while another process held the second core); the first row that fails is named.
   void quantize(kernels::QuantizedRows& rows, int first, const std::string& name,
                 const Shape& shape) {
     const Tensor file = stored(name, shape);
@@ -284,19 +299,35 @@ class ModelLoader {
       quantize(rows, first, file.data<float>(), count);
     } else {
       const int chunk = std::max(1, static_cast<int>(kConversionBytes / sizeof(float) / shape[1]));
-      std::vector<float> converted(static_cast<std::size_t>(std::min(chunk, count)) * shape[1]);
-      for (int begin = 0; begin < count; begin += chunk) {
-        const int end = std::min(count, begin + chunk);
-        convert_rows(name, file, begin, end, converted.data());
-        quantize(rows, first + begin, converted.data(), end - begin);
-      }
+      std::mutex failure_mutex;
+      long failed_at = count;
+      std::exception_ptr failure;
+      kernels::parallel_for(count, chunk, [&](long part_begin, long part_end) {
+        try {
+          std::vector<float> converted(
+              static_cast<std::size_t>(std::min<long>(chunk, part_end - part_begin)) * shape[1]);
+          for (long begin = part_begin; begin < part_end; begin += chunk) {
+            const long end = std::min(part_end, begin + chunk);
+            convert_rows(name, file, begin, end, converted.data());
+            quantize(rows, first + static_cast<int>(begin), converted.data(),
+                     static_cast<int>(end - begin));
+          }
+        } catch (...) {
+          const std::lock_guard lock(failure_mutex);
+          if (part_begin < failed_at) {
+            failed_at = part_begin;
+            failure = std::current_exception();
+          }
+        }
+      });
+      if (failure) std::rethrow_exception(failure);
     }
     weights_.release(name);  // quantized
   }
   // Rows [first, first + count) of `rows` quantized from float32 `weights` [count, cols]; a
   // weight int8 cannot hold names the file.
   void quantize(kernels::QuantizedRows& rows, int first, const float* weights, int count) {
-    const PhaseTimer timer(model_.load_phases_.quantize);
+    const auto timer = phase_timer(model_.load_phases_.quantize);
     try {
       rows.quantize(first, weights, count);
     } catch (const InvalidArgument& error) {
@@ -400,6 +431,7 @@ class ModelLoader {
   std::string tied_generator_source_;  // the table a tied generator's weight is; empty: none
   LinearWeights tied_generator_;       // its layout, made with the table (fill_embeddings)
   int max_sequence_length_ = 0;
+  std::thread::id loading_thread_ = std::this_thread::get_id();
   // Converted rows packed next (lay_out_float32): [transient_size_] float32, grown as needed.
   std::unique_ptr<float[]> transient_;
   std::int64_t transient_size_ = 0;

@@ -6,11 +6,14 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engine/errors.h"
 #include "engine/model.h"
+#include "engine/weights_file.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/packed_sgemm.h"
 #include "kernels/parallel.h"
@@ -51,12 +54,13 @@ bool same_bytes(const void* a, const void* b, std::size_t bytes) {
 
 class ParallelLoad : public ::testing::Test {
  protected:
-  // A float16 file whose matrices are large enough to be split over 3 threads: d_ff 1024 rows of
-  // 128 (conversion, quantization) and output features past 3 packed blocks.
+  // A float16 file whose matrices are large enough to be split over 3 threads: d_ff 4096 rows of
+  // 128 (conversion, and quantization by 1 MiB of float32 rows) and output features past 3 packed
+  // blocks.
   void SetUp() override {
     directory_ = testing::make_temp_directory("rpt-parallel-load");
     testing::SyntheticModelOptions options = testing::relative_model_options(
-        {.encoder_layers = 1, .decoder_layers = 2, .d_model = 128, .heads = 4, .d_ff = 1024}, 4);
+        {.encoder_layers = 1, .decoder_layers = 2, .d_model = 128, .heads = 4, .d_ff = 4096}, 4);
     options.dtype = "float16";
     options.vocabulary_size = 900;
     testing::write_synthetic_model(directory_, options);
@@ -135,6 +139,37 @@ TEST_F(ParallelLoad, PackedWeightsArePackedPlainWeights) {
                                   .output_stride = rows});
     }
     EXPECT_TRUE(same_bytes(got.data(), want.data(), sizeof(float) * got.size())) << i;
+  }
+}
+
+// A weight int8 cannot hold is refused naming the file and the first row holding one, though
+// the rows are quantized by two threads (rows 0-2047 and 2048-4095).
+TEST_F(ParallelLoad, ANonFiniteWeightNamesTheFirstRowHoldingOne) {
+  const std::string path = directory_ + "/model.bin";
+  std::vector<testing::NamedTensor> tensors;
+  {
+    const WeightsFile file(path);
+    for (const std::string& name : file.names()) {
+      const Tensor stored = file.get(name);
+      const Tensor values = stored.to_float32();
+      tensors.push_back({.name = name,
+                         .dtype = std::string(dtype_name(stored.dtype())),
+                         .shape = stored.shape(),
+                         .values = {values.data<float>(), values.data<float>() + values.numel()}});
+      if (name == "encoder.layer_0.ffn.inner.weight") {
+        tensors.back().values[3000 * 128 + 5] = std::numeric_limits<float>::infinity();
+        tensors.back().values[1500 * 128 + 7] = std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+  }
+  testing::write_weights(path, tensors);
+  try {
+    load(3, {.int8 = true});
+    FAIL() << "quantized a NaN";
+  } catch (const ModelError& error) {
+    EXPECT_NE(error.message().find(path), std::string::npos) << error.message();
+    EXPECT_NE(error.message().find("weight row 1500 holds nan"), std::string::npos)
+        << error.message();
   }
 }
 
