@@ -78,6 +78,7 @@ class ModelLoader {
         config_, source_vocabulary, target_vocabulary,
         [this](const auto& spec, auto&& member) { fill(spec, member); }, model_.weights_);
     release_transient();
+    spare_int8_ = {};
   }
 
   std::size_t bytes_loaded() const { return bytes_; }
@@ -177,7 +178,7 @@ class ModelLoader {
         kernels::QuantizedRows rows(static_cast<int>(spec.shape[0]),
                                     static_cast<int>(spec.shape[1]));
         quantize(rows, 0, spec.name, spec.shape);
-        tied_generator_.int8 = laid_out(std::move(rows));
+        tied_generator_.int8 = laid_out(std::move(rows), nullptr);  // the table's size
       } else {
         lay_out_float32(tied_generator_, spec.name, spec.shape);
       }
@@ -200,9 +201,9 @@ class ModelLoader {
     if (spec.names.size() == 1 && spec.member_rows() == spec.part_rows) {
       const std::string name = spec.weight_name(0);
       if (quantized) {
-        kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
+        kernels::QuantizedRows rows(spec.part_rows, spec.inputs, std::move(spare_int8_));
         quantize(rows, 0, name, spec.weight_shape());
-        layer.int8 = laid_out(std::move(rows));
+        layer.int8 = laid_out(std::move(rows), &spare_int8_);
       } else {
         lay_out_float32(layer, name, spec.weight_shape());
       }
@@ -237,7 +238,11 @@ class ModelLoader {
       release_transient();
     }
     if (quantized) {
-      layer.int8 = laid_out(std::move(*assembly.quantized));
+      // The memory keys and values span the decoder layers, the load's largest int8 storage:
+      // not kept as the spare (the load's peak would grow by it).
+      const bool one_layer =
+          spec.member_rows() == static_cast<int>(spec.names.size()) * spec.part_rows;
+      layer.int8 = laid_out(std::move(*assembly.quantized), one_layer ? &spare_int8_ : nullptr);
     } else {
       lay_out_float32(layer, assembly.weight);
     }
@@ -253,7 +258,7 @@ class ModelLoader {
     } else if (int8_layout(spec)) {
       kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
       quantize(rows, 0, tied.source.data<float>(), spec.part_rows);
-      tied.member.int8 = laid_out(std::move(rows));
+      tied.member.int8 = laid_out(std::move(rows), nullptr);
     } else {
       lay_out_float32(tied.member, tied.source);
     }
@@ -370,10 +375,12 @@ class ModelLoader {
                                                static_cast<int>(shape[1]));
   }
 
-  // Quantized rows in the layout their products read.
-  std::shared_ptr<const kernels::Int8Weights> laid_out(kernels::QuantizedRows rows) {
+  // Quantized rows in the layout their products read; their storage handed back to `spare` when
+  // the products copied them (Int8Weights::from_rows).
+  std::shared_ptr<const kernels::Int8Weights> laid_out(kernels::QuantizedRows rows,
+                                                       std::vector<std::int8_t>* spare) {
     const PhaseTimer timer(model_.load_phases_.pack);
-    return kernels::Int8Weights::from_rows(std::move(rows));
+    return kernels::Int8Weights::from_rows(std::move(rows), spare);
   }
 
   // Counts what a finished layer holds (its weight too unless `weight_counted`: a tied
@@ -400,7 +407,7 @@ class ModelLoader {
   void start(Assembly& assembly, const LinearSpec& spec, bool quantized) {
     assembly.started = true;
     if (quantized) {
-      assembly.quantized.emplace(spec.member_rows(), spec.inputs);
+      assembly.quantized.emplace(spec.member_rows(), spec.inputs, std::move(spare_int8_));
     } else {
       assembly.weight = Tensor::empty({spec.member_rows(), spec.inputs});
     }
@@ -438,6 +445,9 @@ class ModelLoader {
   LinearWeights tied_generator_;       // its layout, made with the table (fill_embeddings)
   int max_sequence_length_ = 0;
   std::thread::id loading_thread_ = std::this_thread::get_id();
+  // The storage of int8 rows laid out already, for the next matrix's: its pages stay with the
+  // load instead of being handed back after each layer and faulted in again.
+  std::vector<std::int8_t> spare_int8_;
   // Converted rows packed next (lay_out_float32): [transient_size_] float32, grown as needed.
   std::unique_ptr<float[]> transient_;
   std::int64_t transient_size_ = 0;

@@ -153,12 +153,15 @@ void check_not_empty(int rows, int cols) {
 
 Int8Weights::~Int8Weights() = default;
 
-QuantizedRows::QuantizedRows(int rows, int cols)
+QuantizedRows::QuantizedRows(int rows, int cols, std::vector<std::int8_t> storage)
     : rows_(rows),
       cols_(cols),
-      values_(static_cast<std::size_t>(std::max(rows, 0)) * std::max(cols, 0)),
+      values_(std::move(storage)),
       scales_(static_cast<std::size_t>(std::max(rows, 0))),
-      row_sums_(static_cast<std::size_t>(std::max(rows, 0))) {}
+      row_sums_(static_cast<std::size_t>(std::max(rows, 0))) {
+  // Zeros in place: no reallocation when the storage holds enough.
+  values_.assign(static_cast<std::size_t>(std::max(rows, 0)) * std::max(cols, 0), 0);
+}
 
 void QuantizedRows::quantize(int first, const float* weights, int count) {
   RPT_CHECK(first >= 0 && count >= 0 && first <= rows_ - count, InvalidArgument, "rows [", first,
@@ -200,7 +203,8 @@ std::shared_ptr<const Int8Weights> Int8Weights::quantize(const float* weights, i
   return from_rows(std::move(quantized));
 }
 
-std::shared_ptr<const Int8Weights> Int8Weights::from_rows(QuantizedRows rows) {
+std::shared_ptr<const Int8Weights> Int8Weights::from_rows(QuantizedRows rows,
+                                                          std::vector<std::int8_t>* spare) {
   check_not_empty(rows.rows(), rows.cols());
   std::shared_ptr<Int8Weights> out(new Int8Weights());
   out->rows_ = rows.rows_;
@@ -208,8 +212,8 @@ std::shared_ptr<const Int8Weights> Int8Weights::from_rows(QuantizedRows rows) {
   out->block_columns_ = packed_block_columns(rows.rows_);
   out->scales_ = std::move(rows.scales_);
   out->row_sums_ = std::move(rows.row_sums_);
-  out->products_ =
-      int8_products(std::move(rows.values_), out->rows_, out->cols_, out->block_columns_);
+  out->products_ = int8_products(rows.values_, out->rows_, out->cols_, out->block_columns_);
+  if (spare != nullptr && !rows.values_.empty()) *spare = std::move(rows.values_);  // packed
   return out;
 }
 

@@ -173,7 +173,7 @@ class MatmulProducts final : public Int8Weights::Products {
 
 }  // namespace
 
-std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t> values, int n,
+std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t>& values, int n,
                                                            int k, int block_columns) {
   const Packing packing = packing_setting();
   const PackedGemmApi* api = packed_gemm_api();

@@ -519,5 +519,35 @@ TEST(QuantizedRows, SameBitsOnAnyThreadCountAndTheFirstBadRowNamed) {
   set_cpu_threads(threads_before);
 }
 
+// The storage from_rows hands back when packed products copied the values serves the next
+// QuantizedRows (a model loader's next matrix): zero again where not quantized, the same bits as
+// fresh storage; plain products keep the values and hand nothing back.
+TEST(QuantizedRows, RecycledStorageIsZeroedAndGivesTheSameBits) {
+  const int cols = 64;
+  const std::vector<float> first = random_matrix(300, cols, 41);
+  const std::vector<float> second = random_matrix(200, cols, 42);
+  std::vector<std::int8_t> spare;
+  {
+    const testing::ScopedEnvironmentVariable packing("RPT_INT8_PACKED", "1");
+    QuantizedRows rows(300, cols);
+    rows.quantize(0, first.data(), 300);
+    ASSERT_TRUE(Int8Weights::from_rows(std::move(rows), &spare)->packed());
+  }
+  ASSERT_EQ(spare.size(), static_cast<std::size_t>(300 * cols));
+  QuantizedRows recycled(200, cols, std::move(spare));
+  QuantizedRows fresh(200, cols);
+  recycled.quantize(0, second.data(), 120);  // rows 120-199 stay zero
+  fresh.quantize(0, second.data(), 120);
+  const testing::ScopedEnvironmentVariable packing("RPT_INT8_PACKED", "0");
+  std::vector<std::int8_t> kept;
+  const auto a = Int8Weights::from_rows(std::move(recycled), &kept);
+  const auto b = Int8Weights::from_rows(std::move(fresh));
+  EXPECT_FALSE(a->packed());
+  EXPECT_TRUE(kept.empty()) << "the plain products keep their values";
+  EXPECT_EQ(a->unpacked_values(), b->unpacked_values());
+  EXPECT_EQ(std::memcmp(a->scales(), b->scales(), sizeof(float) * 200), 0);
+  EXPECT_EQ(std::memcmp(a->row_sums(), b->row_sums(), sizeof(std::int32_t) * 200), 0);
+}
+
 }  // namespace
 }  // namespace rpt::kernels
