@@ -69,15 +69,21 @@ CPU_FLAGS = re.compile(r"^(avx\w*|fma|f16c|amx\w*|\w*vnni\w*)$")
 # -- the CTranslate2 worker (its own process, so its RSS is its own) ---------------------------
 
 def ct2_worker(request_path):
-    """Translates request["input"] with CTranslate2; writes the texts and the seconds taken."""
+    """Translates request["input"] with CTranslate2; writes the texts and the seconds taken.
+    With request["load_only"], loads the model and writes the seconds the Translator took."""
     import ctranslate2
     import ct2_text
 
     request = json.loads(Path(request_path).read_text())
+    load_start = time.perf_counter()
     translator = ctranslate2.Translator(request["ct2_dir"], device=request["device"],
                                         compute_type=request["compute_type"],
                                         inter_threads=request["inter_threads"],
                                         intra_threads=request["intra_threads"])
+    if request.get("load_only"):
+        Path(request["output"]).write_text(json.dumps(
+            {"load_s": time.perf_counter() - load_start}))
+        return
     spms = ct2_text.tokenizers(request["model"])
     lines = Path(request["input"]).read_text(encoding="utf-8").splitlines()
     start = time.perf_counter()
@@ -189,10 +195,12 @@ def run_rpt(args, compute_type, batch, layout, search, input_path):
             "kernels": (kernels or device).group(1) if (kernels or device) else None}
 
 
-def run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path, work, env=None):
+def run_ct2(args, ct2_dir, compute_type, batch, layout, search, input_path, work, env=None,
+            load_only=False):
     request = {"ct2_dir": str(ct2_dir), "model": args.model, "device": args.device,
-               "compute_type": CT2_TYPES[compute_type][1], "intra_threads": layout["intra"],
-               "inter_threads": layout["inter"], "beam_size": args.beam_size,
+               "load_only": load_only, "compute_type": CT2_TYPES[compute_type][1],
+               "intra_threads": layout["intra"], "inter_threads": layout["inter"],
+               "beam_size": args.beam_size,
                "batch_size": batch, "max_length": args.max_length,
                "min_length": getattr(args, "min_length", 0),
                "length_penalty": SEARCHES[search]["ctranslate2"],

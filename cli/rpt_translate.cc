@@ -235,13 +235,32 @@ int translate_whole_document(const CliOptions& cli, const rpt::Translator& trans
   return 0;
 }
 
+// --verbose: the time from the start of loading to a translator ready, and the model's phases
+// (bench/load_time.py reads this line).
+void print_load_time(std::chrono::steady_clock::time_point start, const rpt::LoadPhases& model) {
+  const double ready =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(
+      stderr,
+      "rpt-translate: load %.3f s: model %.3f s (map %.3f, checksum %.3f, convert %.3f, "
+      "quantize %.3f, pack %.3f, other %.3f), engine and translator %.3f s, %d CPU "
+      "threads\n",
+      ready, model.total, model.map, model.checksum, model.convert, model.quantize, model.pack,
+      model.total - model.map - model.checksum - model.convert - model.quantize - model.pack,
+      ready - model.total, rpt::kernels::cpu_threads());
+}
+
 int run(const CliOptions& cli) {
+  const auto load_start = std::chrono::steady_clock::now();
   rpt::kernels::set_cpu_threads(cli.compute.threads);
   const rpt::kernels::Precision precision = cli.compute.precision;
+  std::shared_ptr<const rpt::Model> loaded =
+      rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8,
+                                   .cpu_layout = cli.compute.device == rpt::Device::kCpu});
+  const rpt::LoadPhases phases = loaded->load_phases();
   // The engine holds the only reference to the model: a GPU engine frees its host weights.
   const auto engine = rpt::Engine::create(
-      rpt::Model::load(cli.model, {.int8 = precision == rpt::kernels::Precision::kInt8,
-                                   .cpu_layout = cli.compute.device == rpt::Device::kCpu}),
+      std::move(loaded),
       cli.compute.compute_options(
           precision, static_cast<std::size_t>(cli.compute.memory_limit_mib * 1048576.0)));
   const rpt::Model& model = engine->model();
@@ -249,6 +268,7 @@ int run(const CliOptions& cli) {
                                             .max_input_length = cli.max_input_length,
                                             .admission_group = cli.admission_group,
                                             .language_pair = language_pair(cli, model)});
+  if (cli.verbose) print_load_time(load_start, phases);
 
   std::optional<rpt::Glossary> glossary;
   rpt::GlossaryUse glossary_use{.glossaries = {}, .method = cli.text.glossary_method};

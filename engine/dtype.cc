@@ -47,28 +47,6 @@ DataType parse_dtype(std::string_view name) {
             "' (expected float32, float16, bfloat16, int32 or int8)");
 }
 
-float half_to_float(std::uint16_t bits) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(bits & 0x8000u) << 16;
-  std::uint32_t exponent = (bits >> 10) & 0x1fu;
-  std::uint32_t mantissa = bits & 0x3ffu;
-  std::uint32_t out;
-  if (exponent == 0x1f) {  // inf or nan
-    out = sign | 0x7f800000u | (mantissa << 13);
-  } else if (exponent != 0) {  // normal
-    out = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  } else if (mantissa == 0) {  // zero
-    out = sign;
-  } else {  // subnormal: renormalise
-    exponent = 113;
-    while ((mantissa & 0x400u) == 0) {
-      mantissa <<= 1;
-      --exponent;
-    }
-    out = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
-  }
-  return std::bit_cast<float>(out);
-}
-
 std::uint16_t float_to_half(float value) {
   const std::uint32_t x = std::bit_cast<std::uint32_t>(value);
   const std::uint32_t sign = (x >> 16) & 0x8000u;
@@ -140,8 +118,7 @@ void convert_to_float32(const void* source, DataType dtype, std::size_t count, f
       std::memcpy(out, source, count * sizeof(float));
       return;
     case DataType::kFloat16: {
-      const auto* in = static_cast<const std::uint16_t*>(source);
-      for (std::size_t i = 0; i < count; ++i) out[i] = half_to_float(in[i]);
+      kernels::halves_to_float_cpu(static_cast<const std::uint16_t*>(source), count, out);
       return;
     }
     case DataType::kBFloat16: {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/half_float.h"
 #include "kernels/precision.h"
 
 namespace rpt {
@@ -19,8 +20,8 @@ std::string_view dtype_name(DataType dtype);
 // Parses "float32" | "float16" | "bfloat16" | "int32" | "int8"; throws InvalidArgument otherwise.
 DataType parse_dtype(std::string_view name);
 
-// IEEE binary16 <-> binary32, round to nearest even.
-float half_to_float(std::uint16_t bits);
+// IEEE binary16 <-> binary32, round to nearest even (half_to_float: kernels/half_float.h, exact).
+using kernels::half_to_float;
 std::uint16_t float_to_half(float value);
 float bfloat16_to_float(std::uint16_t bits);
 // Round to nearest even; NaN stays NaN (quiet, same sign), overflow becomes infinity.

@@ -3,16 +3,22 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <exception>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "common/process_memory.h"
-#include "kernels/errors.h"
+#include "engine/load_phases.h"
 #include "engine/weight_tensors.h"
 #include "engine/weights_file.h"
+#include "kernels/errors.h"
+#include "kernels/parallel.h"
 #include "kernels/position.h"
 
 namespace rpt {
@@ -20,6 +26,8 @@ namespace {
 
 // Rows converted to float32 at a time for quantizing a stored matrix of another dtype.
 constexpr std::size_t kConversionBytes = std::size_t{1} << 20;
+// Elements a thread converts at least per parallel call: below that, one thread.
+constexpr long kElementsPerThread = 16384;
 
 }  // namespace
 
@@ -69,6 +77,8 @@ class ModelLoader {
     for_each_weight(
         config_, source_vocabulary, target_vocabulary,
         [this](const auto& spec, auto&& member) { fill(spec, member); }, model_.weights_);
+    release_transient();
+    spare_int8_ = {};
   }
 
   std::size_t bytes_loaded() const { return bytes_; }
@@ -105,10 +115,15 @@ class ModelLoader {
   // weights times their per-row `NAME_scale` [rows] (quantizing them again at load gives back the
   // same integers: each row's largest value is 127 steps).
   void convert_rows(const std::string& name, const Tensor& file, std::int64_t begin,
-                    std::int64_t end, float* out) const {
-    const Tensor rows = file.slice_rows(begin, end);
+                    std::int64_t end, float* out) {
+    const auto timer = phase_timer(model_.load_phases_.convert);
+    const std::int64_t cols = file.dim(0) > 0 ? file.numel() / file.dim(0) : 0;
+    const long min_rows = std::max<long>(1, kElementsPerThread / std::max<std::int64_t>(cols, 1));
     if (file.dtype() != DataType::kInt8) {
-      rows.to_float32(out);
+      // Rows in parallel: each element is converted alone, the same bits for any thread count.
+      kernels::parallel_for(end - begin, min_rows, [&](long first, long last) {
+        file.slice_rows(begin + first, begin + last).to_float32(out + first * cols);
+      });
       return;
     }
     RPT_CHECK(file.rank() == 2, ModelError, weights_.path(), ": int8 tensor ", name,
@@ -117,14 +132,22 @@ class ModelLoader {
     RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{file.dim(0)},
               ModelError, weights_.path(), ": ", name, "_scale must be float32 [", file.dim(0),
               "]");
-    const auto* values = rows.data<std::int8_t>();
+    const auto* values = file.slice_rows(begin, end).data<std::int8_t>();
     const float* scale = scales.data<float>() + begin;
-    const std::int64_t cols = file.dim(1);
-    for (std::int64_t r = 0; r < end - begin; ++r) {
-      for (std::int64_t c = 0; c < cols; ++c) {
-        out[r * cols + c] = scale[r] * static_cast<float>(values[r * cols + c]);
+    kernels::parallel_for(end - begin, min_rows, [&](long first, long last) {
+      for (std::int64_t r = first; r < last; ++r) {
+        for (std::int64_t c = 0; c < cols; ++c) {
+          out[r * cols + c] = scale[r] * static_cast<float>(values[r * cols + c]);
+        }
       }
-    }
+    });
+  }
+
+  // A timer of `phase` on the loading thread; none on the others, whose share of a parallel
+  // region the loading thread's stands for (phases are wall time).
+  std::optional<PhaseTimer> phase_timer(double& phase) const {
+    if (std::this_thread::get_id() != loading_thread_) return std::nullopt;
+    return std::optional<PhaseTimer>(std::in_place, phase);
   }
 
   // The visits of for_each_weight (engine/weight_tensors.h), one per member of the weights.
@@ -155,12 +178,12 @@ class ModelLoader {
         kernels::QuantizedRows rows(static_cast<int>(spec.shape[0]),
                                     static_cast<int>(spec.shape[1]));
         quantize(rows, 0, spec.name, spec.shape);
-        tied_generator_.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+        tied_generator_.int8 = laid_out(std::move(rows), nullptr);  // the table's size
       } else {
-        lay_out_float32(tied_generator_, read(spec.name, spec.shape));
+        lay_out_float32(tied_generator_, spec.name, spec.shape);
       }
       weights_.release(spec.name);  // read whole; rows come back as they are looked up
-      return_freed_memory();
+      release_transient();          // the table's size: the layers' matrices are smaller
     }
     return true;
   }
@@ -178,12 +201,11 @@ class ModelLoader {
     if (spec.names.size() == 1 && spec.member_rows() == spec.part_rows) {
       const std::string name = spec.weight_name(0);
       if (quantized) {
-        kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
+        kernels::QuantizedRows rows(spec.part_rows, spec.inputs, std::move(spare_int8_));
         quantize(rows, 0, name, spec.weight_shape());
-        layer.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+        layer.int8 = laid_out(std::move(rows), &spare_int8_);
       } else {
-        lay_out_float32(layer, read(name, spec.weight_shape()));
-        if (layer.packed) weights_.release(name);  // float32 files' pages, copied
+        lay_out_float32(layer, name, spec.weight_shape());
       }
       layer.bias = bias(spec, 0);
       count(layer, /*weight_counted=*/false);
@@ -211,8 +233,16 @@ class ModelLoader {
     }
     if (!spec.last_part()) return;
     layer.bias = assembly.bias;
+    // A fused member larger than the transient is the load's peak: not with the transient beside.
+    if (assembly.weight.defined() && assembly.weight.numel() > transient_size_) {
+      release_transient();
+    }
     if (quantized) {
-      layer.int8 = kernels::Int8Weights::from_rows(std::move(*assembly.quantized));
+      // The memory keys and values span the decoder layers, the load's largest int8 storage:
+      // not kept as the spare (the load's peak would grow by it).
+      const bool one_layer =
+          spec.member_rows() == static_cast<int>(spec.names.size()) * spec.part_rows;
+      layer.int8 = laid_out(std::move(*assembly.quantized), one_layer ? &spare_int8_ : nullptr);
     } else {
       lay_out_float32(layer, assembly.weight);
     }
@@ -228,7 +258,7 @@ class ModelLoader {
     } else if (int8_layout(spec)) {
       kernels::QuantizedRows rows(spec.part_rows, spec.inputs);
       quantize(rows, 0, tied.source.data<float>(), spec.part_rows);
-      tied.member.int8 = kernels::Int8Weights::from_rows(std::move(rows));
+      tied.member.int8 = laid_out(std::move(rows), nullptr);
     } else {
       lay_out_float32(tied.member, tied.source);
     }
@@ -253,15 +283,17 @@ class ModelLoader {
   // packed, or as it is (kept as the layer's weight).
   void lay_out_float32(LinearWeights& layer, const Tensor& weight) {
     if (pack_float32_) {
-      layer.packed = kernels::PackedFloat32Weights::pack(
-          weight.data<float>(), static_cast<int>(weight.dim(0)), static_cast<int>(weight.dim(1)));
+      layer.packed = packed(weight.data<float>(), weight.shape());
     } else {
       layer.weight = weight;
     }
   }
 
   // Rows [first, first + its rows) of `rows` quantized from the file's tensor `name`, converted
-  // to float32 a chunk of rows at a time: never the whole matrix in float32 beside its int8.
+  // to float32 a chunk of rows at a time: never the whole matrix in float32 beside its int8. One
+  // parallel region for the matrix, each thread converting and quantizing rows of its own (a
+  // region per chunk waited for the other thread hundreds of times a load: slower than one
+  // thread while another process held the second core); the first row that fails is named.
   void quantize(kernels::QuantizedRows& rows, int first, const std::string& name,
                 const Shape& shape) {
     const Tensor file = stored(name, shape);
@@ -270,23 +302,85 @@ class ModelLoader {
       quantize(rows, first, file.data<float>(), count);
     } else {
       const int chunk = std::max(1, static_cast<int>(kConversionBytes / sizeof(float) / shape[1]));
-      std::vector<float> converted(static_cast<std::size_t>(std::min(chunk, count)) * shape[1]);
-      for (int begin = 0; begin < count; begin += chunk) {
-        const int end = std::min(count, begin + chunk);
-        convert_rows(name, file, begin, end, converted.data());
-        quantize(rows, first + begin, converted.data(), end - begin);
-      }
+      std::mutex failure_mutex;
+      long failed_at = count;
+      std::exception_ptr failure;
+      kernels::parallel_for(count, chunk, [&](long part_begin, long part_end) {
+        try {
+          std::vector<float> converted(
+              static_cast<std::size_t>(std::min<long>(chunk, part_end - part_begin)) * shape[1]);
+          for (long begin = part_begin; begin < part_end; begin += chunk) {
+            const long end = std::min(part_end, begin + chunk);
+            convert_rows(name, file, begin, end, converted.data());
+            quantize(rows, first + static_cast<int>(begin), converted.data(),
+                     static_cast<int>(end - begin));
+          }
+        } catch (...) {
+          const std::lock_guard lock(failure_mutex);
+          if (part_begin < failed_at) {
+            failed_at = part_begin;
+            failure = std::current_exception();
+          }
+        }
+      });
+      if (failure) std::rethrow_exception(failure);
     }
     weights_.release(name);  // quantized
   }
   // Rows [first, first + count) of `rows` quantized from float32 `weights` [count, cols]; a
   // weight int8 cannot hold names the file.
   void quantize(kernels::QuantizedRows& rows, int first, const float* weights, int count) {
+    const auto timer = phase_timer(model_.load_phases_.quantize);
     try {
       rows.quantize(first, weights, count);
     } catch (const InvalidArgument& error) {
       RPT_THROW(ModelError, weights_.path(), ": cannot quantize to int8: ", error.message());
     }
+  }
+
+  // The file's matrix `name` [rows, cols] laid out as above, its pages let go once copied. Packed
+  // from a float32 transient that the loader keeps from matrix to matrix: converting into fresh
+  // memory faulted its pages in and unmapped them again for every matrix, half the time of a
+  // float32 load of a float16 file (docs/PERFORMANCE.md "Model load time, CPU").
+  void lay_out_float32(LinearWeights& layer, const std::string& name, const Shape& shape) {
+    const Tensor file = stored(name, shape);
+    if (!pack_float32_ || file.dtype() == DataType::kFloat32) {
+      lay_out_float32(layer, read(name, shape));
+    } else {
+      if (transient_size_ < file.numel()) {
+        release_transient();  // before the larger one is allocated
+        transient_ =
+            std::make_unique_for_overwrite<float[]>(static_cast<std::size_t>(file.numel()));
+        transient_size_ = file.numel();
+      }
+      convert_rows(name, file, 0, file.dim(0), transient_.get());
+      layer.packed = packed(transient_.get(), shape);
+    }
+    if (layer.packed) weights_.release(name);  // copied
+  }
+
+  // Frees the transient and hands its pages back at once: a hole left in the heap stayed resident
+  // beside the next, larger allocation (the load's peak grew by it, 27 MiB on the big shape).
+  void release_transient() {
+    transient_.reset();
+    transient_size_ = 0;
+    return_freed_memory();
+  }
+
+  // float32 weights [rows, cols] packed for oneDNN's sgemm.
+  std::shared_ptr<const kernels::PackedFloat32Weights> packed(const float* weights,
+                                                              const Shape& shape) {
+    const PhaseTimer timer(model_.load_phases_.pack);
+    return kernels::PackedFloat32Weights::pack(weights, static_cast<int>(shape[0]),
+                                               static_cast<int>(shape[1]));
+  }
+
+  // Quantized rows in the layout their products read; their storage handed back to `spare` when
+  // the products copied them (Int8Weights::from_rows).
+  std::shared_ptr<const kernels::Int8Weights> laid_out(kernels::QuantizedRows rows,
+                                                       std::vector<std::int8_t>* spare) {
+    const PhaseTimer timer(model_.load_phases_.pack);
+    return kernels::Int8Weights::from_rows(std::move(rows), spare);
   }
 
   // Counts what a finished layer holds (its weight too unless `weight_counted`: a tied
@@ -313,7 +407,7 @@ class ModelLoader {
   void start(Assembly& assembly, const LinearSpec& spec, bool quantized) {
     assembly.started = true;
     if (quantized) {
-      assembly.quantized.emplace(spec.member_rows(), spec.inputs);
+      assembly.quantized.emplace(spec.member_rows(), spec.inputs, std::move(spare_int8_));
     } else {
       assembly.weight = Tensor::empty({spec.member_rows(), spec.inputs});
     }
@@ -350,6 +444,13 @@ class ModelLoader {
   std::string tied_generator_source_;  // the table a tied generator's weight is; empty: none
   LinearWeights tied_generator_;       // its layout, made with the table (fill_embeddings)
   int max_sequence_length_ = 0;
+  std::thread::id loading_thread_ = std::this_thread::get_id();
+  // The storage of int8 rows laid out already, for the next matrix's: its pages stay with the
+  // load instead of being handed back after each layer and faulted in again.
+  std::vector<std::int8_t> spare_int8_;
+  // Converted rows packed next (lay_out_float32): [transient_size_] float32, grown as needed.
+  std::unique_ptr<float[]> transient_;
+  std::int64_t transient_size_ = 0;
   // The fused members not yet complete.
   std::map<const LinearWeights*, Assembly> pending_;
 };
@@ -403,6 +504,7 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   RPT_CHECK(options.max_sequence_length > 0, InvalidArgument,
             "max_sequence_length must be positive");
   std::shared_ptr<Model> model(new Model());
+  std::optional<PhaseTimer> total(model->load_phases_.total);
   model->directory_ = directory;
   model->config_ = ModelConfig::load(directory);
   const ModelConfig& config = model->config_;
@@ -424,6 +526,8 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
 
   const WeightsFile weights(in_directory(directory, config.weights_file),
                             WeightsFileOptions{.verify_checksums = options.verify_checksums});
+  model->load_phases_.map = weights.map_seconds();
+  model->load_phases_.checksum = weights.checksum_seconds();
   // The linear layers' dtype names the file (int8 files keep their embeddings in float16).
   const std::string first_linear = "decoder.layer_0.ffn.inner.weight";
   model->stored_dtype_ = std::string(dtype_name(
@@ -437,6 +541,7 @@ std::shared_ptr<const Model> Model::load(const std::string& directory,
   return_freed_memory();
   model->int8_ = options.int8;
   model->weights_bytes_ = loader.bytes_loaded();
+  total.reset();
   return model;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/load_phases.h"
 #include "engine/model_config.h"
 #include "engine/tensor.h"
 #include "engine/tokenizer.h"
@@ -90,6 +91,8 @@ class Model {
   const Tokenizer& source_tokenizer() const { return *source_tokenizer_; }
   const Tokenizer& target_tokenizer() const { return *target_tokenizer_; }
   int max_sequence_length() const { return max_sequence_length_; }
+  // Where load() spent its time.
+  const LoadPhases& load_phases() const { return load_phases_; }
   // Bytes held by the weights in their compute layout.
   std::size_t weights_bytes() const { return weights_bytes_; }
   // "float32", "float16", "bfloat16" or "int8": the dtype of the weights file's linear layers.
@@ -145,6 +148,7 @@ class Model {
   std::shared_ptr<const Tokenizer> target_tokenizer_;
   int max_sequence_length_ = 0;
   std::size_t weights_bytes_ = 0;
+  LoadPhases load_phases_;
   std::string stored_dtype_;
   bool int8_ = false;
   int decoder_start_id_ = 0;

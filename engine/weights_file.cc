@@ -7,10 +7,12 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/load_phases.h"
 #include "kernels/errors.h"
 
 namespace rpt {
@@ -74,6 +76,7 @@ void release_pages(const void* data, std::size_t bytes) {
 }  // namespace
 
 WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& options) : path_(path) {
+  const auto start = std::chrono::steady_clock::now();
   mapping_ = map_file(path, &file_size_);
   const auto* base = static_cast<const unsigned char*>(mapping_.get());
 
@@ -112,6 +115,7 @@ WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& opti
                 ModelError, "weights file ", path, ": tensor ", name, " has ", nbytes,
                 " bytes, shape ", shape_string(shape), " needs another size");
       if (options.verify_checksums) {
+        const PhaseTimer checksum(checksum_seconds_);
         RPT_CHECK(crc32_of(base + offset, nbytes) == crc, ModelError, "weights file ", path,
                   " is corrupt: checksum mismatch in tensor ", name);
         release_pages(base + offset, nbytes);  // else the whole file stays resident while loading
@@ -126,6 +130,8 @@ WeightsFile::WeightsFile(const std::string& path, const WeightsFileOptions& opti
   } catch (const InvalidArgument& error) {
     RPT_THROW(ModelError, "weights file ", path, ": ", error.message());
   }
+  map_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+                 checksum_seconds_;
 }
 
 Tensor WeightsFile::get(const std::string& name) const {

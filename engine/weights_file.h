@@ -36,11 +36,16 @@ class WeightsFile {
   void release(const std::string& name) const;
   std::vector<std::string> names() const;
   const std::string& path() const { return path_; }
+  // Wall seconds the constructor spent on tensor checksums, and on all else (mapping, header).
+  double checksum_seconds() const { return checksum_seconds_; }
+  double map_seconds() const { return map_seconds_; }
 
  private:
   std::string path_;
   std::shared_ptr<const void> mapping_;  // the whole file, read-only
   std::size_t file_size_ = 0;
+  double checksum_seconds_ = 0.0;
+  double map_seconds_ = 0.0;
   struct Stored {
     Tensor tensor;
     std::size_t offset = 0;  // of its bytes in the file

@@ -42,8 +42,9 @@ const ActivationLevels& int8_activation_levels();
 // quantizing the parts and stacking them gives the bits of quantizing the stack.
 class QuantizedRows {
  public:
-  // rows x cols rows, all zero until quantized.
-  QuantizedRows(int rows, int cols);
+  // rows x cols rows, all zero until quantized; in `storage`'s memory when it holds enough (the
+  // spare that from_rows handed back: a model loader's next matrix then needs no fresh pages).
+  QuantizedRows(int rows, int cols, std::vector<std::int8_t> storage = {});
 
   // Quantizes weights [count, cols] into rows [first, first + count): qw = round(w * 127 /
   // max|w|) per row, its scale max|w| / 127 (0 for an all-zero row). Throws InvalidArgument for
@@ -71,8 +72,11 @@ class Int8Weights {
   static std::shared_ptr<const Int8Weights> quantize(const float* weights,  // [rows, cols]
                                                      int rows, int cols);
   // Rows quantized before (QuantizedRows::quantize), laid out for their products; their values
-  // are taken, not copied. Throws InvalidArgument for an empty matrix.
-  static std::shared_ptr<const Int8Weights> from_rows(QuantizedRows rows);
+  // are taken, not copied. When the products copy them into a layout of their own (packed),
+  // their storage is handed back in `spare` (if given) for the next QuantizedRows. Throws
+  // InvalidArgument for an empty matrix.
+  static std::shared_ptr<const Int8Weights> from_rows(QuantizedRows rows,
+                                                      std::vector<std::int8_t>* spare = nullptr);
 
   int rows() const { return rows_; }                                 // output features (n)
   int cols() const { return cols_; }                                 // input features (k)

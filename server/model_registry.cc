@@ -201,10 +201,10 @@ std::shared_ptr<ServedModel> ModelRegistry::make_served(const ModelSpec& spec) {
         metrics_.add_cache(spec.name));
   }
   served->glossary_method = options_.text.glossary_method;
-  spdlog::info("loaded model {} ({}, {}, {} MiB) from {} on {}", loaded_name(*served),
+  spdlog::info("loaded model {} ({}, {}, {} MiB) from {} on {} in {:.2f} s", loaded_name(*served),
                served->description.position_type, served->description.dtype,
                static_cast<long>(served->description.weights_bytes) >> 20, spec.directory,
-               served->engine->device_description());
+               served->engine->device_description(), served->model->load_phases().total);
   return served;
 }
 

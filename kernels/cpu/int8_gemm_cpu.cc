@@ -1,8 +1,14 @@
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/int8_products_cpu.h"
 #include "kernels/cpu/onednn_cpu.h"
 #include "kernels/cpu/vector_clones.h"
@@ -78,6 +84,49 @@ void quantize_rows(const float* x, int rows, int cols, std::uint8_t* q, float* s
   }
 }
 
+// q = lrint(w * inverse) over one weight row (|w * inverse| <= kWeightLevels), returning the sum
+// of q: one at a time, or with AVX2 eight at a time, whose VCVTPS2DQ rounds as lrint does (the
+// default round-to-nearest-even mode) the same float32 products: the same bits either way.
+std::int32_t quantize_weight_row_portable(const float* w, int count, float inverse,
+                                          std::int8_t* q) {
+  std::int32_t sum = 0;
+  for (int c = 0; c < count; ++c) {
+    q[c] = static_cast<std::int8_t>(std::lrint(w[c] * inverse));
+    sum += q[c];
+  }
+  return sum;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) std::int32_t quantize_weight_row_avx2(const float* w, int count,
+                                                                      float inverse,
+                                                                      std::int8_t* q) {
+  const __m256 scale = _mm256_set1_ps(inverse);
+  __m256i sums = _mm256_setzero_si256();
+  int c = 0;
+  for (; c + 8 <= count; c += 8) {
+    const __m256i values = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(w + c), scale));
+    sums = _mm256_add_epi32(sums, values);
+    const __m128i words =
+        _mm_packs_epi32(_mm256_castsi256_si128(values), _mm256_extracti128_si256(values, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(q + c), _mm_packs_epi16(words, words));
+  }
+  alignas(32) std::int32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), sums);
+  std::int32_t sum = quantize_weight_row_portable(w + c, count - c, inverse, q + c);
+  for (const std::int32_t lane : lanes) sum += lane;
+  return sum;
+}
+#endif
+
+std::int32_t quantize_weight_row(const float* w, int count, float inverse, std::int8_t* q) {
+#if defined(__x86_64__)
+  static const bool avx2 = cpu_features().avx2;
+  if (avx2) return quantize_weight_row_avx2(w, count, inverse, q);
+#endif
+  return quantize_weight_row_portable(w, count, inverse, q);
+}
+
 // y = row_scale * weight_scale * (sum - zero_point * row_sum) + bias, for one row.
 RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, int zero_point,
                                       float row_scale, const float* weight_scales,
@@ -92,6 +141,9 @@ RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, int z
 // rows the wider its block, so that its sums are still in cache when they are dequantized.
 constexpr int kSumsInCache = 65536;
 
+// Weight elements a thread quantizes at least per call (a chunk of rows): below that, one thread.
+constexpr int kRowsPerChunkElements = 65536;
+
 void check_not_empty(int rows, int cols) {
   RPT_CHECK(rows > 0 && cols > 0, InvalidArgument, "int8 weights need a non-empty matrix, got ",
             rows, " x ", cols);
@@ -101,34 +153,47 @@ void check_not_empty(int rows, int cols) {
 
 Int8Weights::~Int8Weights() = default;
 
-QuantizedRows::QuantizedRows(int rows, int cols)
+QuantizedRows::QuantizedRows(int rows, int cols, std::vector<std::int8_t> storage)
     : rows_(rows),
       cols_(cols),
-      values_(static_cast<std::size_t>(std::max(rows, 0)) * std::max(cols, 0)),
+      values_(std::move(storage)),
       scales_(static_cast<std::size_t>(std::max(rows, 0))),
-      row_sums_(static_cast<std::size_t>(std::max(rows, 0))) {}
+      row_sums_(static_cast<std::size_t>(std::max(rows, 0))) {
+  // Zeros in place: no reallocation when the storage holds enough.
+  values_.assign(static_cast<std::size_t>(std::max(rows, 0)) * std::max(cols, 0), 0);
+}
 
 void QuantizedRows::quantize(int first, const float* weights, int count) {
   RPT_CHECK(first >= 0 && count >= 0 && first <= rows_ - count, InvalidArgument, "rows [", first,
             ", ", first + count, ") lie outside a matrix of ", rows_);
-  for (int r = first; r < first + count; ++r) {
-    const float* row = weights + static_cast<long>(r - first) * cols_;
-    float largest = 0.0f;
-    for (int c = 0; c < cols_; ++c) {
-      RPT_CHECK(std::isfinite(row[c]), InvalidArgument, "weight row ", r, " holds ", row[c],
-                ", which int8 cannot represent");
-      largest = std::max(largest, std::fabs(row[c]));
-    }
-    const float inverse = largest > 0.0f ? kWeightLevels / largest : 0.0f;
-    std::int8_t* q = values_.data() + static_cast<long>(r) * cols_;
-    std::int32_t sum = 0;
-    for (int c = 0; c < cols_; ++c) {
-      q[c] = static_cast<std::int8_t>(std::lrint(row[c] * inverse));
-      sum += q[c];
-    }
-    scales_[static_cast<std::size_t>(r)] = largest / kWeightLevels;
-    row_sums_[static_cast<std::size_t>(r)] = sum;
-  }
+  // Rows in parallel, each alone: the bits do not depend on the threads. A row with a non-finite
+  // value is left as it is; the first such row is named after all have run.
+  std::atomic<int> first_non_finite{first + count};
+  parallel_for(count, std::max(1, kRowsPerChunkElements / std::max(cols_, 1)),
+               [&](long begin, long end) {
+                 for (long r = first + begin; r < first + end; ++r) {
+                   const float* row = weights + (r - first) * cols_;
+                   const std::uint32_t largest_bits = max_magnitude_bits(row, cols_);
+                   if (largest_bits >= kNonFiniteBits) {
+                     int seen = first_non_finite.load();
+                     while (r < seen && !first_non_finite.compare_exchange_weak(seen, r)) {
+                     }
+                     continue;
+                   }
+                   // The largest magnitude: its bits are the largest (max_magnitude_bits).
+                   const float largest = std::bit_cast<float>(largest_bits);
+                   const float inverse = largest > 0.0f ? kWeightLevels / largest : 0.0f;
+                   row_sums_[static_cast<std::size_t>(r)] =
+                       quantize_weight_row(row, cols_, inverse, values_.data() + r * cols_);
+                   scales_[static_cast<std::size_t>(r)] = largest / kWeightLevels;
+                 }
+               });
+  const int bad = first_non_finite.load();
+  if (bad == first + count) return;
+  const float* row = weights + static_cast<long>(bad - first) * cols_;
+  const float* value = std::find_if(row, row + cols_, [](float x) { return !std::isfinite(x); });
+  RPT_THROW(InvalidArgument, "weight row ", bad, " holds ", *value,
+            ", which int8 cannot represent");
 }
 
 std::shared_ptr<const Int8Weights> Int8Weights::quantize(const float* weights, int rows, int cols) {
@@ -138,7 +203,8 @@ std::shared_ptr<const Int8Weights> Int8Weights::quantize(const float* weights, i
   return from_rows(std::move(quantized));
 }
 
-std::shared_ptr<const Int8Weights> Int8Weights::from_rows(QuantizedRows rows) {
+std::shared_ptr<const Int8Weights> Int8Weights::from_rows(QuantizedRows rows,
+                                                          std::vector<std::int8_t>* spare) {
   check_not_empty(rows.rows(), rows.cols());
   std::shared_ptr<Int8Weights> out(new Int8Weights());
   out->rows_ = rows.rows_;
@@ -146,8 +212,8 @@ std::shared_ptr<const Int8Weights> Int8Weights::from_rows(QuantizedRows rows) {
   out->block_columns_ = packed_block_columns(rows.rows_);
   out->scales_ = std::move(rows.scales_);
   out->row_sums_ = std::move(rows.row_sums_);
-  out->products_ =
-      int8_products(std::move(rows.values_), out->rows_, out->cols_, out->block_columns_);
+  out->products_ = int8_products(rows.values_, out->rows_, out->cols_, out->block_columns_);
+  if (spare != nullptr && !rows.values_.empty()) *spare = std::move(rows.values_);  // packed
   return out;
 }
 

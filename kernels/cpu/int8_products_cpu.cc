@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/onednn_cpu.h"
 #include "kernels/errors.h"
+#include "kernels/parallel.h"
 
 namespace rpt::kernels {
 namespace {
@@ -78,10 +79,13 @@ class PackedProducts final : public Int8Weights::Products {
                  int n, int k, int block_columns,
                  std::vector<std::size_t> offsets)  // packed_block_offsets
       : api_(api), k_(k), blocks_(std::move(offsets)) {
-    const OneOpenMpThread one_thread;
-    for (int b = 0; b < blocks_.blocks(); ++b) {
-      pack(values, block_range(b, 1, block_columns, n));
-    }
+    // Blocks are packed alone, so in parallel: the same bytes whichever thread packs a block.
+    parallel_for(blocks_.blocks(), 1, [&](long begin, long end) {
+      const OneOpenMpThread one_thread;
+      for (long b = begin; b < end; ++b) {
+        pack(values, block_range(static_cast<int>(b), 1, block_columns, n));
+      }
+    });
     resident_bytes_ = blocks_.resident_bytes();
   }
 
@@ -169,7 +173,7 @@ class MatmulProducts final : public Int8Weights::Products {
 
 }  // namespace
 
-std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t> values, int n,
+std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t>& values, int n,
                                                            int k, int block_columns) {
   const Packing packing = packing_setting();
   const PackedGemmApi* api = packed_gemm_api();

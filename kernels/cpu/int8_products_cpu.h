@@ -38,8 +38,9 @@ struct Int8Weights::Products {
 // packing adds at most half to the values' bytes (the layout pads a block's output features to
 // the kernel's unroll and adds per-block headers and alignment, so small matrices, whose products
 // cost little, stay plain; sizes: docs/PERFORMANCE.md "Packed int8 weights"), unless
-// RPT_INT8_PACKED says otherwise (0: never, 1: always).
-std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t> values, int n,
+// RPT_INT8_PACKED says otherwise (0: never, 1: always). `values` are taken by plain products, which
+// keep them, and left to the caller by packed ones, which copy them.
+std::unique_ptr<const Int8Weights::Products> int8_products(std::vector<std::int8_t>& values, int n,
                                                            int k, int block_columns);
 
 // What the products run on, e.g. "onednn-2.6.3 packed avx2_vnni" (oneDNN's version, packed or

@@ -80,13 +80,17 @@ std::shared_ptr<const PackedFloat32Weights> PackedFloat32Weights::pack(const flo
   out->blocks_ = std::make_unique<Blocks>(PackedBlockBuffer::offsets(
       rows, out->block_columns_,
       [&](int columns) { return api->packed_bytes(columns, cols, kPackingRows, "float32"); }));
-  const OneOpenMpThread one_thread;
-  for (int b = 0; b < out->blocks_->buffer.blocks(); ++b) {
-    const int first = b * out->block_columns_;
-    api->pack_block(weights + static_cast<long>(first) * cols,
-                    std::min(out->block_columns_, rows - first), cols, kPackingRows,
-                    out->blocks_->block(b), "float32");
-  }
+  // Blocks are packed alone, so in parallel (each thread's oneDNN on one OpenMP thread, as the
+  // products run): the same bytes whichever thread packs a block.
+  parallel_for(out->blocks_->buffer.blocks(), 1, [&](long begin, long end) {
+    const OneOpenMpThread one_thread;
+    for (long b = begin; b < end; ++b) {
+      const int first = static_cast<int>(b) * out->block_columns_;
+      api->pack_block(weights + static_cast<long>(first) * cols,
+                      std::min(out->block_columns_, rows - first), cols, kPackingRows,
+                      out->blocks_->block(static_cast<int>(b)), "float32");
+    }
+  });
   out->bytes_ = out->blocks_->buffer.resident_bytes();
   return out;
 }

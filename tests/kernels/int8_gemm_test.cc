@@ -7,6 +7,7 @@
 // outputs, bit for bit, at every row count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -469,6 +470,83 @@ TEST_P(Int8Gemm, NonFiniteWeightsAreRefusedAndInputsPropagate) {
     EXPECT_TRUE(std::isnan(y[c])) << "a NaN input row stays NaN, as in float32";
     EXPECT_TRUE(std::isfinite(y[3 + c])) << "the other row is unaffected";
   }
+}
+
+// Rows are quantized in parallel (kernels/parallel.h), each alone, the rounding vectorised where
+// the CPU allows: the bits of the scalar lrint loop on 1 and 3 threads, halfway cases to even;
+// of several rows holding a non-finite value the first is named, whichever thread met it.
+TEST(QuantizedRows, SameBitsOnAnyThreadCountAndTheFirstBadRowNamed) {
+  const int threads_before = cpu_threads();
+  const int rows = 700, cols = 300;  // chunks of 218 rows on 3 threads
+  std::vector<float> w = random_matrix(rows, cols, 31, 0.1f);
+  // Row 0 scales by exactly 1 (its largest is 127) and holds halfway cases.
+  for (int c = 0; c < cols; ++c) w[c] = c == 0 ? 127.0f : static_cast<float>(c % 254) - 126.5f;
+  std::vector<std::int8_t> values(w.size());
+  std::vector<float> scales(rows);
+  std::vector<std::int32_t> sums(rows);
+  for (int r = 0; r < rows; ++r) {  // the scalar definition
+    const float* row = w.data() + static_cast<long>(r) * cols;
+    float largest = 0.0f;
+    for (int c = 0; c < cols; ++c) largest = std::max(largest, std::fabs(row[c]));
+    const float inverse = kWeightLevels / largest;
+    for (int c = 0; c < cols; ++c) {
+      values[static_cast<std::size_t>(r) * cols + c] =
+          static_cast<std::int8_t>(std::lrint(row[c] * inverse));
+      sums[static_cast<std::size_t>(r)] += values[static_cast<std::size_t>(r) * cols + c];
+    }
+    scales[static_cast<std::size_t>(r)] = largest / kWeightLevels;
+  }
+  EXPECT_EQ(values[1], -126) << "-125.5 rounds to the even -126";
+  for (const int threads : {1, 3}) {
+    set_cpu_threads(threads);
+    QuantizedRows quantized(rows, cols);
+    quantized.quantize(0, w.data(), rows);
+    const auto weights = Int8Weights::from_rows(std::move(quantized));
+    EXPECT_EQ(weights->unpacked_values(), values) << threads << " threads";
+    EXPECT_EQ(std::memcmp(weights->scales(), scales.data(), sizeof(float) * rows), 0) << threads;
+    EXPECT_EQ(std::memcmp(weights->row_sums(), sums.data(), sizeof(std::int32_t) * rows), 0)
+        << threads;
+  }
+  w[600 * cols + 1] = std::numeric_limits<float>::infinity();
+  w[5 * cols + 7] = std::numeric_limits<float>::quiet_NaN();
+  QuantizedRows quantized(rows, cols);
+  try {
+    quantized.quantize(0, w.data(), rows);
+    FAIL() << "quantized a NaN";
+  } catch (const InvalidArgument& error) {
+    EXPECT_NE(error.message().find("weight row 5 holds nan"), std::string::npos) << error.message();
+  }
+  set_cpu_threads(threads_before);
+}
+
+// The storage from_rows hands back when packed products copied the values serves the next
+// QuantizedRows (a model loader's next matrix): zero again where not quantized, the same bits as
+// fresh storage; plain products keep the values and hand nothing back.
+TEST(QuantizedRows, RecycledStorageIsZeroedAndGivesTheSameBits) {
+  const int cols = 64;
+  const std::vector<float> first = random_matrix(300, cols, 41);
+  const std::vector<float> second = random_matrix(200, cols, 42);
+  std::vector<std::int8_t> spare;
+  {
+    const testing::ScopedEnvironmentVariable packing("RPT_INT8_PACKED", "1");
+    QuantizedRows rows(300, cols);
+    rows.quantize(0, first.data(), 300);
+    ASSERT_TRUE(Int8Weights::from_rows(std::move(rows), &spare)->packed());
+  }
+  ASSERT_EQ(spare.size(), static_cast<std::size_t>(300 * cols));
+  QuantizedRows recycled(200, cols, std::move(spare));
+  QuantizedRows fresh(200, cols);
+  recycled.quantize(0, second.data(), 120);  // rows 120-199 stay zero
+  fresh.quantize(0, second.data(), 120);
+  const testing::ScopedEnvironmentVariable packing("RPT_INT8_PACKED", "0");
+  std::vector<std::int8_t> kept;
+  const auto a = Int8Weights::from_rows(std::move(recycled), &kept);
+  const auto b = Int8Weights::from_rows(std::move(fresh));
+  EXPECT_FALSE(a->packed());
+  EXPECT_TRUE(kept.empty()) << "the plain products keep their values";
+  EXPECT_EQ(a->unpacked_values(), b->unpacked_values());
+  EXPECT_EQ(std::memcmp(a->scales(), b->scales(), sizeof(float) * 200), 0);
+  EXPECT_EQ(std::memcmp(a->row_sums(), b->row_sums(), sizeof(std::int32_t) * 200), 0);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 """bench/synthetic_shapes.py's dry run on the CPU (a tiny shape): the bench GPU sessions run at
 base, big and 1 B shapes must not rot between them. Checks that the random model loads in both
 engines, that both decode exactly the fixed length (the token counts the figures divide by), and
-that the JSON and the plot are written. Skips visibly without ctranslate2, torch or rpt-translate.
+that the JSON and the plot are written; and bench/load_time.py's dry run on its models. Skips
+visibly without ctranslate2, torch or rpt-translate.
 """
 
 import json
@@ -73,6 +74,36 @@ class SyntheticShapesDryRun(unittest.TestCase):
             subprocess.run([sys.executable, os.path.join(REPO, "bench", "synthetic_shapes.py"),
                             "--plot-only", out, "--plot", png], check=True, timeout=120)
             self.assertGreater(os.path.getsize(png), 1000)
+
+    def test_load_time_tiny_shape_warm_and_cold(self):
+        """bench/load_time.py, which writes its models with this bench's write_model: both
+        engines load warm and cold, and rpt's phases come from rpt-translate --verbose's load
+        line (a change of its wording would otherwise go unnoticed)."""
+        with tempfile.TemporaryDirectory() as temp:
+            out = os.path.join(temp, "out.json")
+            subprocess.run([sys.executable, os.path.join(REPO, "bench", "load_time.py"),
+                            "--shapes", "tiny", "--compute-types", "float32,int8",
+                            "--threads", "1,2", "--repeat", "2", "--cold",
+                            "--rpt-translate", RPT_TRANSLATE, "--before", RPT_TRANSLATE,
+                            "--work", temp, "--json", out],
+                           check=True, capture_output=True, text=True, timeout=300)
+            results = json.load(open(out))
+            self.assertEqual(
+                [(p["compute_type"], p["threads"], p["cache"]) for p in results["points"]],
+                [(c, t, cache) for c in ("float32", "int8") for t in (1, 2)
+                 for cache in ("warm", "cold")])
+            for point in results["points"]:
+                self.assertEqual(list(point["engines"]), ["rpt", "rpt before", "CTranslate2"])
+                for engine, figures in point["engines"].items():
+                    self.assertEqual(len(figures["runs"]), 2, engine)
+                    self.assertGreater(figures["process_s"], figures["ready_s"], engine)
+                    self.assertGreater(figures["ready_s"], 0, engine)
+                    self.assertGreater(figures["rss_mib"], 0, engine)
+                phases = point["engines"]["rpt"]["phases"]
+                self.assertEqual(list(phases), ["map", "checksum", "convert", "quantize", "pack",
+                                                "other"])
+                if point["compute_type"] == "float32":
+                    self.assertEqual(phases["quantize"], 0.0)
 
 
 if __name__ == "__main__":
