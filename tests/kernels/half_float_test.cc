@@ -19,7 +19,7 @@ std::vector<std::uint32_t> converted(const std::vector<std::uint16_t>& halves, s
   std::vector<float> out(count);
   halves_to_float_cpu(halves.data() + first, count, out.data(), conversion);
   std::vector<std::uint32_t> bits(count);
-  std::memcpy(bits.data(), out.data(), count * sizeof(float));
+  if (count > 0) std::memcpy(bits.data(), out.data(), count * sizeof(float));  // no null pointers
   return bits;
 }
 
