@@ -7,8 +7,9 @@ rpt-translate with --before), the way a user meets it: a process started on the 
 
 The models are bench/synthetic_shapes.py's (random float16 weights at a shape, the template's
 vocabularies and tokenizers), exported to CTranslate2 by tools/rpt_to_ctranslate2.py: float32,
-and int8 stored quantized (CTranslate2's int8 deployment; rpt quantizes the float16 file at
-load). --work DIR keeps them there for the next run. Each (shape, compute type, threads) runs
+and int8 stored quantized (CTranslate2's int8 deployment). rpt runs twice at int8: on the float16
+file (quantized at load) and as "rpt int8 file" on the same weights stored in int8 (the file
+convert_onmt.py --dtype int8 writes: rpt's int8 deployment, what CTranslate2's is measured against). --work DIR keeps them there for the next run. Each (shape, compute type, threads) runs
 every engine --repeat times, alternating (the order reversed every other round), each run its
 own process on no input:
 - process: wall seconds from starting the process to its exit (the load nearly all of it;
@@ -161,6 +162,8 @@ def prepared_models(args, shape, work):
     model_dir = work / shape
     if not (model_dir / "config.json").exists():
         synthetic_shapes.write_model(args.template, shape, model_dir)
+    if "int8" in args.compute_types and not (work / f"{shape}.int8" / "config.json").exists():
+        synthetic_shapes.write_model(args.template, shape, work / f"{shape}.int8", dtype="int8")
     ct2_dirs = {}
     for compute_type in args.compute_types:
         ct2_dir = work / f"{shape}.ct2.{compute_type}"
@@ -184,6 +187,11 @@ def main(argv=None):
                 args.evict = [model_dir, ct2_dirs[compute_type]]
                 engines = [("rpt", lambda c, t: run_rpt(args, args.rpt_translate, c, t,
                                                         model_dir))]
+                if compute_type == "int8":
+                    int8_dir = work / f"{shape}.int8"
+                    args.evict.append(int8_dir)
+                    engines.append(("rpt int8 file", lambda c, t: run_rpt(
+                        args, args.rpt_translate, c, t, int8_dir)))
                 if args.before:
                     engines.append(("rpt before", lambda c, t: run_rpt(args, args.before, c, t,
                                                                        model_dir)))

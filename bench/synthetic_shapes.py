@@ -86,10 +86,11 @@ def random_tensor(torch, name, shape, generator):
     return torch.randn(shape, generator=generator) * shape[-1] ** -0.5
 
 
-def write_model(template_dir, shape_name, out_dir, seed=1):
+def write_model(template_dir, shape_name, out_dir, seed=1, dtype="float16"):
     """An rpt model directory at SHAPES[shape_name] with the template's vocabularies, tokenizers,
-    position settings and layout, random float16 weights. Returns the decoder's parameter count
-    (generator included) and the model's."""
+    position settings and layout, random weights stored in `dtype` (float16, or int8: the linear
+    layers quantized per row as convert_onmt.py --dtype int8 writes them). Returns the decoder's
+    parameter count (generator included) and the model's."""
     import shutil
 
     import torch
@@ -112,9 +113,9 @@ def write_model(template_dir, shape_name, out_dir, seed=1):
         if name.startswith(("decoder.", "generator.")):
             decoder_parameters += tensor.numel()
     out_dir.mkdir(parents=True, exist_ok=True)
-    convert_onmt.write_weights(str(out_dir / "model.bin"), tensors, "float16")
+    convert_onmt.write_weights(str(out_dir / "model.bin"), tensors, dtype)
     config["converted_from"] = {"tool": "bench/synthetic_shapes.py",
-                                "template": config.get("name"), "seed": seed, "dtype": "float16"}
+                                "template": config.get("name"), "seed": seed, "dtype": dtype}
     config["name"] = f"synthetic-{shape_name}"
     config["architecture"].update(d_model=shape[0], heads=shape[1], d_ff=shape[2],
                                   encoder_layers=shape[3], decoder_layers=shape[4])

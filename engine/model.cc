@@ -126,14 +126,8 @@ class ModelLoader {
       });
       return;
     }
-    RPT_CHECK(file.rank() == 2, ModelError, weights_.path(), ": int8 tensor ", name,
-              " is not a matrix");
-    const Tensor scales = weights_.get(name + "_scale");
-    RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{file.dim(0)},
-              ModelError, weights_.path(), ": ", name, "_scale must be float32 [", file.dim(0),
-              "]");
     const auto* values = file.slice_rows(begin, end).data<std::int8_t>();
-    const float* scale = scales.data<float>() + begin;
+    const float* scale = int8_scales(name, file) + begin;
     kernels::parallel_for(end - begin, min_rows, [&](long first, long last) {
       for (std::int64_t r = first; r < last; ++r) {
         for (std::int64_t c = 0; c < cols; ++c) {
@@ -141,6 +135,17 @@ class ModelLoader {
         }
       }
     });
+  }
+
+  // The per-row scales [rows] of the file's int8 matrix `name` (`file`).
+  const float* int8_scales(const std::string& name, const Tensor& file) {
+    RPT_CHECK(file.rank() == 2, ModelError, weights_.path(), ": int8 tensor ", name,
+              " is not a matrix");
+    const Tensor scales = weights_.get(name + "_scale");
+    RPT_CHECK(scales.dtype() == DataType::kFloat32 && scales.shape() == Shape{file.dim(0)},
+              ModelError, weights_.path(), ": ", name, "_scale must be float32 [", file.dim(0),
+              "]");
+    return scales.data<float>();
   }
 
   // A timer of `phase` on the loading thread; none on the others, whose share of a parallel
@@ -300,6 +305,14 @@ class ModelLoader {
     const int count = static_cast<int>(file.dim(0));
     if (file.dtype() == DataType::kFloat32) {
       quantize(rows, first, file.data<float>(), count);
+    } else if (file.dtype() == DataType::kInt8) {  // stored quantized: no float32 round trip
+      const float* scales = int8_scales(name, file);
+      const auto timer = phase_timer(model_.load_phases_.quantize);
+      try {
+        rows.take(first, file.data<std::int8_t>(), scales, count);
+      } catch (const InvalidArgument& error) {
+        RPT_THROW(ModelError, weights_.path(), ": cannot quantize to int8: ", error.message());
+      }
     } else {
       const int chunk = std::max(1, static_cast<int>(kConversionBytes / sizeof(float) / shape[1]));
       std::mutex failure_mutex;

@@ -51,6 +51,12 @@ class QuantizedRows {
   // rows outside the matrix or a non-finite value (naming its row).
   void quantize(int first, const float* weights, int count);
 
+  // Rows stored quantized (an int8 model file: values [count, cols], weight = scale[r] * value)
+  // into rows [first, first + count), with the bits quantize() gives their dequantized form:
+  // taken as they are where that round trip is exact (the row's largest |value| 127, a normal
+  // scale: the converters' rows), saving it; other rows make it. Throws as quantize().
+  void take(int first, const std::int8_t* values, const float* scales, int count);
+
   int rows() const { return rows_; }
   int cols() const { return cols_; }
 

@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #if defined(__x86_64__)
@@ -137,6 +139,20 @@ RPT_VECTOR_CLONES void dequantize_row(const std::int32_t* sums, int count, int z
   }
 }
 
+// The sum of an int8 row and, in `largest`, its largest |value| (128 for -128), in one pass.
+RPT_VECTOR_CLONES std::int32_t int8_row_sum(const std::int8_t* row, int count, int* largest) {
+  std::int8_t high = 0;
+  std::int8_t low = 0;
+  std::int32_t sum = 0;
+  for (int c = 0; c < count; ++c) {
+    high = std::max(high, row[c]);
+    low = std::min(low, row[c]);
+    sum += row[c];
+  }
+  *largest = std::max(static_cast<int>(high), -static_cast<int>(low));
+  return sum;
+}
+
 // Integer sums per product call at most (256 KiB, a quarter of a 1 MiB L2): a call covers fewer
 // rows the wider its block, so that its sums are still in cache when they are dequantized.
 constexpr int kSumsInCache = 65536;
@@ -194,6 +210,40 @@ void QuantizedRows::quantize(int first, const float* weights, int count) {
   const float* value = std::find_if(row, row + cols_, [](float x) { return !std::isfinite(x); });
   RPT_THROW(InvalidArgument, "weight row ", bad, " holds ", *value,
             ", which int8 cannot represent");
+}
+
+void QuantizedRows::take(int first, const std::int8_t* values, const float* scales, int count) {
+  RPT_CHECK(first >= 0 && count >= 0 && first <= rows_ - count, InvalidArgument, "rows [", first,
+            ", ", first + count, ") lie outside a matrix of ", rows_);
+  // quantize() of row r's floats scale * value: its largest is scale * 127, each value times
+  // 127 / largest is the value within a few float roundings (far from a half), so lrint gives
+  // it back; its scale is largest / 127, not always the stored scale.
+  std::vector<char> round_trip(static_cast<std::size_t>(count), 0);
+  parallel_for(count, std::max(1, kRowsPerChunkElements / std::max(cols_, 1)),
+               [&](long begin, long end) {
+                 for (long i = begin; i < end; ++i) {
+                   const std::int8_t* row = values + i * cols_;
+                   const float largest = scales[i] * static_cast<float>(kWeightLevels);
+                   int largest_value = 0;
+                   const std::int32_t sum = int8_row_sum(row, cols_, &largest_value);
+                   if (largest_value != kWeightLevels || !(scales[i] >= FLT_MIN) ||
+                       !std::isfinite(largest)) {
+                     round_trip[static_cast<std::size_t>(i)] = 1;
+                     continue;
+                   }
+                   const std::size_t r = static_cast<std::size_t>(first + i);
+                   std::memcpy(values_.data() + r * cols_, row, static_cast<std::size_t>(cols_));
+                   row_sums_[r] = sum;
+                   scales_[r] = largest / kWeightLevels;
+                 }
+               });
+  std::vector<float> dequantized(static_cast<std::size_t>(cols_));
+  for (int i = 0; i < count; ++i) {
+    if (round_trip[static_cast<std::size_t>(i)] == 0) continue;
+    const std::int8_t* row = values + static_cast<long>(i) * cols_;
+    for (int c = 0; c < cols_; ++c) dequantized[c] = scales[i] * static_cast<float>(row[c]);
+    quantize(first + i, dequantized.data(), 1);
+  }
 }
 
 std::shared_ptr<const Int8Weights> Int8Weights::quantize(const float* weights, int rows, int cols) {

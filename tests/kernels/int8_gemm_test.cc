@@ -519,6 +519,62 @@ TEST(QuantizedRows, SameBitsOnAnyThreadCountAndTheFirstBadRowNamed) {
   set_cpu_threads(threads_before);
 }
 
+// An int8 model file's rows are taken as stored where quantizing their dequantized form gives
+// them back, and made to round-trip elsewhere: either way the bits of that round trip (the
+// loader's before), on 1 and 3 threads. Rows: the converters' (largest |value| 127) with random
+// scales, some of which round-trip to another float; and those that do not take the fast way.
+TEST(QuantizedRows, StoredRowsTakenGiveTheBitsOfTheirRoundTrip) {
+  const int threads_before = cpu_threads();
+  const int rows = 600, cols = 200;
+  std::mt19937 random(51);
+  std::uniform_int_distribution<int> value(-127, 127);
+  std::uniform_real_distribution<float> exponent(-30.0f, 30.0f);
+  std::vector<std::int8_t> values(static_cast<std::size_t>(rows) * cols);
+  std::vector<float> scales(rows);
+  for (int r = 0; r < rows; ++r) {
+    std::int8_t* row = values.data() + static_cast<long>(r) * cols;
+    for (int c = 0; c < cols; ++c) row[c] = static_cast<std::int8_t>(value(random));
+    row[r % cols] = r % 2 == 0 ? 127 : -127;
+    scales[r] = std::exp2(exponent(random));
+  }
+  std::fill_n(values.data() + 1 * cols, cols, std::int8_t{0});  // an all-zero row, scale 0
+  scales[1] = 0.0f;
+  for (int c = 0; c < cols; ++c) values[2 * cols + c] = static_cast<std::int8_t>(c % 100);
+  values[3 * cols + 4] = -128;                             // largest 128
+  scales[4] = std::numeric_limits<float>::min() * 2.0f;    // the smallest normal scales
+  scales[5] = std::numeric_limits<float>::max() / 200.0f;  // and the largest, 127 x still finite
+  scales[6] = -0.5f;                                       // a negative scale
+  std::vector<float> dequantized(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    dequantized[i] = scales[i / cols] * static_cast<float>(values[i]);
+  }
+  int scales_changed = 0;
+  for (int threads : {1, 3}) {
+    set_cpu_threads(threads);
+    QuantizedRows round_trip(rows, cols);
+    round_trip.quantize(0, dequantized.data(), rows);
+    QuantizedRows taken(rows, cols);
+    taken.take(0, values.data(), scales.data(), 250);  // in two parts, as fused members come
+    taken.take(250, values.data() + 250L * cols, scales.data() + 250, rows - 250);
+    const auto want = Int8Weights::from_rows(std::move(round_trip));
+    const auto got = Int8Weights::from_rows(std::move(taken));
+    EXPECT_EQ(got->unpacked_values(), want->unpacked_values()) << threads << " threads";
+    EXPECT_EQ(std::memcmp(got->scales(), want->scales(), sizeof(float) * rows), 0) << threads;
+    EXPECT_EQ(std::memcmp(got->row_sums(), want->row_sums(), sizeof(std::int32_t) * rows), 0)
+        << threads;
+    scales_changed = 0;
+    for (int r = 7; r < rows; ++r) scales_changed += got->scales()[r] != scales[r];
+  }
+  EXPECT_GT(scales_changed, 0) << "converters' rows whose scale the round trip changes: a take "
+                                  "that kept the stored scale would fail above";
+  QuantizedRows overflowing(1, cols);
+  std::vector<float> huge{std::numeric_limits<float>::max()};
+  EXPECT_THROW(overflowing.take(0, values.data(), huge.data(), 1), InvalidArgument)
+      << "127 x the largest float is infinite: as quantize() of it";
+  EXPECT_THROW(overflowing.take(1, values.data(), scales.data(), 1), InvalidArgument);
+  set_cpu_threads(threads_before);
+}
+
 // The storage from_rows hands back when packed products copied the values serves the next
 // QuantizedRows (a model loader's next matrix): zero again where not quantized, the same bits as
 // fresh storage; plain products keep the values and hand nothing back.
