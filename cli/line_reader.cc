@@ -16,6 +16,7 @@ std::optional<std::string> LineReader::next(bool wait) {
       const std::size_t end = newline == std::string::npos ? buffer_.size() : newline;
       std::string line = buffer_.substr(start_, end - start_);
       start_ = newline == std::string::npos ? end : end + 1;
+      last_line_terminated_ = newline != std::string::npos;
       if (start_ > (1 << 20)) {  // drop what was returned, now and then, not per line
         buffer_.erase(0, start_);
         start_ = 0;

@@ -21,6 +21,9 @@ class LineReader {
   bool finished() const { return end_ && start_ == buffer_.size(); }
   // Lines returned so far.
   long lines() const { return lines_; }
+  // Whether the line next() returned last ended with '\n' (false only for an input's last line
+  // without one: its translation is written without one either, as the file was).
+  bool last_line_terminated() const { return last_line_terminated_; }
   // Every line of the input, once its end has been read (a file's at the first next()).
   std::optional<long> total() const;
 
@@ -34,6 +37,7 @@ class LineReader {
   std::size_t start_ = 0;  // first byte of buffer_ not yet returned
   bool end_ = false;
   long lines_ = 0;
+  bool last_line_terminated_ = true;
 };
 
 }  // namespace rpt::tools

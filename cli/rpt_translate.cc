@@ -294,10 +294,12 @@ int run(const CliOptions& cli) {
                    .mask = cli.span_masking},
          .glossary = glossary_use,
          .decoders = cli.inter_threads},
-        input, progress, [&cli](const rpt::TranslationResult& result) {
-          for (const auto& hypothesis : result.hypotheses) {
+        input, progress, [&cli](const rpt::TranslationResult& result, bool newline) {
+          for (std::size_t i = 0; i < result.hypotheses.size(); ++i) {
+            const auto& hypothesis = result.hypotheses[i];
             if (cli.with_scores) std::printf("%.6f\t", static_cast<double>(hypothesis.score));
-            std::printf("%s\n", hypothesis.text.c_str());
+            const bool last = i + 1 == result.hypotheses.size();
+            std::printf(last && !newline ? "%s" : "%s\n", hypothesis.text.c_str());
           }
           std::fflush(stdout);  // a reader of the pipe gets each translation now
         });

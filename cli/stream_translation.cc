@@ -58,6 +58,7 @@ struct LineState {
   documents::SegmentedText layout;
   std::vector<TranslationResult> results;
   std::size_t missing = 0;
+  bool newline = true;  // the input line ended with '\n'
 };
 
 // What the decoders share: the input side (the reader and the block read ahead, under
@@ -65,7 +66,7 @@ struct LineState {
 class Stream {
  public:
   Stream(const Translator& translator, const StreamOptions& options, LineReader& input,
-         ProgressLine& progress, const std::function<void(const TranslationResult&)>& write)
+         ProgressLine& progress, const LineWriter& write)
       : translator_(translator),
         options_(options),
         input_(input),
@@ -174,6 +175,7 @@ class Stream {
     try {
       for (auto line = input_.next(wait); line; line = input_.next(false)) {
         LineState state;
+        state.newline = input_.last_line_terminated();
         state.layout = documents::segment_text(*line, options_.segmentation);
         std::vector<PreparedSource> segments = translator_.prepare_segments(
             state.layout, next_line_, options_.decoding, options_.spans, options_.glossary);
@@ -227,7 +229,7 @@ class Stream {
          it = lines_.find(++next_to_write_)) {
       const TranslationResult result =
           join_results(it->second.layout, std::move(it->second.results), options_.decoding.n_best);
-      write_(result);
+      write_(result, it->second.newline);
       ++totals_.lines;
       totals_.sentences += result.segments;
       totals_.protected_spans += result.protected_spans;
@@ -256,7 +258,7 @@ class Stream {
   const StreamOptions& options_;
   LineReader& input_;
   ProgressLine& progress_;
-  const std::function<void(const TranslationResult&)>& write_;
+  const LineWriter& write_;
   const std::size_t batch_;
 
   std::mutex input_mutex_;
@@ -282,8 +284,7 @@ class Stream {
 }  // namespace
 
 StreamTotals translate_stream(const Translator& translator, const StreamOptions& options,
-                              LineReader& input, ProgressLine& progress,
-                              const std::function<void(const TranslationResult&)>& write) {
+                              LineReader& input, ProgressLine& progress, const LineWriter& write) {
   translator.check_options(options.decoding);
   RPT_CHECK(options.decoders >= 1, InvalidArgument, "decoders must be at least 1, got ",
             options.decoders);

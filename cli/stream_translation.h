@@ -53,10 +53,11 @@ struct StreamOptions {
 // Translates every line of `input` with `translator`'s batch size: each line cut into segments,
 // the segments decoded as the batch's rows, the line put back together (a blank line comes back
 // as it was, without decoding). `progress` counts segments; `write` is called once per line, in
-// input order, from one thread at a time. Throws InvalidArgument for bad options or a line that
+// input order, from one thread at a time, with whether the input line ended with '\n' (false
+// only for a last line without one). Throws InvalidArgument for bad options or a line that
 // cannot be translated: the lines before it have been written.
+using LineWriter = std::function<void(const TranslationResult&, bool newline)>;
 StreamTotals translate_stream(const Translator& translator, const StreamOptions& options,
-                              LineReader& input, ProgressLine& progress,
-                              const std::function<void(const TranslationResult&)>& write);
+                              LineReader& input, ProgressLine& progress, const LineWriter& write);
 
 }  // namespace rpt::tools

@@ -89,6 +89,22 @@ class TranslateStreamTest(unittest.TestCase):
     def test_output_keeps_input_order_in_one_batch(self):
         self.assertEqual(translate(LINES, "--batch-size", "4")[0], self.alone)
 
+    def test_a_last_line_without_a_newline_comes_back_without_one(self):
+        def raw(text, *options):
+            return subprocess.run([TRANSLATE, "--model", MODEL, "--quiet", *options],
+                                  input=text.encode(), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT_SECONDS,
+                                  check=True).stdout.decode()  # bytes: no newline translation
+        first, last = self.alone[0], self.alone[-1]
+        ended = f"{LINES[0]}\n\n{LINES[-1]}"
+        self.assertEqual(raw(ended), f"{first}\n\n{last}")
+        self.assertEqual(raw(ended + "\n"), f"{first}\n\n{last}\n")
+        self.assertEqual(raw(ended + "\r\n"), f"{first}\n\n{last}\r\n")
+        self.assertEqual(raw(""), "")
+        two_best = raw(LINES[0], "--n-best", "2").split("\n")
+        self.assertEqual(len(two_best), 2, "one newline between the two, none after")
+        self.assertEqual(two_best[0], first)
+
     def test_progress_line_on_a_terminal_only(self):
         shown = terminal_stderr()
         self.assertIn(f"{len(LINES)}/{len(LINES)} segments", shown)
