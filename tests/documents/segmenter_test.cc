@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +39,33 @@ TEST(Segmenter, LayoutAroundSegmentsIsKept) {
   EXPECT_EQ(s.segments, (Strings{"Saved.", "Open it?", "Done", "First step"}));
   EXPECT_EQ(s.separators, (Strings{"  ", "  ", "\r\n\r\n\t- ", "\xC2\xA0\n   1. ", "\n"}));
   EXPECT_EQ(join_segments(s, {"A", "B", "C", "D"}), "  A  B\r\n\r\n\t- C\xC2\xA0\n   1. D\n");
+}
+
+// A heading's section number is layout: the demo models stopped after it ("2.1 The Basics" came
+// back as "2.1"). Numbers that belong to the sentence stay in it.
+TEST(Segmenter, SectionNumbersOpeningAHeadingAreLayout) {
+  for (const auto& [text, number, rest] :
+       std::vector<std::array<std::string, 3>>{{"2.1 The Basics", "2.1 ", "The Basics"},
+                                               {"1.2.3. Scope of \xC3\x9C"
+                                                "bersicht",
+                                                "1.2.3. ",
+                                                "Scope of \xC3\x9C"
+                                                "bersicht"},
+                                               {"10.4\t\xC3\x9C"
+                                                "ber uns",
+                                                "10.4\t",
+                                                "\xC3\x9C"
+                                                "ber uns"}}) {
+    const SegmentedText s = segment(text);
+    EXPECT_EQ(s.segments, Strings{rest}) << text;
+    EXPECT_EQ(s.separators, (Strings{number, ""})) << text;
+  }
+  for (const std::string sentence :
+       {"2.5 times faster", "2024 Annual Report", "1.2.3.4x Foo", "3.14 is pi", "v2.1 Notes"}) {
+    const SegmentedText s = segment(sentence);
+    ASSERT_FALSE(s.segments.empty()) << sentence;
+    EXPECT_EQ(s.separators.front(), "") << sentence;
+  }
 }
 
 TEST(Segmenter, BlankTextsHaveNoSegment) {
