@@ -27,10 +27,12 @@ constexpr std::string_view kHtmlInline[] = {
     "sup",  "svg",  "textarea", "time",  "tt",   "u",      "var",    "wbr"};
 static_assert(std::is_sorted(std::begin(kHtmlInline), std::end(kHtmlInline)));
 
-// HTML elements whose content is never translated: code, program input and output, form
-// values, and content that is not prose.
-constexpr std::string_view kHtmlIgnored[] = {"code",   "kbd",   "math", "pre",      "samp",
-                                             "script", "style", "svg",  "template", "textarea"};
+// HTML elements whose content is never translated: code (variables and typewriter text too:
+// a manual's parameter names), program input and output, form values, and content that is not
+// prose.
+constexpr std::string_view kHtmlIgnored[] = {"code",     "kbd",      "math",  "pre",
+                                             "samp",     "script",   "style", "svg",
+                                             "template", "textarea", "tt",    "var"};
 
 constexpr std::string_view kHtmlTranslatableAttributes[] = {"alt", "aria-label", "placeholder",
                                                             "title"};

@@ -69,8 +69,8 @@ struct DumpRules {
 
 bool untouched_element(const xmlNode* e, const DumpRules& rules) {
   const std::string name = str(e->name);
-  const Strings html_defaults = {"script", "style", "code", "pre",  "textarea",
-                                 "kbd",    "samp",  "svg",  "math", "template"};
+  const Strings html_defaults = {"script", "style", "code", "pre",      "textarea", "kbd",
+                                 "samp",   "svg",   "math", "template", "tt",       "var"};
   if (rules.kind == MarkupKind::kHtml &&
       std::find(html_defaults.begin(), html_defaults.end(), name) != html_defaults.end()) {
     return true;
@@ -366,6 +366,19 @@ TEST(MarkupDocument, IgnoredInlineContentIsAPlaceholderKeptVerbatim) {
   const auto rendered = document.render({"<x id=\"2\"/>Lancez <x id=\"1\"/> maintenant."});
   EXPECT_EQ(rendered.units_kept_as_source, 0);
   EXPECT_EQ(rendered.text, "<p><!-- note -->Lancez <code>make &lt;all&gt;</code> maintenant.</p>");
+}
+
+// A manual's parameter names (<var>) and typewriter identifiers (<tt>) are code: a model
+// translated `<var>argtypes</var>` to `<var>Argumente</var>` in libffi's manual.
+TEST(MarkupDocument, VariablesAndTypewriterTextAreCode) {
+  const auto document = MarkupDocument::parse(
+      "<p><var>argtypes</var> must have <var>nargs</var> elements; see <tt>ffi_cif</tt>.</p>",
+      html());
+  ASSERT_EQ(document.units(),
+            Strings{"<x id=\"1\"/> must have <x id=\"2\"/> elements; see <x id=\"3\"/>."});
+  EXPECT_EQ(
+      document.render(uppercase_all(document.units())).text,
+      "<p><var>argtypes</var> MUST HAVE <var>nargs</var> ELEMENTS; SEE <tt>ffi_cif</tt>.</p>");
 }
 
 TEST(MarkupDocument, UntouchedElementsAndIgnoreTags) {
