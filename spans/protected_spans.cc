@@ -55,6 +55,9 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
     case '`':
       match = spans::match_code(text, at);
       break;
+    case '+':
+      match = spans::match_phone(text, at);
+      break;
     case '0':
     case '1':
     case '2':
@@ -250,7 +253,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   auto address = addresses.begin();
   std::vector<Candidate> candidates;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t next = text.find_first_of("%{$&\\<`0123456789", i);
+    const std::size_t next = text.find_first_of("%{$&\\<`+0123456789", i);
     while (address != addresses.end() && address->first < i) ++address;  // inside a span
     if (address != addresses.end() && address->first <= next) {  // leftmost wins (npos: none)
       Candidate url;

@@ -368,4 +368,37 @@ Match match_number(std::string_view text, std::size_t at) {
   return {end - at, SpanKind::kNumber};
 }
 
+// An international phone number: '+', a country code, then groups of digits each after one
+// space or hyphen (a group may be parenthesised: "+44 (0)20 7946 0958"), 7 to 15 digits in all,
+// alone as a word. Seen as numbers apart, the demo models dropped a group and the search put it
+// at the sentence's end ("+1 555 0100" came back as "+1 555 ... .0100").
+Match match_phone(std::string_view text, std::size_t at) {
+  constexpr int kFewestDigits = 7;
+  constexpr int kMostDigits = 15;  // ITU-T E.164
+  if (at > 0 && (is_ident(text[at - 1]) || letter_before(text, at))) return {};
+  std::size_t end = at + 1;
+  int digits = 0;
+  int groups = 0;
+  while (true) {
+    const bool parenthesised = groups > 0 && at_or_nul(text, end) == '(';
+    std::size_t i = end + (parenthesised ? 1 : 0);
+    const std::size_t first = i;
+    while (is_digit(at_or_nul(text, i))) ++i;
+    if (i == first || (parenthesised && at_or_nul(text, i) != ')')) break;
+    digits += static_cast<int>(i - first);
+    ++groups;
+    end = i + (parenthesised ? 1 : 0);
+    const char next = at_or_nul(text, end);
+    if (parenthesised && is_digit(next)) continue;  // "(0)20"
+    if ((next != ' ' && next != '-') ||
+        !(is_digit(at_or_nul(text, end + 1)) || at_or_nul(text, end + 1) == '(')) {
+      break;
+    }
+    ++end;
+  }
+  if (groups < 3 || digits < kFewestDigits || digits > kMostDigits) return {};
+  if (is_ident(at_or_nul(text, end)) || letter_at(text, end)) return {};
+  return {end - at, SpanKind::kNumber};
+}
+
 }  // namespace rpt::spans

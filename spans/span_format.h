@@ -54,5 +54,7 @@ Match match_percent(const TextFacts& facts, std::size_t at);
 Match match_brace(const TextFacts& facts, std::size_t at);
 // A digit at text[at]: 2024, 10:30, 2024-01-03, 1.5, 1,234,567, 192.168.0.1, 12/31/2023.
 Match match_number(std::string_view text, std::size_t at);
+// text[at] == '+': an international phone number, "+1 555 0100", "+44 (0)20 7946 0958".
+Match match_phone(std::string_view text, std::size_t at);
 
 }  // namespace rpt::spans

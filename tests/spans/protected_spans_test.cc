@@ -139,7 +139,16 @@ TEST(ProtectedSpans, Numbers) {
       {"IP 192.168.0.1 on port 8080, 32-bit, 75% done",
        {{"192.168.0.1", N}, {"8080", N}, {"32", N}, {"75", N}}},
       {"Step 3 of 1 file: %1$s and {0} stay theirs", {{"%1$s", P}, {"{0}", Br}}},
+      // A phone number is one span: the models dropped a group of one seen apart.
+      {"Call +1 555 0100 or +44 (0)20 7946 0958, fax +49-30-1234567.",
+       {{"+1 555 0100", N}, {"+44 (0)20 7946 0958", N}, {"+49-30-1234567", N}}},
+      {"+1 555 0100x or +1 555 a", {{"555", N}, {"555", N}}},
   });
+  for (const char* text : {"+12", "a+1 555 0100", "+1 2 3", "+ 1 555 0100"}) {
+    for (const ProtectedSpan& span : find_protected_spans(text)) {
+      EXPECT_NE(text[span.begin], '+') << text << ": not a phone number";
+    }
+  }
   for (const char* text : {"mp3 x86_64 v1.2.3 10th 3D 1.5kg H2O",
                            "caf\xC3\xA9"
                            "42",
