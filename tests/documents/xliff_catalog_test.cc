@@ -303,8 +303,7 @@ TEST(XliffCatalog12, TargetComesAfterSegSourceAndKeepsTheSourceEdges) {
       "datatype=\"plaintext\" original=\"x\"><body>\n"
       "  <trans-unit id=\"a\">\n"
       "    <source>\n      One. Two.\n    </source>\n"
-      "    <seg-source><mrk mtype=\"seg\" mid=\"1\">One.</mrk> <mrk mtype=\"seg\" "
-      "mid=\"2\">Two.</mrk></seg-source>\n"
+      "    <seg-source>\n      One. Two.\n    </seg-source>\n"
       "  </trans-unit>\n"
       "  <trans-unit id=\"b\">\n"
       "    <source><g id=\"1\">Bold</g></source>\n"
@@ -322,6 +321,57 @@ TEST(XliffCatalog12, TargetComesAfterSegSourceAndKeepsTheSourceEdges) {
       out.select(unit12("a") + "/x:seg-source/following-sibling::*[1][self::x:target]").size(), 1u);
   // Indented as the source is.
   EXPECT_NE(rendered.find("</seg-source>\n    <target state="), std::string::npos) << rendered;
+}
+
+// Okapi, memoQ and Trados mark a unit's segments in its <seg-source> and read its target back by
+// the same marks; Trados writes the target with the marks empty (an SDLXLIFF file). Before, a
+// unit was translated whole into an unmarked target, and a Trados unit counted as translated.
+TEST(XliffCatalog12, SegmentedUnitsAreTranslatedIntoTheTargetsMarks) {
+  const std::string mark = "<mrk mtype=\"seg\" mid=";
+  const auto catalog = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="plaintext" original="x"><body>
+<trans-unit id="new"><source xml:lang="en">Press <x id="1"/>. Two.</source>
+<seg-source><mrk mtype="seg" mid="1">Press <x id="1"/>.</mrk> <mrk mtype="seg" mid="2">Two.</mrk></seg-source>
+</trans-unit>
+<trans-unit id="sdl"><source>Three. Four.</source>
+<seg-source><mrk mtype="seg" mid="3">Three.</mrk> <mrk mtype="seg" mid="4">Four.</mrk></seg-source>
+<target><mrk mtype="seg" mid="3"/> <mrk mtype="seg" mid="4">Vier.</mrk></target>
+</trans-unit>
+<trans-unit id="g"><source><g id="1">Bold <x id="2"/> text.</g></source>
+<seg-source><g id="1"><mrk mtype="seg" mid="5">Bold <x id="2"/> text.</mrk></g></seg-source>
+</trans-unit>
+<trans-unit id="done"><source>Done.</source>
+<seg-source><mrk mtype="seg" mid="6">Done.</mrk></seg-source>
+<target>Fertig.</target>
+</trans-unit>
+</body></file></xliff>
+)",
+                             options(/*review=*/false));
+  ASSERT_EQ(texts_of(*catalog),
+            (Strings{"Press <x id=\"1\"/>.", "Two.", "Three.", "Bold <x id=\"2\"/> text."}));
+  EXPECT_EQ(catalog->stats().entries, 6);
+  EXPECT_EQ(catalog->stats().already_translated, 2);  // mark 4, and "done" translated unmarked
+  const std::string rendered =
+      catalog->render({"Drücken.", "Zwei.", "Drei.", "Fett <x id=\"2\"/> Text."});
+  const Xml out(rendered, kNs12);
+  // Mark 1 lost its tag: the source's, and the whole target needs review.
+  EXPECT_EQ(out.inner(unit12("new") + "/x:target"),
+            mark + "\"1\">Press <x id=\"1\"/>.</mrk> " + mark + "\"2\">Zwei.</mrk>");
+  EXPECT_EQ(out.attribute(unit12("new") + "/x:target", "state"), "needs-review-translation");
+  EXPECT_EQ(out.attribute(unit12("new") + "/x:target", "lang"), "de");
+  EXPECT_EQ(
+      out.select(unit12("new") + "/x:seg-source/following-sibling::*[1][self::x:target]").size(),
+      1u);
+  EXPECT_EQ(out.inner(unit12("sdl") + "/x:target"),
+            mark + "\"3\">Drei.</mrk> " + mark + "\"4\">Vier.</mrk>");
+  EXPECT_EQ(out.attribute(unit12("sdl") + "/x:target", "state"), "translated");
+  EXPECT_EQ(out.inner(unit12("g") + "/x:target"),
+            "<g id=\"1\">" + mark + "\"5\">Fett <x id=\"2\"/> Text.</mrk></g>");
+  EXPECT_EQ(out.select(unit12("g") + "/x:target/x:g/x:mrk/x:x").size(), 1u);
+  EXPECT_EQ(out.inner(unit12("done") + "/x:target"), "Fertig.");
+  EXPECT_EQ(parse(rendered)->stats().to_translate, 0);
+  EXPECT_NE(rendered.find("</seg-source><target xml:lang=\"de\" state="), std::string::npos)
+      << rendered;
 }
 
 // ---- XLIFF 2.0 ----
