@@ -29,6 +29,7 @@
 #include "common/text_hygiene.h"
 
 #include "documents/libxml_handles.h"
+#include "documents/xliff_pairs.h"
 
 namespace rpt::documents {
 namespace {
@@ -415,11 +416,26 @@ bool is_xml_text(std::string_view text) {
   return true;
 }
 
+// What a translation's inline elements must be: the source's, and no paired code whose end
+// comes before its start unless the source has it so (xliff_pairs.h).
+struct ExpectedInline {
+  std::multiset<InlineKey> keys;
+  std::set<std::string> misordered_pairs;
+};
+
+ExpectedInline expected_inline(xmlNode* source, Version version) {
+  ExpectedInline expected;
+  collect_inline(source->children, version, &expected.keys);
+  expected.misordered_pairs =
+      xliff::misordered_pairs(source->children, view(source->ns->href), version == Version::k12);
+  return expected;
+}
+
 // `content` as the children of the empty `target`, parsed in its context so that inline
 // elements fall in the XLIFF namespace. False (the target left empty) when it is not
 // well-formed or, with `expected` given, its inline elements are not those.
 bool fill(xmlNode* target, const std::string& content, TextFormat format, Version version,
-          const std::multiset<InlineKey>* expected) {
+          const ExpectedInline* expected) {
   if (content.empty() || !is_xml_text(content)) return false;
   if (format == TextFormat::kText) {
     xmlNode* text =
@@ -437,7 +453,11 @@ bool fill(xmlNode* target, const std::string& content, TextFormat format, Versio
   if (expected != nullptr) {
     std::multiset<InlineKey> found;
     collect_inline(nodes.get(), version, &found);
-    if (found != *expected) return false;
+    if (found != expected->keys) return false;
+    for (const std::string& pair :
+         xliff::misordered_pairs(nodes.get(), view(target->ns->href), version == Version::k12)) {
+      if (!expected->misordered_pairs.contains(pair)) return false;
+    }
   }
   xmlNode* last = nullptr;
   for (xmlNode* node = nodes.get(); node != nullptr; node = node->next) {
@@ -625,8 +645,7 @@ class XliffCatalog : public Catalog {
     }
     const EmptyTarget empty = empty_target(slot, version);
     xmlNode* target = empty.target;
-    std::multiset<InlineKey> source_inline;
-    collect_inline(slot.source->children, version, &source_inline);
+    const ExpectedInline source_inline = expected_inline(slot.source, version);
     // The source's blank edges around the translation's words (a fragment writer may add a
     // newline after a single root element; layout belongs to the file, not to the text).
     std::string_view words = translation;

@@ -456,6 +456,58 @@ TEST(XliffCatalog20, PrefixedElementsStayInTheirNamespace) {
   EXPECT_EQ(out.attribute("/x:xliff", "trgLang"), "de");
 }
 
+// A code pair that is not one element may move, but its end may not come before its start:
+// rpt-translate gave `Das Cookie-Dokumentation<ec startRef="1"/> vor dem Start.<sc id="1"/>`
+// for `Read the <sc id="1"/>documentation<ec startRef="1"/> before you start.`, invalid XLIFF
+// and, from Angular's <x id="START_LINK"/>, a </a> before its <a href> in the built app.
+TEST(XliffCatalog, PairedCodesKeepTheirStartBeforeTheirEnd) {
+  const auto v12 = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="html" original="x"><body>
+<trans-unit id="bx"><source>Read <bx id="1" rid="1"/>this<ex id="2" rid="1"/>.</source></trans-unit>
+<trans-unit id="bpt"><source>Read <bpt id="1">&lt;a&gt;</bpt>this<ept id="1">&lt;/a&gt;</ept>.</source></trans-unit>
+<trans-unit id="ng"><source>Read <x id="START_LINK"/>this<x id="CLOSE_LINK"/>.</source></trans-unit>
+<trans-unit id="moved"><source>Read <x id="START_LINK"/>this<x id="CLOSE_LINK"/>.</source></trans-unit>
+<trans-unit id="end-only"><source>this<x id="CLOSE_LINK"/> now</source></trans-unit>
+</body></file></xliff>)",
+                         options(/*review=*/false));
+  const Xml out12(
+      v12->render({"<ex id=\"2\" rid=\"1\"/>Lies<bx id=\"1\" rid=\"1\"/> das.",
+                   "<ept id=\"1\">&lt;/a&gt;</ept>Lies das<bpt id=\"1\">&lt;a&gt;</bpt>.",
+                   "Lies das<x id=\"CLOSE_LINK\"/>.<x id=\"START_LINK\"/>",
+                   "<x id=\"START_LINK\"/>Das<x id=\"CLOSE_LINK\"/> lesen.",
+                   "<x id=\"CLOSE_LINK\"/> das jetzt"}),
+      kNs12);
+  for (const char* id : {"bx", "bpt", "ng"}) {
+    SCOPED_TRACE(id);
+    EXPECT_EQ(out12.inner(unit12(id) + "/x:target"), out12.inner(unit12(id) + "/x:source"));
+    EXPECT_EQ(out12.attribute(unit12(id) + "/x:target", "state"), "needs-review-translation");
+  }
+  EXPECT_EQ(out12.inner(unit12("moved") + "/x:target"),
+            "<x id=\"START_LINK\"/>Das<x id=\"CLOSE_LINK\"/> lesen.");
+  EXPECT_EQ(out12.inner(unit12("end-only") + "/x:target"), "<x id=\"CLOSE_LINK\"/> das jetzt");
+
+  const auto v20 =
+      parse(R"(<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en">
+<file id="f"><unit id="sc"><segment><source>Read <sc id="1"/>this<ec startRef="1"/>.</source></segment></unit>
+<unit id="sm"><segment><source>Read <sm id="1"/>this<em startRef="1"/>.</source></segment></unit>
+<unit id="moved"><segment><source>Read <sc id="1"/>this<ec startRef="1"/>.</source></segment></unit>
+</file></xliff>)",
+            options(/*review=*/false));
+  const Xml out20(v20->render({"Lies das<ec startRef=\"1\"/>.<sc id=\"1\"/>",
+                               "<em startRef=\"1\"/>Lies <sm id=\"1\"/>das.",
+                               "<sc id=\"1\"/>Das<ec startRef=\"1\"/> lesen."}),
+                  kNs20);
+  for (const char* id : {"sc", "sm"}) {
+    SCOPED_TRACE(id);
+    EXPECT_EQ(out20.inner(segment20(id, 1) + "/x:target"),
+              out20.inner(segment20(id, 1) + "/x:source"));
+    EXPECT_EQ(out20.attribute(segment20(id, 1), "state"), "initial");
+  }
+  EXPECT_EQ(out20.inner(segment20("moved", 1) + "/x:target"),
+            "<sc id=\"1\"/>Das<ec startRef=\"1\"/> lesen.");
+  EXPECT_EQ(out20.attribute(segment20("moved", 1), "state"), "translated");
+}
+
 // ---- Both ----
 
 TEST(XliffCatalog, DocumentTranslatesTheFileThroughItsTexts) {
