@@ -71,6 +71,17 @@ TEST(Segmenter, DomainTextIsNotCutInsideItsTokens) {
   }
 }
 
+// An abbreviation written after a name ends the sentence before a capital: the demo model,
+// given "Dr. Smith works at ACME Inc. He is the CEO." as one segment, dropped its second half.
+TEST(Segmenter, ASentenceEndsAfterACompanyOrNameSuffix) {
+  EXPECT_EQ(segment("Dr. Smith works at ACME Inc. He is the CEO.").segments,
+            (Strings{"Dr. Smith works at ACME Inc.", "He is the CEO."}));
+  EXPECT_EQ(segment("Made by Foo Ltd. Contact Foo Corp. Ask John Smith Jr. Thanks.").segments,
+            (Strings{"Made by Foo Ltd.", "Contact Foo Corp.", "Ask John Smith Jr.", "Thanks."}));
+  EXPECT_EQ(segment("Apple Inc. is big. Ask Mr. Smith.").segments,
+            (Strings{"Apple Inc. is big.", "Ask Mr. Smith."}));
+}
+
 TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
   EXPECT_EQ(segment("Open the file. <b>Save</b> it now. %s files saved.").segments,
             (Strings{"Open the file.", "<b>Save</b> it now.", "%s files saved."}));
