@@ -374,6 +374,26 @@ TEST(XliffCatalog12, SegmentedUnitsAreTranslatedIntoTheTargetsMarks) {
       << rendered;
 }
 
+// XLIFF 1.2 says "do not translate" of inline text with <mrk mtype="protected"> (2.0 and ITS
+// with translate="no"); the en-de model wrote `Öffnet den Dialog <mrk
+// mtype="protected">Save-Datei</mrk>` for it. Its content is a placeholder the model copies.
+TEST(XliffCatalog12, ProtectedMarksAreNotTranslated) {
+  const auto catalog = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="html" original="x"><body>
+<trans-unit id="a"><source>Open the <mrk mtype="protected">Save File</mrk> dialog and <mrk mtype="term">close</mrk> it.</source></trans-unit>
+</body></file></xliff>)");
+  ASSERT_EQ(catalog->texts().size(), 1u);
+  const CatalogText& text = catalog->texts()[0];
+  Strings segments;
+  engine(text, [&](const std::string& segment) {
+    segments.push_back(segment);
+    return segment;
+  });
+  EXPECT_EQ(segments,
+            Strings{"Open the <x id=\"1\"/> dialog and <mrk mtype=\"term\">close</mrk> it."});
+  EXPECT_EQ(engine(text, identity), text.text);
+}
+
 // ---- XLIFF 2.0 ----
 
 std::string segment20(const std::string& unit, int index) {
