@@ -313,6 +313,32 @@ Range without_edge_markup(std::string_view text, std::size_t first, std::size_t 
   return {first + begin, first + end};
 }
 
+// The inside of the quotation marks or brackets around all of text[first, last) ("Then save
+// it.", (Open the file.), «Ouvrir»), or nothing (begin == end == 0) when there are none or the
+// marks recur inside ("Open" or "Save", 'Don't'): the demo models, trained on bare UI strings,
+// garbled or dropped a quoted sentence ("Open the file." came back as "OpenDatei.").
+Range inside_marks(std::string_view text, std::size_t first, std::size_t last) {
+  static constexpr std::string_view kPairs[][2] = {
+      {"\"", "\""},         {"'", "'"},           {"(", ")"},           {"[", "]"},
+      {"\u201C", "\u201D"}, {"\u201E", "\u201C"}, {"\u201E", "\u201D"}, {"\u2018", "\u2019"},
+      {"\u201A", "\u2018"}, {"\u00AB", "\u00BB"}, {"\u00BB", "\u00AB"}, {"\u2039", "\u203A"},
+      {"\u300C", "\u300D"}, {"\u300E", "\u300F"}};
+  const std::string_view content = text.substr(first, last - first);
+  for (const auto& [open, close] : kPairs) {
+    if (content.size() <= open.size() + close.size() || !content.starts_with(open) ||
+        !content.ends_with(close)) {
+      continue;
+    }
+    const std::string_view inside =
+        content.substr(open.size(), content.size() - open.size() - close.size());
+    if (inside.find(open) == std::string_view::npos &&
+        inside.find(close) == std::string_view::npos) {
+      return {first + open.size(), last - close.size()};
+    }
+  }
+  return {};
+}
+
 // Builds a SegmentedText from left to right: layout accumulates until the next segment.
 class Builder {
  public:
@@ -340,8 +366,9 @@ class Builder {
   }
 
   // Content with possibly blank edges: the edges are layout, and so are markup standing at
-  // either end (without_edge_markup) and words of symbols alone at either end ("✓ Done",
-  // "Saved 😀"): a model would swap them for others.
+  // either end (without_edge_markup), words of symbols alone at either end ("✓ Done",
+  // "Saved 😀"): a model would swap them for others, and quotation marks or brackets around
+  // all of it (inside_marks).
   void trimmed_segment(std::size_t begin, std::size_t end) {
     std::size_t first = skip_blank(text_, begin, end);
     std::size_t last = trim_blank_end(text_, first, end);
@@ -357,6 +384,11 @@ class Builder {
       const std::size_t word_begin = previous_blank_end(text_, first, last);
       if (word_begin == first || !only_symbols(text_.substr(word_begin, last - word_begin))) break;
       last = blank_start(text_, first, word_begin);
+    }
+    for (Range inside = inside_marks(text_, first, last); inside.end != 0;
+         inside = inside_marks(text_, first, last)) {
+      first = skip_blank(text_, inside.begin, inside.end);
+      last = trim_blank_end(text_, first, inside.end);
     }
     layout(begin, first);
     if (first < last) segment(first, last);

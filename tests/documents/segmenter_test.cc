@@ -82,6 +82,21 @@ TEST(Segmenter, ASentenceEndsAfterACompanyOrNameSuffix) {
             (Strings{"Apple Inc. is big.", "Ask Mr. Smith."}));
 }
 
+// Quotation marks or brackets around a whole segment are layout, like a tag pair around it:
+// en-de gave "OpenDatei." for "Open the file." and dropped «Open the file.» to "▸ Datei. »«".
+TEST(Segmenter, MarksAroundAWholeSegmentAreLayout) {
+  const SegmentedText s = segment("\"Open the file,\" he said. \"Then save it.\"");
+  EXPECT_EQ(s.segments, (Strings{"\"Open the file,\" he said.", "Then save it."}));
+  EXPECT_EQ(s.separators, (Strings{"", " \"", "\""}));
+  EXPECT_EQ(
+      segment("(Optional)\n\u201EDatei \u00F6ffnen\u201C\n\u00AB ( Ouvrir ) \u00BB\n'Don't save.'\n"
+              "\"Open\" or \"Save\"\n(see (a))\n\"%s\"")
+          .segments,
+      (Strings{"Optional", "Datei \u00F6ffnen", "Ouvrir", "'Don't save.'", "\"Open\" or \"Save\"",
+               "(see (a))"}));
+  expect_round_trip("\u00AB ( Ouvrir ) \u00BB \"Then save it.\" (x)", SplitSentences::kAuto);
+}
+
 TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
   EXPECT_EQ(segment("Open the file. <b>Save</b> it now. %s files saved.").segments,
             (Strings{"Open the file.", "<b>Save</b> it now.", "%s files saved."}));
