@@ -679,11 +679,18 @@ class XliffCatalog : public Catalog {
     const bool review =
         options_.mark_for_review || kept_source || for_review->contains(state_holder);
     if (review) for_review->insert(state_holder);
-    if (version == Version::k12) {
-      if ((empty.added || segment_target_added) &&
+    if (empty.added || segment_target_added) {
+      xmlNode* added = version == Version::k20 ? target : state_holder;
+      if (version == Version::k12 &&
           xmlHasNsProp(unit_source, xml("lang"), XML_XML_NAMESPACE) != nullptr) {
-        xmlNodeSetLang(state_holder, xml(file_language.c_str()));
+        xmlNodeSetLang(added, xml(file_language.c_str()));
       }
+      // xml:space on the source holds for the source alone: the target says it again, or a
+      // tool may collapse the blanks it kept ("  Open   the file.  ").
+      const libxml::StringPtr space(xmlGetNsProp(unit_source, xml("space"), XML_XML_NAMESPACE));
+      if (space != nullptr) xmlNodeSetSpacePreserve(added, view(space.get()) == "preserve" ? 1 : 0);
+    }
+    if (version == Version::k12) {
       set_attribute(state_holder, "state", review ? "needs-review-translation" : "translated");
     } else {
       set_attribute(state_holder, "state", review ? "initial" : "translated");

@@ -528,6 +528,28 @@ TEST(XliffCatalog, PairedCodesKeepTheirStartBeforeTheirEnd) {
   EXPECT_EQ(out20.attribute(segment20("moved", 1), "state"), "translated");
 }
 
+// xml:space="preserve" on a <source> does not reach its sibling <target>: a new target says it
+// too, or a tool may collapse the blanks the translation kept.
+TEST(XliffCatalog, NewTargetsPreserveSpaceAsTheirSourceDoes) {
+  const Xml v12(parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="plaintext" original="x"><body>
+<trans-unit id="a"><source xml:space="preserve">  Open   the file.  </source></trans-unit>
+<trans-unit id="b"><source>Save.</source></trans-unit>
+</body></file></xliff>)")
+                    ->render({"  Datei   öffnen.  ", "Speichern."}),
+                kNs12);
+  EXPECT_EQ(v12.attribute(unit12("a") + "/x:target", "space"), "preserve");
+  EXPECT_EQ(v12.inner(unit12("a") + "/x:target"), "  Datei   öffnen.  ");
+  EXPECT_EQ(v12.attribute(unit12("b") + "/x:target", "space"), "<none>");
+  const Xml v20(
+      parse(R"(<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en">
+<file id="f"><unit id="a"><segment><source xml:space="preserve">Open <ph id="1"/>  the file.</source></segment></unit>
+</file></xliff>)")
+          ->render({"Öffnen <ph id=\"1\"/>  die Datei."}),
+      kNs20);
+  EXPECT_EQ(v20.attribute(segment20("a", 1) + "/x:target", "space"), "preserve");
+}
+
 // ---- Both ----
 
 TEST(XliffCatalog, DocumentTranslatesTheFileThroughItsTexts) {
