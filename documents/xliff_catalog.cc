@@ -586,11 +586,33 @@ std::string serialize_document(xmlDoc* doc, std::string_view source) {
   return crlf;
 }
 
+// A file whose target language is another than the translation's is refused, as a PO file's
+// Language is: German targets in a file that says French (an Xcode export for "fr" sent to an
+// en-de model) would be imported as French.
+void check_target_language(const Tree& tree, const std::string& language) {
+  xmlNode* root = xmlDocGetRootElement(tree.doc.get());
+  std::vector<std::pair<const xmlNode*, const char*>> declared = {{root, "trgLang"}};
+  if (tree.version == Version::k12) {
+    declared.clear();
+    for (xmlNode* file = root->children; file != nullptr; file = file->next) {
+      if (is_element(file, tree.ns, "file")) declared.emplace_back(file, "target-language");
+    }
+  }
+  for (const auto& [element, name] : declared) {
+    const std::optional<std::string> named = attribute(element, name);
+    if (named && !named->empty() && !same_primary_language(*named, language)) {
+      throw CatalogError("XLIFF: line " + std::to_string(xmlGetLineNo(element)) + ": " + name +
+                         " is " + *named + ", the target is " + language);
+    }
+  }
+}
+
 class XliffCatalog : public Catalog {
  public:
   XliffCatalog(std::string_view bytes, const CatalogOptions& options)
       : source_(bytes), options_(options) {
     const Tree tree = read_xliff(source_);
+    check_target_language(tree, options_.target_language);
     Scan scan = Scanner(tree, options_.max_entries).scan(tree.doc.get());
     stats_ = scan.stats;
     texts_.reserve(scan.slots.size());

@@ -286,7 +286,7 @@ TEST(XliffCatalog12, ExistingTargetLanguageIsKeptAndPosixNamesBecomeBcp47) {
       "<xliff version='1.2' xmlns='urn:oasis:names:tc:xliff:document:1.2'><file "
       "source-language='en' target-language='fr-CA' datatype='plaintext' original='x'><body>"
       "<trans-unit id='a'><source xml:lang='en'>Yes</source></trans-unit></body></file></xliff>";
-  const Xml kept(parse(with_language)->render({"Oui"}), kNs12);
+  const Xml kept(parse(with_language, options(true, "fr"))->render({"Oui"}), kNs12);
   EXPECT_EQ(kept.attribute("//x:file", "target-language"), "fr-CA");
   EXPECT_EQ(kept.attribute("//x:target", "lang"), "fr-CA");
   std::string without = with_language;
@@ -392,6 +392,29 @@ TEST(XliffCatalog12, ProtectedMarksAreNotTranslated) {
   EXPECT_EQ(segments,
             Strings{"Open the <x id=\"1\"/> dialog and <mrk mtype=\"term\">close</mrk> it."});
   EXPECT_EQ(engine(text, identity), text.text);
+}
+
+// As a PO file's Language: rpt-translate with en-de wrote German targets into an Xcode export
+// whose target-language was "fr", without a word.
+TEST(XliffCatalog, AFileForAnotherTargetLanguageIsRefused) {
+  const std::string v12 =
+      "<xliff version='1.2' xmlns='urn:oasis:names:tc:xliff:document:1.2'>\n<file "
+      "source-language='en' datatype='plaintext' original='a'><body/></file>\n<file "
+      "source-language='en' target-language='fr' datatype='plaintext' original='b'><body>"
+      "<trans-unit id='a'><source>Yes</source></trans-unit></body></file></xliff>";
+  try {
+    parse(v12);
+    FAIL() << "parsed";
+  } catch (const CatalogError& error) {
+    EXPECT_STREQ(error.what(), "XLIFF: line 3: target-language is fr, the target is de");
+  }
+  EXPECT_EQ(parse(v12, options(true, "fr_CA.UTF-8"))->texts().size(), 1u);
+  const std::string v20 =
+      "<xliff xmlns='urn:oasis:names:tc:xliff:document:2.0' version='2.0' srcLang='en' "
+      "trgLang='FR-ca'><file id='f'><unit id='u'><segment><source>Yes</source></segment></unit>"
+      "</file></xliff>";
+  EXPECT_THROW(parse(v20), CatalogError);
+  EXPECT_EQ(parse(v20, options(true, "fr"))->texts().size(), 1u);
 }
 
 // ---- XLIFF 2.0 ----
