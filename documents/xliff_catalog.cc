@@ -1,7 +1,8 @@
 // XLIFF 1.2 and 2.0/2.1 catalogues (catalog.h), read and written with libxml2; what is translated
 // and how the file comes back: docs/localization.md. A text is one <source>'s content (1.2
 // <trans-unit>, or each segment <mrk> of its <seg-source>; 2.0 <segment>) that may be translated
-// and has no <target> (1.2 segment: no target <mrk> of its mid) with content: kText
+// and has no <target> (1.2 segment: no target <mrk> of its mid) with content (1.2: but for a
+// stand-in, state="new" or "needs-translation"): kText
 // when it holds only text, else kXml (inline elements as tags); a blank source is not
 // translatable; stats().entries counts translatable units (1.2) or segments (2.0). A target keeps
 // its source's blank edges, a new 1.2 <target> gets xml:lang only when its source has one, POSIX
@@ -234,7 +235,8 @@ CatalogText source_text(const xmlNode* source) {
 // One text's place in the tree.
 struct Slot {
   xmlNode* source = nullptr;
-  xmlNode* target = nullptr;   // an empty <target> (or segment <mrk>) already there; null: none
+  // The <target> (or segment <mrk>) already there, empty or holding a stand-in; null: none.
+  xmlNode* target = nullptr;
   xmlNode* segment = nullptr;  // 2.0: the <segment>, which carries the state
   xmlNode* file = nullptr;     // 1.2: the <file>, which carries target-language
   xmlNode* unit = nullptr;     // 1.2, a segment <mrk> of a <seg-source>: its <trans-unit>
@@ -334,22 +336,31 @@ class Scanner {
   // translated segment by segment into the <target>'s marks of the same mid, as those tools read
   // it back; Trados ships that target with the marks empty. A target with content but without
   // the segment's mark was translated unsegmented: it stays.
+  //
+  // A target whose state says it is no translation yet (state="new" or "needs-translation": the
+  // source copied in as a stand-in, as Angular's ng-extract-i18n-merge and xliffmerge write
+  // every new unit) is translated as if it were empty.
   void add_unit12(xmlNode* unit, xmlNode* file, bool translate) {
     xmlNode* target = child_element(unit, ns_, "target");
+    const std::optional<std::string> state =
+        target == nullptr ? std::nullopt : attribute(target, "state");
+    const bool stand_in = state == "new" || state == "needs-translation";
     const std::vector<xmlNode*> marks = unit_segments(unit, ns_);
     if (marks.empty()) {
-      add(child_element(unit, ns_, "source"), target, nullptr, file, translate);
+      add(child_element(unit, ns_, "source"), target, nullptr, file, translate, nullptr, stand_in);
       return;
     }
     for (xmlNode* mark : marks) {
       xmlNode* target_mark = segment_mark(target, ns_, *attribute(mark, "mid"));
-      if (target_mark == nullptr && target != nullptr && has_content(target)) target_mark = target;
-      add(mark, target_mark, nullptr, file, translate, unit);
+      if (target_mark == nullptr && !stand_in && target != nullptr && has_content(target)) {
+        target_mark = target;
+      }
+      add(mark, target_mark, nullptr, file, translate, unit, stand_in);
     }
   }
 
   void add(xmlNode* source, xmlNode* target, xmlNode* segment, xmlNode* file, bool translate,
-           xmlNode* unit = nullptr) {
+           xmlNode* unit = nullptr, bool stand_in = false) {
     if (source == nullptr) return;  // not valid XLIFF: nothing to translate from
     CatalogStats& stats = scan_.stats;
     if (!translate || !has_content(source)) {
@@ -357,7 +368,7 @@ class Scanner {
       return;
     }
     ++stats.entries;
-    if (target != nullptr && has_content(target)) {
+    if (target != nullptr && !stand_in && has_content(target)) {
       ++stats.already_translated;
       return;
     }

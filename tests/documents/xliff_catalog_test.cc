@@ -394,6 +394,32 @@ TEST(XliffCatalog12, ProtectedMarksAreNotTranslated) {
   EXPECT_EQ(engine(text, identity), text.text);
 }
 
+// Angular's ng-extract-i18n-merge and xliffmerge give every new unit a target that copies the
+// source, state="new"; rpt counted all of them translated and translated nothing.
+TEST(XliffCatalog12, StandInTargetsAreTranslated) {
+  const auto catalog = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="html" original="ng2.template"><body>
+<trans-unit id="new" datatype="html"><source>Hello <x id="INTERPOLATION"/>!</source><target state="new">Hello <x id="INTERPOLATION"/>!</target></trans-unit>
+<trans-unit id="needs"><source>Save</source><target state="needs-translation">Save</target></trans-unit>
+<trans-unit id="seg"><source>One. Two.</source><seg-source><mrk mtype="seg" mid="1">One.</mrk> <mrk mtype="seg" mid="2">Two.</mrk></seg-source><target state="new">One. Two.</target></trans-unit>
+<trans-unit id="done"><source>Open</source><target state="translated">Öffnen</target></trans-unit>
+<trans-unit id="review"><source>Close</source><target state="needs-review-translation">Schließen</target></trans-unit>
+</body></file></xliff>)");
+  EXPECT_EQ(texts_of(*catalog),
+            (Strings{"Hello <x id=\"INTERPOLATION\"/>!", "Save", "One.", "Two."}));
+  EXPECT_EQ(catalog->stats().already_translated, 2);
+  const Xml out(
+      catalog->render({"Hallo <x id=\"INTERPOLATION\"/>!", "Speichern", "Eins.", "Zwei."}), kNs12);
+  EXPECT_EQ(out.inner(unit12("new") + "/x:target"), "Hallo <x id=\"INTERPOLATION\"/>!");
+  EXPECT_EQ(out.attribute(unit12("new") + "/x:target", "state"), "needs-review-translation");
+  EXPECT_EQ(out.inner(unit12("needs") + "/x:target"), "Speichern");
+  EXPECT_EQ(out.inner(unit12("seg") + "/x:target"),
+            "<mrk mtype=\"seg\" mid=\"1\">Eins.</mrk> <mrk mtype=\"seg\" mid=\"2\">Zwei.</mrk>");
+  EXPECT_EQ(out.select("//x:target").size(), 5u);
+  EXPECT_EQ(out.inner(unit12("done") + "/x:target"), "Öffnen");
+  EXPECT_EQ(out.inner(unit12("review") + "/x:target"), "Schließen");
+}
+
 // As a PO file's Language: rpt-translate with en-de wrote German targets into an Xcode export
 // whose target-language was "fr", without a word.
 TEST(XliffCatalog, AFileForAnotherTargetLanguageIsRefused) {
