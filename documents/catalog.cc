@@ -1,11 +1,22 @@
 #include "documents/catalog.h"
 
+#include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "documents/po_catalog.h"
 #include "documents/xliff_catalog.h"
 
 namespace rpt::documents {
+
+bool same_primary_language(std::string_view a, std::string_view b) {
+  a = a.substr(0, a.find_first_of("_-@."));
+  b = b.substr(0, b.find_first_of("_-@."));
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
 
 std::unique_ptr<Catalog> Catalog::parse(std::string_view bytes, TextFormat format,
                                         const CatalogOptions& options) {

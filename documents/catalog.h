@@ -51,6 +51,11 @@ struct CatalogStats {
   int plural_entries = 0;    // PO entries with msgid_plural among to_translate
 };
 
+// Whether two language names (BCP 47 or POSIX: "de", "de-AT", "de_DE.UTF-8") share their
+// primary language, ASCII case aside. A file that names another target than the translation's
+// is refused (PO Language, XLIFF target-language and trgLang).
+bool same_primary_language(std::string_view a, std::string_view b);
+
 class Catalog {
  public:
   virtual ~Catalog() = default;

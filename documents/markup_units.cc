@@ -119,6 +119,9 @@ class UnitFinder {
       if (spans::same_name(attribute, "translate")) {
         std::string value = attribute_value(a);
         if (spans::same_name(value, "no")) return true;
+      } else if (!html_ && attribute == "mtype" && view(element->name) == "mrk") {
+        // XLIFF 1.2 says translate="no" of inline text so: <mrk mtype="protected">.
+        if (attribute_value(a) == "protected") return true;
       } else if (html_ && spans::same_name(attribute, "class")) {
         const std::string value = attribute_value(a);
         for (std::size_t at = value.find("notranslate"); at != std::string::npos;

@@ -184,10 +184,6 @@ std::string charset_of(const std::optional<std::string>& content_type) {
   return charset.substr(0, charset.find_first_of(" ;\t"));
 }
 
-std::string primary_language(std::string_view tag) {
-  return lowercase(std::string(tag.substr(0, tag.find_first_of("_-@."))));
-}
-
 // The format directives of a text (the spans a translation must carry): a form that serves more
 // than n == 1 must have the plural's, so the singular's translation fits it only when they match.
 std::multiset<std::string> directives(std::string_view text) {
@@ -297,7 +293,7 @@ class PoCatalog : public Catalog {
     }
     const std::optional<std::string> language = header_field(header, "Language");
     if (language && !language->empty() &&
-        primary_language(*language) != primary_language(options_.target_language)) {
+        !same_primary_language(*language, options_.target_language)) {
       throw CatalogError("PO: the catalogue's Language is " + *language + ", the target is " +
                          options_.target_language);
     }

@@ -2,7 +2,8 @@
 // "Segmentation"): segment_text("  Saved. Open it?\n\n- Done\n") gives separators {"  ", " ",
 // "\n\n- ", "\n"} and segments {"Saved.", "Open it?", "Done"}. Segments are exact substrings;
 // join_segments(s, s.segments) gives the text back byte for byte. Runs of symbols, emoji or
-// placeholders alone, whitespace, list markers and indentation are layout (has_words false). No
+// placeholders alone, whitespace, list markers and indentation are layout (has_words false), and
+// so are quotation marks or brackets around a whole segment ("\"Save it.\"" gives "Save it."). No
 // boundary falls inside a protected span or between a pair of tags. Thread-safe.
 #pragma once
 

@@ -1,6 +1,8 @@
 // XLIFF 1.2 and 2.0/2.1 catalogues (catalog.h), read and written with libxml2; what is translated
 // and how the file comes back: docs/localization.md. A text is one <source>'s content (1.2
-// <trans-unit>, 2.0 <segment>) that may be translated and has no <target> with content: kText
+// <trans-unit>, or each segment <mrk> of its <seg-source>; 2.0 <segment>) that may be translated
+// and has no <target> (1.2 segment: no target <mrk> of its mid) with content (1.2: but for a
+// stand-in, state="new" or "needs-translation"): kText
 // when it holds only text, else kXml (inline elements as tags); a blank source is not
 // translatable; stats().entries counts translatable units (1.2) or segments (2.0). A target keeps
 // its source's blank edges, a new 1.2 <target> gets xml:lang only when its source has one, POSIX
@@ -28,6 +30,7 @@
 #include "common/text_hygiene.h"
 
 #include "documents/libxml_handles.h"
+#include "documents/xliff_pairs.h"
 
 namespace rpt::documents {
 namespace {
@@ -232,10 +235,52 @@ CatalogText source_text(const xmlNode* source) {
 // One text's place in the tree.
 struct Slot {
   xmlNode* source = nullptr;
-  xmlNode* target = nullptr;   // an empty <target> already there; null: none
+  // The <target> (or segment <mrk>) already there, empty or holding a stand-in; null: none.
+  xmlNode* target = nullptr;
   xmlNode* segment = nullptr;  // 2.0: the <segment>, which carries the state
   xmlNode* file = nullptr;     // 1.2: the <file>, which carries target-language
+  xmlNode* unit = nullptr;     // 1.2, a segment <mrk> of a <seg-source>: its <trans-unit>
 };
+
+bool is_segment_mark(const xmlNode* node, std::string_view ns) {
+  return is_element(node, ns, "mrk") && attribute(node, "mtype") == "seg";
+}
+
+// The <mrk mtype="seg"> of a 1.2 <seg-source> or <target> (also inside <g>), in document order.
+void segment_marks(xmlNode* parent, std::string_view ns, std::vector<xmlNode*>* marks) {
+  for (xmlNode* child = parent->children; child != nullptr; child = child->next) {
+    if (is_segment_mark(child, ns)) {
+      marks->push_back(child);
+    } else if (child->type == XML_ELEMENT_NODE) {
+      segment_marks(child, ns, marks);
+    }
+  }
+}
+
+xmlNode* segment_mark(xmlNode* parent, std::string_view ns, const std::string& mid) {
+  if (parent == nullptr) return nullptr;
+  std::vector<xmlNode*> marks;
+  segment_marks(parent, ns, &marks);
+  for (xmlNode* mark : marks) {
+    if (attribute(mark, "mid") == mid) return mark;
+  }
+  return nullptr;
+}
+
+// The segments of a 1.2 unit's <seg-source>; empty (the unit is one text) when it has none, or
+// one without a mid or with a mid used twice: no target mark could be matched to it.
+std::vector<xmlNode*> unit_segments(const xmlNode* unit, std::string_view ns) {
+  xmlNode* seg_source = child_element(unit, ns, "seg-source");
+  std::vector<xmlNode*> marks;
+  if (seg_source == nullptr || child_element(unit, ns, "source") == nullptr) return marks;
+  segment_marks(seg_source, ns, &marks);
+  std::set<std::string> mids;
+  for (const xmlNode* mark : marks) {
+    const std::optional<std::string> mid = attribute(mark, "mid");
+    if (!mid || !mids.insert(*mid).second) return {};
+  }
+  return marks;
+}
 
 struct Scan {
   std::vector<Slot> slots;
@@ -276,8 +321,7 @@ class Scanner {
       } else if (name == "body" || name == "group") {
         visit(child, file, child_translate);
       } else if (version_ == Version::k12 && name == "trans-unit") {
-        add(child_element(child, ns_, "source"), child_element(child, ns_, "target"), nullptr, file,
-            child_translate);
+        add_unit12(child, file, child_translate);
       } else if (version_ == Version::k20 && name == "unit") {
         for (xmlNode* segment = child->children; segment != nullptr; segment = segment->next) {
           if (!is_element(segment, ns_, "segment")) continue;  // <ignorable>s are kept as they are
@@ -288,7 +332,35 @@ class Scanner {
     }
   }
 
-  void add(xmlNode* source, xmlNode* target, xmlNode* segment, xmlNode* file, bool translate) {
+  // A unit whose <seg-source> marks segments (<mrk mtype="seg">: Okapi, memoQ, Trados) is
+  // translated segment by segment into the <target>'s marks of the same mid, as those tools read
+  // it back; Trados ships that target with the marks empty. A target with content but without
+  // the segment's mark was translated unsegmented: it stays.
+  //
+  // A target whose state says it is no translation yet (state="new" or "needs-translation": the
+  // source copied in as a stand-in, as Angular's ng-extract-i18n-merge and xliffmerge write
+  // every new unit) is translated as if it were empty.
+  void add_unit12(xmlNode* unit, xmlNode* file, bool translate) {
+    xmlNode* target = child_element(unit, ns_, "target");
+    const std::optional<std::string> state =
+        target == nullptr ? std::nullopt : attribute(target, "state");
+    const bool stand_in = state == "new" || state == "needs-translation";
+    const std::vector<xmlNode*> marks = unit_segments(unit, ns_);
+    if (marks.empty()) {
+      add(child_element(unit, ns_, "source"), target, nullptr, file, translate, nullptr, stand_in);
+      return;
+    }
+    for (xmlNode* mark : marks) {
+      xmlNode* target_mark = segment_mark(target, ns_, *attribute(mark, "mid"));
+      if (target_mark == nullptr && !stand_in && target != nullptr && has_content(target)) {
+        target_mark = target;
+      }
+      add(mark, target_mark, nullptr, file, translate, unit, stand_in);
+    }
+  }
+
+  void add(xmlNode* source, xmlNode* target, xmlNode* segment, xmlNode* file, bool translate,
+           xmlNode* unit = nullptr, bool stand_in = false) {
     if (source == nullptr) return;  // not valid XLIFF: nothing to translate from
     CatalogStats& stats = scan_.stats;
     if (!translate || !has_content(source)) {
@@ -296,7 +368,7 @@ class Scanner {
       return;
     }
     ++stats.entries;
-    if (target != nullptr && has_content(target)) {
+    if (target != nullptr && !stand_in && has_content(target)) {
       ++stats.already_translated;
       return;
     }
@@ -304,7 +376,7 @@ class Scanner {
       throw CatalogError("XLIFF: more than " + std::to_string(max_texts_) + " texts to translate");
     }
     ++stats.to_translate;
-    scan_.slots.push_back({source, target, segment, file});
+    scan_.slots.push_back({source, target, segment, file, unit});
   }
 
   const Version version_;
@@ -355,11 +427,26 @@ bool is_xml_text(std::string_view text) {
   return true;
 }
 
+// What a translation's inline elements must be: the source's, and no paired code whose end
+// comes before its start unless the source has it so (xliff_pairs.h).
+struct ExpectedInline {
+  std::multiset<InlineKey> keys;
+  std::set<std::string> misordered_pairs;
+};
+
+ExpectedInline expected_inline(xmlNode* source, Version version) {
+  ExpectedInline expected;
+  collect_inline(source->children, version, &expected.keys);
+  expected.misordered_pairs =
+      xliff::misordered_pairs(source->children, view(source->ns->href), version == Version::k12);
+  return expected;
+}
+
 // `content` as the children of the empty `target`, parsed in its context so that inline
 // elements fall in the XLIFF namespace. False (the target left empty) when it is not
 // well-formed or, with `expected` given, its inline elements are not those.
 bool fill(xmlNode* target, const std::string& content, TextFormat format, Version version,
-          const std::multiset<InlineKey>* expected) {
+          const ExpectedInline* expected) {
   if (content.empty() || !is_xml_text(content)) return false;
   if (format == TextFormat::kText) {
     xmlNode* text =
@@ -377,7 +464,11 @@ bool fill(xmlNode* target, const std::string& content, TextFormat format, Versio
   if (expected != nullptr) {
     std::multiset<InlineKey> found;
     collect_inline(nodes.get(), version, &found);
-    if (found != *expected) return false;
+    if (found != expected->keys) return false;
+    for (const std::string& pair :
+         xliff::misordered_pairs(nodes.get(), view(target->ns->href), version == Version::k12)) {
+      if (!expected->misordered_pairs.contains(pair)) return false;
+    }
   }
   xmlNode* last = nullptr;
   for (xmlNode* node = nodes.get(); node != nullptr; node = node->next) {
@@ -422,6 +513,40 @@ EmptyTarget empty_target(const Slot& slot, Version version) {
     xmlAddPrevSibling(empty.target, empty.indent);  // after an element: not merged into text
   }
   return empty;
+}
+
+// The empty mark for a segment's translation in its unit's <target>. A unit's first segment
+// translated makes that target (or fills an empty one) as a copy of the <seg-source>, its
+// segment marks emptied, the text and elements between them kept.
+xmlNode* segment_target(const Slot& slot, Version version, bool* target_added) {
+  const std::string_view ns = view(slot.source->ns->href);
+  const std::string mid = attribute(slot.source, "mid").value_or("");
+  xmlNode* target = child_element(slot.unit, ns, "target");
+  if (xmlNode* mark = segment_mark(target, ns, mid)) return mark;
+  const EmptyTarget empty = empty_target({child_element(slot.unit, ns, "source"), target}, version);
+  *target_added = empty.added;
+  const xmlNode* seg_source = child_element(slot.unit, ns, "seg-source");
+  for (xmlNode* node = seg_source->children; node != nullptr; node = node->next) {
+    // Elements cloned into the target's scope, their namespace not declared again on each
+    // (libxml2 clones only elements that way).
+    xmlNode* copy = nullptr;
+    if (node->type != XML_ELEMENT_NODE) {
+      copy = xmlDocCopyNode(node, node->doc, 1);
+    } else if (xmlDOMWrapCloneNode(nullptr, node->doc, node, &copy, node->doc, empty.target, 1,
+                                   0) != 0) {
+      copy = nullptr;
+    }
+    if (copy == nullptr) throw std::bad_alloc();
+    xmlAddChild(empty.target, copy);
+  }
+  std::vector<xmlNode*> marks;
+  segment_marks(empty.target, ns, &marks);
+  for (xmlNode* mark : marks) {
+    xmlFreeNodeList(mark->children);
+    mark->children = nullptr;
+    mark->last = nullptr;
+  }
+  return segment_mark(empty.target, ns, mid);
 }
 
 void set_attribute(xmlNode* element, const char* name, const std::string& value) {
@@ -472,11 +597,33 @@ std::string serialize_document(xmlDoc* doc, std::string_view source) {
   return crlf;
 }
 
+// A file whose target language is another than the translation's is refused, as a PO file's
+// Language is: German targets in a file that says French (an Xcode export for "fr" sent to an
+// en-de model) would be imported as French.
+void check_target_language(const Tree& tree, const std::string& language) {
+  xmlNode* root = xmlDocGetRootElement(tree.doc.get());
+  std::vector<std::pair<const xmlNode*, const char*>> declared = {{root, "trgLang"}};
+  if (tree.version == Version::k12) {
+    declared.clear();
+    for (xmlNode* file = root->children; file != nullptr; file = file->next) {
+      if (is_element(file, tree.ns, "file")) declared.emplace_back(file, "target-language");
+    }
+  }
+  for (const auto& [element, name] : declared) {
+    const std::optional<std::string> named = attribute(element, name);
+    if (named && !named->empty() && !same_primary_language(*named, language)) {
+      throw CatalogError("XLIFF: line " + std::to_string(xmlGetLineNo(element)) + ": " + name +
+                         " is " + *named + ", the target is " + language);
+    }
+  }
+}
+
 class XliffCatalog : public Catalog {
  public:
   XliffCatalog(std::string_view bytes, const CatalogOptions& options)
       : source_(bytes), options_(options) {
     const Tree tree = read_xliff(source_);
+    check_target_language(tree, options_.target_language);
     Scan scan = Scanner(tree, options_.max_entries).scan(tree.doc.get());
     stats_ = scan.stats;
     texts_.reserve(scan.slots.size());
@@ -498,8 +645,9 @@ class XliffCatalog : public Catalog {
       throw CatalogError("XLIFF: the file parsed differently when written back");
     }
     const std::string language = bcp47(options_.target_language);
+    std::set<xmlNode*> for_review;
     for (std::size_t i = 0; i < texts_.size(); ++i) {
-      write_target(scan.slots[i], texts_[i], translations[i], tree.version, language);
+      write_target(scan.slots[i], texts_[i], translations[i], tree.version, language, &for_review);
     }
     xmlNode* root = xmlDocGetRootElement(tree.doc.get());
     if (tree.version == Version::k20 && !attribute(root, "trgLang")) {
@@ -510,9 +658,18 @@ class XliffCatalog : public Catalog {
 
  private:
   // The target of one slot: the translation, or the source again when the translation does not
-  // fit (no public count of those: the review state marks them in the file).
-  void write_target(const Slot& slot, const CatalogText& text, const std::string& translation,
-                    Version version, const std::string& language) const {
+  // fit (no public count of those: the review state marks them in the file). `for_review`: the
+  // elements whose state says review, which a unit's later segment does not turn "translated".
+  void write_target(Slot slot, const CatalogText& text, const std::string& translation,
+                    Version version, const std::string& language,
+                    std::set<xmlNode*>* for_review) const {
+    xmlNode* unit_source = slot.source;
+    bool segment_target_added = false;
+    if (slot.unit != nullptr) {
+      unit_source = child_element(slot.unit, view(slot.source->ns->href), "source");
+      if (slot.target == nullptr)
+        slot.target = segment_target(slot, version, &segment_target_added);
+    }
     std::string file_language;
     if (version == Version::k12 && slot.file != nullptr) {
       std::optional<std::string> named = attribute(slot.file, "target-language");
@@ -521,8 +678,7 @@ class XliffCatalog : public Catalog {
     }
     const EmptyTarget empty = empty_target(slot, version);
     xmlNode* target = empty.target;
-    std::multiset<InlineKey> source_inline;
-    collect_inline(slot.source->children, version, &source_inline);
+    const ExpectedInline source_inline = expected_inline(slot.source, version);
     // The source's blank edges around the translation's words (a fragment writer may add a
     // newline after a single root element; layout belongs to the file, not to the text).
     std::string_view words = translation;
@@ -547,14 +703,30 @@ class XliffCatalog : public Catalog {
         return;
       }
     }
-    const bool review = options_.mark_for_review || kept_source;
-    if (version == Version::k12) {
-      if (empty.added && xmlHasNsProp(slot.source, xml("lang"), XML_XML_NAMESPACE) != nullptr) {
-        xmlNodeSetLang(target, xml(file_language.c_str()));
+    // 1.2: the <target>, which holds a segment's mark (maybe inside a <g>); 2.0: the <segment>.
+    xmlNode* state_holder = version == Version::k20 ? slot.segment : target;
+    while (version == Version::k12 &&
+           !is_element(state_holder, view(unit_source->ns->href), "target")) {
+      state_holder = state_holder->parent;
+    }
+    const bool review =
+        options_.mark_for_review || kept_source || for_review->contains(state_holder);
+    if (review) for_review->insert(state_holder);
+    if (empty.added || segment_target_added) {
+      xmlNode* added = version == Version::k20 ? target : state_holder;
+      if (version == Version::k12 &&
+          xmlHasNsProp(unit_source, xml("lang"), XML_XML_NAMESPACE) != nullptr) {
+        xmlNodeSetLang(added, xml(file_language.c_str()));
       }
-      set_attribute(target, "state", review ? "needs-review-translation" : "translated");
+      // xml:space on the source holds for the source alone: the target says it again, or a
+      // tool may collapse the blanks it kept ("  Open   the file.  ").
+      const libxml::StringPtr space(xmlGetNsProp(unit_source, xml("space"), XML_XML_NAMESPACE));
+      if (space != nullptr) xmlNodeSetSpacePreserve(added, view(space.get()) == "preserve" ? 1 : 0);
+    }
+    if (version == Version::k12) {
+      set_attribute(state_holder, "state", review ? "needs-review-translation" : "translated");
     } else {
-      set_attribute(slot.segment, "state", review ? "initial" : "translated");
+      set_attribute(state_holder, "state", review ? "initial" : "translated");
     }
   }
 

@@ -478,6 +478,9 @@ constexpr DocumentFormat kDocumentFormats[] = {
     {".xml", v1::TEXT_FORMAT_XML, "application/xml"},
     {".xlf", v1::TEXT_FORMAT_XLIFF, "application/x-xliff+xml"},
     {".xliff", v1::TEXT_FORMAT_XLIFF, "application/x-xliff+xml"},
+    // Trados and memoQ keep a project's bilingual files as XLIFF 1.2 under names of their own.
+    {".sdlxliff", v1::TEXT_FORMAT_XLIFF, "application/x-xliff+xml"},
+    {".mqxliff", v1::TEXT_FORMAT_XLIFF, "application/x-xliff+xml"},
     {".po", v1::TEXT_FORMAT_PO, "text/x-po; charset=utf-8"},
     {".pot", v1::TEXT_FORMAT_PO, "text/x-po; charset=utf-8"},
 };
@@ -507,7 +510,7 @@ HttpResponse DeepLApi::upload_document(const HttpRequest& request, const std::st
   if (format == nullptr) {
     return deepl_error(400,
                        "Unsupported file type: rpt translates .txt, .html, .htm, .xml, .xlf, "
-                       ".xliff, .po and .pot files");
+                       ".xliff, .sdlxliff, .mqxliff, .po and .pot files");
   }
   v1::TranslateRequest translate;
   std::string detected;

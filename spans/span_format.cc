@@ -49,8 +49,10 @@ struct PrintfSpec {
 constexpr std::array<std::string_view, 13> kLengthModifiers = {
     "hh", "ll", "I64", "I32", "h", "l", "L", "q", "j", "z", "Z", "t", "w"};
 
-// printf with the GNU and GCC-diagnostic extensions and Python's %(name)s, at text[at] == '%':
-//   %[(key) | N$][flags -+#0'][width | * | *N$][.precision][length][conversion letter | <PRIxNN>]
+// printf with the GNU and GCC-diagnostic extensions, Python's %(name)s and Apple's %@, at
+// text[at] == '%':
+//   %[(key) | N$][flags -+#0'][width | * | *N$][.precision][length][conversion letter | <PRIxNN>
+//   | @ | #@name@]
 // Any ASCII letter converts: GCC (%qD %L %C %wu), strftime (%Y %H) and glibc (%m) use most of
 // them. The space flag is left out on purpose: "50% done" is prose.
 PrintfSpec parse_printf(std::string_view text, std::size_t at) {
@@ -71,9 +73,11 @@ PrintfSpec parse_printf(std::string_view text, std::size_t at) {
     i = digits + 1;
     plain = false;
   }
-  bool grouping = false;  // the ' flag, only meaningful for numbers
+  bool grouping = false;   // the ' flag, only meaningful for numbers
+  bool alternate = false;  // the # flag
   while (i < text.size() && std::string_view("-+#0'").find(text[i]) != std::string_view::npos) {
     grouping = grouping || text[i] == '\'';
+    alternate = alternate || text[i] == '#';
     plain = false;
     ++i;
   }
@@ -116,6 +120,18 @@ PrintfSpec parse_printf(std::string_view text, std::size_t at) {
     }
   }
   const char conversion = at_or_nul(text, i);
+  if (conversion == '@') {  // Objective-C and Swift (Apple's String(format:)): %@ %1$@
+    spec.length = i + 1 - at;
+    // A .stringsdict variable: %#@files@ is replaced by the plural rule "files" picks.
+    std::size_t name_end = i + 1;
+    while (name_end < text.size() && name_end - i <= kMaxMappingKey && is_ident(text[name_end])) {
+      ++name_end;
+    }
+    if (alternate && name_end > i + 1 && at_or_nul(text, name_end) == '@') {
+      spec.length = name_end + 1 - at;
+    }
+    return spec;
+  }
   if (!is_alpha(conversion)) return spec;
   if (grouping && std::string_view("diufFgG").find(conversion) == std::string_view::npos) {
     return spec;  // GCC's %' (a typographic apostrophe) followed by a letter: "don%'t"

@@ -99,6 +99,32 @@ TEST(Segmenter, DomainTextIsNotCutInsideItsTokens) {
   }
 }
 
+// An abbreviation written after a name ends the sentence before a capital: the demo model,
+// given "Dr. Smith works at ACME Inc. He is the CEO." as one segment, dropped its second half.
+TEST(Segmenter, ASentenceEndsAfterACompanyOrNameSuffix) {
+  EXPECT_EQ(segment("Dr. Smith works at ACME Inc. He is the CEO.").segments,
+            (Strings{"Dr. Smith works at ACME Inc.", "He is the CEO."}));
+  EXPECT_EQ(segment("Made by Foo Ltd. Contact Foo Corp. Ask John Smith Jr. Thanks.").segments,
+            (Strings{"Made by Foo Ltd.", "Contact Foo Corp.", "Ask John Smith Jr.", "Thanks."}));
+  EXPECT_EQ(segment("Apple Inc. is big. Ask Mr. Smith.").segments,
+            (Strings{"Apple Inc. is big.", "Ask Mr. Smith."}));
+}
+
+// Quotation marks or brackets around a whole segment are layout, like a tag pair around it:
+// en-de gave "OpenDatei." for "Open the file." and dropped «Open the file.» to "▸ Datei. »«".
+TEST(Segmenter, MarksAroundAWholeSegmentAreLayout) {
+  const SegmentedText s = segment("\"Open the file,\" he said. \"Then save it.\"");
+  EXPECT_EQ(s.segments, (Strings{"\"Open the file,\" he said.", "Then save it."}));
+  EXPECT_EQ(s.separators, (Strings{"", " \"", "\""}));
+  EXPECT_EQ(
+      segment("(Optional)\n\u201EDatei \u00F6ffnen\u201C\n\u00AB ( Ouvrir ) \u00BB\n'Don't save.'\n"
+              "\"Open\" or \"Save\"\n(see (a))\n\"%s\"")
+          .segments,
+      (Strings{"Optional", "Datei \u00F6ffnen", "Ouvrir", "'Don't save.'", "\"Open\" or \"Save\"",
+               "(see (a))"}));
+  expect_round_trip("\u00AB ( Ouvrir ) \u00BB \"Then save it.\" (x)", SplitSentences::kAuto);
+}
+
 TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
   EXPECT_EQ(segment("Open the file. <b>Save</b> it now. %s files saved.").segments,
             (Strings{"Open the file.", "<b>Save</b> it now.", "%s files saved."}));

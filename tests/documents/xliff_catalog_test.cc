@@ -286,7 +286,7 @@ TEST(XliffCatalog12, ExistingTargetLanguageIsKeptAndPosixNamesBecomeBcp47) {
       "<xliff version='1.2' xmlns='urn:oasis:names:tc:xliff:document:1.2'><file "
       "source-language='en' target-language='fr-CA' datatype='plaintext' original='x'><body>"
       "<trans-unit id='a'><source xml:lang='en'>Yes</source></trans-unit></body></file></xliff>";
-  const Xml kept(parse(with_language)->render({"Oui"}), kNs12);
+  const Xml kept(parse(with_language, options(true, "fr"))->render({"Oui"}), kNs12);
   EXPECT_EQ(kept.attribute("//x:file", "target-language"), "fr-CA");
   EXPECT_EQ(kept.attribute("//x:target", "lang"), "fr-CA");
   std::string without = with_language;
@@ -303,8 +303,7 @@ TEST(XliffCatalog12, TargetComesAfterSegSourceAndKeepsTheSourceEdges) {
       "datatype=\"plaintext\" original=\"x\"><body>\n"
       "  <trans-unit id=\"a\">\n"
       "    <source>\n      One. Two.\n    </source>\n"
-      "    <seg-source><mrk mtype=\"seg\" mid=\"1\">One.</mrk> <mrk mtype=\"seg\" "
-      "mid=\"2\">Two.</mrk></seg-source>\n"
+      "    <seg-source>\n      One. Two.\n    </seg-source>\n"
       "  </trans-unit>\n"
       "  <trans-unit id=\"b\">\n"
       "    <source><g id=\"1\">Bold</g></source>\n"
@@ -322,6 +321,126 @@ TEST(XliffCatalog12, TargetComesAfterSegSourceAndKeepsTheSourceEdges) {
       out.select(unit12("a") + "/x:seg-source/following-sibling::*[1][self::x:target]").size(), 1u);
   // Indented as the source is.
   EXPECT_NE(rendered.find("</seg-source>\n    <target state="), std::string::npos) << rendered;
+}
+
+// Okapi, memoQ and Trados mark a unit's segments in its <seg-source> and read its target back by
+// the same marks; Trados writes the target with the marks empty (an SDLXLIFF file). Before, a
+// unit was translated whole into an unmarked target, and a Trados unit counted as translated.
+TEST(XliffCatalog12, SegmentedUnitsAreTranslatedIntoTheTargetsMarks) {
+  const std::string mark = "<mrk mtype=\"seg\" mid=";
+  const auto catalog = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="plaintext" original="x"><body>
+<trans-unit id="new"><source xml:lang="en">Press <x id="1"/>. Two.</source>
+<seg-source><mrk mtype="seg" mid="1">Press <x id="1"/>.</mrk> <mrk mtype="seg" mid="2">Two.</mrk></seg-source>
+</trans-unit>
+<trans-unit id="sdl"><source>Three. Four.</source>
+<seg-source><mrk mtype="seg" mid="3">Three.</mrk> <mrk mtype="seg" mid="4">Four.</mrk></seg-source>
+<target><mrk mtype="seg" mid="3"/> <mrk mtype="seg" mid="4">Vier.</mrk></target>
+</trans-unit>
+<trans-unit id="g"><source><g id="1">Bold <x id="2"/> text.</g></source>
+<seg-source><g id="1"><mrk mtype="seg" mid="5">Bold <x id="2"/> text.</mrk></g></seg-source>
+</trans-unit>
+<trans-unit id="done"><source>Done.</source>
+<seg-source><mrk mtype="seg" mid="6">Done.</mrk></seg-source>
+<target>Fertig.</target>
+</trans-unit>
+</body></file></xliff>
+)",
+                             options(/*review=*/false));
+  ASSERT_EQ(texts_of(*catalog),
+            (Strings{"Press <x id=\"1\"/>.", "Two.", "Three.", "Bold <x id=\"2\"/> text."}));
+  EXPECT_EQ(catalog->stats().entries, 6);
+  EXPECT_EQ(catalog->stats().already_translated, 2);  // mark 4, and "done" translated unmarked
+  const std::string rendered =
+      catalog->render({"Drücken.", "Zwei.", "Drei.", "Fett <x id=\"2\"/> Text."});
+  const Xml out(rendered, kNs12);
+  // Mark 1 lost its tag: the source's, and the whole target needs review.
+  EXPECT_EQ(out.inner(unit12("new") + "/x:target"),
+            mark + "\"1\">Press <x id=\"1\"/>.</mrk> " + mark + "\"2\">Zwei.</mrk>");
+  EXPECT_EQ(out.attribute(unit12("new") + "/x:target", "state"), "needs-review-translation");
+  EXPECT_EQ(out.attribute(unit12("new") + "/x:target", "lang"), "de");
+  EXPECT_EQ(
+      out.select(unit12("new") + "/x:seg-source/following-sibling::*[1][self::x:target]").size(),
+      1u);
+  EXPECT_EQ(out.inner(unit12("sdl") + "/x:target"),
+            mark + "\"3\">Drei.</mrk> " + mark + "\"4\">Vier.</mrk>");
+  EXPECT_EQ(out.attribute(unit12("sdl") + "/x:target", "state"), "translated");
+  EXPECT_EQ(out.inner(unit12("g") + "/x:target"),
+            "<g id=\"1\">" + mark + "\"5\">Fett <x id=\"2\"/> Text.</mrk></g>");
+  EXPECT_EQ(out.select(unit12("g") + "/x:target/x:g/x:mrk/x:x").size(), 1u);
+  EXPECT_EQ(out.inner(unit12("done") + "/x:target"), "Fertig.");
+  EXPECT_EQ(parse(rendered)->stats().to_translate, 0);
+  EXPECT_NE(rendered.find("</seg-source><target xml:lang=\"de\" state="), std::string::npos)
+      << rendered;
+}
+
+// XLIFF 1.2 says "do not translate" of inline text with <mrk mtype="protected"> (2.0 and ITS
+// with translate="no"); the en-de model wrote `Öffnet den Dialog <mrk
+// mtype="protected">Save-Datei</mrk>` for it. Its content is a placeholder the model copies.
+TEST(XliffCatalog12, ProtectedMarksAreNotTranslated) {
+  const auto catalog = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="html" original="x"><body>
+<trans-unit id="a"><source>Open the <mrk mtype="protected">Save File</mrk> dialog and <mrk mtype="term">close</mrk> it.</source></trans-unit>
+</body></file></xliff>)");
+  ASSERT_EQ(catalog->texts().size(), 1u);
+  const CatalogText& text = catalog->texts()[0];
+  Strings segments;
+  engine(text, [&](const std::string& segment) {
+    segments.push_back(segment);
+    return segment;
+  });
+  EXPECT_EQ(segments,
+            Strings{"Open the <x id=\"1\"/> dialog and <mrk mtype=\"term\">close</mrk> it."});
+  EXPECT_EQ(engine(text, identity), text.text);
+}
+
+// Angular's ng-extract-i18n-merge and xliffmerge give every new unit a target that copies the
+// source, state="new"; rpt counted all of them translated and translated nothing.
+TEST(XliffCatalog12, StandInTargetsAreTranslated) {
+  const auto catalog = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="html" original="ng2.template"><body>
+<trans-unit id="new" datatype="html"><source>Hello <x id="INTERPOLATION"/>!</source><target state="new">Hello <x id="INTERPOLATION"/>!</target></trans-unit>
+<trans-unit id="needs"><source>Save</source><target state="needs-translation">Save</target></trans-unit>
+<trans-unit id="seg"><source>One. Two.</source><seg-source><mrk mtype="seg" mid="1">One.</mrk> <mrk mtype="seg" mid="2">Two.</mrk></seg-source><target state="new">One. Two.</target></trans-unit>
+<trans-unit id="done"><source>Open</source><target state="translated">Öffnen</target></trans-unit>
+<trans-unit id="review"><source>Close</source><target state="needs-review-translation">Schließen</target></trans-unit>
+</body></file></xliff>)");
+  EXPECT_EQ(texts_of(*catalog),
+            (Strings{"Hello <x id=\"INTERPOLATION\"/>!", "Save", "One.", "Two."}));
+  EXPECT_EQ(catalog->stats().already_translated, 2);
+  const Xml out(
+      catalog->render({"Hallo <x id=\"INTERPOLATION\"/>!", "Speichern", "Eins.", "Zwei."}), kNs12);
+  EXPECT_EQ(out.inner(unit12("new") + "/x:target"), "Hallo <x id=\"INTERPOLATION\"/>!");
+  EXPECT_EQ(out.attribute(unit12("new") + "/x:target", "state"), "needs-review-translation");
+  EXPECT_EQ(out.inner(unit12("needs") + "/x:target"), "Speichern");
+  EXPECT_EQ(out.inner(unit12("seg") + "/x:target"),
+            "<mrk mtype=\"seg\" mid=\"1\">Eins.</mrk> <mrk mtype=\"seg\" mid=\"2\">Zwei.</mrk>");
+  EXPECT_EQ(out.select("//x:target").size(), 5u);
+  EXPECT_EQ(out.inner(unit12("done") + "/x:target"), "Öffnen");
+  EXPECT_EQ(out.inner(unit12("review") + "/x:target"), "Schließen");
+}
+
+// As a PO file's Language: rpt-translate with en-de wrote German targets into an Xcode export
+// whose target-language was "fr", without a word.
+TEST(XliffCatalog, AFileForAnotherTargetLanguageIsRefused) {
+  const std::string v12 =
+      "<xliff version='1.2' xmlns='urn:oasis:names:tc:xliff:document:1.2'>\n<file "
+      "source-language='en' datatype='plaintext' original='a'><body/></file>\n<file "
+      "source-language='en' target-language='fr' datatype='plaintext' original='b'><body>"
+      "<trans-unit id='a'><source>Yes</source></trans-unit></body></file></xliff>";
+  try {
+    parse(v12);
+    FAIL() << "parsed";
+  } catch (const CatalogError& error) {
+    EXPECT_STREQ(error.what(), "XLIFF: line 3: target-language is fr, the target is de");
+  }
+  EXPECT_EQ(parse(v12, options(true, "fr_CA.UTF-8"))->texts().size(), 1u);
+  const std::string v20 =
+      "<xliff xmlns='urn:oasis:names:tc:xliff:document:2.0' version='2.0' srcLang='en' "
+      "trgLang='FR-ca'><file id='f'><unit id='u'><segment><source>Yes</source></segment></unit>"
+      "</file></xliff>";
+  EXPECT_THROW(parse(v20), CatalogError);
+  EXPECT_EQ(parse(v20, options(true, "fr"))->texts().size(), 1u);
 }
 
 // ---- XLIFF 2.0 ----
@@ -404,6 +523,80 @@ TEST(XliffCatalog20, PrefixedElementsStayInTheirNamespace) {
   EXPECT_EQ(out.inner("//x:target"), "<x:pc id=\"2\">C</x:pc> B <x:ph id=\"1\"/>");
   EXPECT_EQ(out.select("//x:target/x:pc").size(), 1u);
   EXPECT_EQ(out.attribute("/x:xliff", "trgLang"), "de");
+}
+
+// A code pair that is not one element may move, but its end may not come before its start:
+// rpt-translate gave `Das Cookie-Dokumentation<ec startRef="1"/> vor dem Start.<sc id="1"/>`
+// for `Read the <sc id="1"/>documentation<ec startRef="1"/> before you start.`, invalid XLIFF
+// and, from Angular's <x id="START_LINK"/>, a </a> before its <a href> in the built app.
+TEST(XliffCatalog, PairedCodesKeepTheirStartBeforeTheirEnd) {
+  const auto v12 = parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="html" original="x"><body>
+<trans-unit id="bx"><source>Read <bx id="1" rid="1"/>this<ex id="2" rid="1"/>.</source></trans-unit>
+<trans-unit id="bpt"><source>Read <bpt id="1">&lt;a&gt;</bpt>this<ept id="1">&lt;/a&gt;</ept>.</source></trans-unit>
+<trans-unit id="ng"><source>Read <x id="START_LINK"/>this<x id="CLOSE_LINK"/>.</source></trans-unit>
+<trans-unit id="moved"><source>Read <x id="START_LINK"/>this<x id="CLOSE_LINK"/>.</source></trans-unit>
+<trans-unit id="end-only"><source>this<x id="CLOSE_LINK"/> now</source></trans-unit>
+</body></file></xliff>)",
+                         options(/*review=*/false));
+  const Xml out12(
+      v12->render({"<ex id=\"2\" rid=\"1\"/>Lies<bx id=\"1\" rid=\"1\"/> das.",
+                   "<ept id=\"1\">&lt;/a&gt;</ept>Lies das<bpt id=\"1\">&lt;a&gt;</bpt>.",
+                   "Lies das<x id=\"CLOSE_LINK\"/>.<x id=\"START_LINK\"/>",
+                   "<x id=\"START_LINK\"/>Das<x id=\"CLOSE_LINK\"/> lesen.",
+                   "<x id=\"CLOSE_LINK\"/> das jetzt"}),
+      kNs12);
+  for (const char* id : {"bx", "bpt", "ng"}) {
+    SCOPED_TRACE(id);
+    EXPECT_EQ(out12.inner(unit12(id) + "/x:target"), out12.inner(unit12(id) + "/x:source"));
+    EXPECT_EQ(out12.attribute(unit12(id) + "/x:target", "state"), "needs-review-translation");
+  }
+  EXPECT_EQ(out12.inner(unit12("moved") + "/x:target"),
+            "<x id=\"START_LINK\"/>Das<x id=\"CLOSE_LINK\"/> lesen.");
+  EXPECT_EQ(out12.inner(unit12("end-only") + "/x:target"), "<x id=\"CLOSE_LINK\"/> das jetzt");
+
+  const auto v20 =
+      parse(R"(<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en">
+<file id="f"><unit id="sc"><segment><source>Read <sc id="1"/>this<ec startRef="1"/>.</source></segment></unit>
+<unit id="sm"><segment><source>Read <sm id="1"/>this<em startRef="1"/>.</source></segment></unit>
+<unit id="moved"><segment><source>Read <sc id="1"/>this<ec startRef="1"/>.</source></segment></unit>
+</file></xliff>)",
+            options(/*review=*/false));
+  const Xml out20(v20->render({"Lies das<ec startRef=\"1\"/>.<sc id=\"1\"/>",
+                               "<em startRef=\"1\"/>Lies <sm id=\"1\"/>das.",
+                               "<sc id=\"1\"/>Das<ec startRef=\"1\"/> lesen."}),
+                  kNs20);
+  for (const char* id : {"sc", "sm"}) {
+    SCOPED_TRACE(id);
+    EXPECT_EQ(out20.inner(segment20(id, 1) + "/x:target"),
+              out20.inner(segment20(id, 1) + "/x:source"));
+    EXPECT_EQ(out20.attribute(segment20(id, 1), "state"), "initial");
+  }
+  EXPECT_EQ(out20.inner(segment20("moved", 1) + "/x:target"),
+            "<sc id=\"1\"/>Das<ec startRef=\"1\"/> lesen.");
+  EXPECT_EQ(out20.attribute(segment20("moved", 1), "state"), "translated");
+}
+
+// xml:space="preserve" on a <source> does not reach its sibling <target>: a new target says it
+// too, or a tool may collapse the blanks the translation kept.
+TEST(XliffCatalog, NewTargetsPreserveSpaceAsTheirSourceDoes) {
+  const Xml v12(parse(R"(<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file source-language="en" datatype="plaintext" original="x"><body>
+<trans-unit id="a"><source xml:space="preserve">  Open   the file.  </source></trans-unit>
+<trans-unit id="b"><source>Save.</source></trans-unit>
+</body></file></xliff>)")
+                    ->render({"  Datei   öffnen.  ", "Speichern."}),
+                kNs12);
+  EXPECT_EQ(v12.attribute(unit12("a") + "/x:target", "space"), "preserve");
+  EXPECT_EQ(v12.inner(unit12("a") + "/x:target"), "  Datei   öffnen.  ");
+  EXPECT_EQ(v12.attribute(unit12("b") + "/x:target", "space"), "<none>");
+  const Xml v20(
+      parse(R"(<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en">
+<file id="f"><unit id="a"><segment><source xml:space="preserve">Open <ph id="1"/>  the file.</source></segment></unit>
+</file></xliff>)")
+          ->render({"Öffnen <ph id=\"1\"/>  die Datei."}),
+      kNs20);
+  EXPECT_EQ(v20.attribute(segment20("a", 1) + "/x:target", "space"), "preserve");
 }
 
 // ---- Both ----

@@ -124,6 +124,14 @@ class DeepLTest(unittest.TestCase):
         with open(os.path.join(REPO, "tests", "fixtures", "catalogs", "app.po"),
                   encoding="utf-8") as file:
             cases.append(("app.po", file.read(), "po"))
+        # A Trados file: its segments' empty target marks are filled.
+        cases.append(("job.sdlxliff", (
+            '<xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2"><file '
+            'original="a.docx" source-language="en-US" target-language="de-DE" datatype="x">'
+            '<body><trans-unit id="1"><source>Open the file. Quit.</source><seg-source>'
+            '<mrk mtype="seg" mid="1">Open the file.</mrk> <mrk mtype="seg" mid="2">Quit.</mrk>'
+            '</seg-source><target><mrk mtype="seg" mid="1"/> <mrk mtype="seg" mid="2"/></target>'
+            '</trans-unit></body></file></xliff>'), "xliff"))
         for name, text, format_name in cases:
             with self.subTest(name=name):
                 out = io.BytesIO()
@@ -131,6 +139,8 @@ class DeepLTest(unittest.TestCase):
                                               filename=name)
                 self.assertEqual(out.getvalue().decode(),
                                  self.native([text], "en-de", format=format_name)[0])
+                if name.endswith(".sdlxliff"):
+                    self.assertNotIn('mid="1"/>', out.getvalue().decode())
         self.assertEqual(translator.get_usage().character.count,
                          sum(len(text) for _, text, _ in cases))
         # By hand: the status, and a result that is gone once downloaded.

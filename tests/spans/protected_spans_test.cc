@@ -206,6 +206,10 @@ TEST(ProtectedSpans, Printf) {
       {"%Y-%m-%d %H:%M", {{"%Y", P}, {"%m", P}, {"%d", P}, {"%H", P}, {"%M", P}}},
       {"%'d files", {{"%'d", P}}},
       {"#%2d: %9ju", {{"%2d", P}, {"%9ju", P}}},  // no Qt argument here: widths
+      // Apple's: Xcode's XLIFF gave "Supprimer « %1$@ » depuis %2 ?" for "Delete “%1$@” from
+      // %2$@?" when only %2 was a span.
+      {"%@ files, delete “%1$@” from %2$@?", {{"%@", P}, {"%1$@", P}, {"%2$@", P}}},
+      {"%#@files@ left in %@", {{"%#@files@", P}, {"%@", P}}},
   });
 }
 
