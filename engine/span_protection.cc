@@ -75,7 +75,8 @@ class SpanMasking {
     return choice;
   }
 
-  // An opening and its closing tag: both pieces of their own, or masked by a sentinel pair.
+  // An opening and its closing tag (or Markdown emphasis markers): both pieces of their own, or
+  // masked by a sentinel pair.
   std::pair<Choice, Choice> pair(const std::string& open, const std::string& close) {
     const auto key = std::make_pair(open, close);
     const auto known = pairs_.find(key);
@@ -83,8 +84,11 @@ class SpanMasking {
     std::pair<Choice, Choice> choice;
     const int open_id = own_piece(open);
     const int close_id = own_piece(close);
+    // Markers that open and close alike (Markdown's **bold**) are masked even when they are a
+    // piece of their own: one piece for both could not keep the closing one after the opening.
+    const bool own_pieces = open_id >= 0 && close_id >= 0 && open != close;
     const auto sentinel =
-        (open_id >= 0 && close_id >= 0) || !mask_
+        own_pieces || !mask_
             ? std::make_pair<const SpanProtector::Sentinel*, const SpanProtector::Sentinel*>(
                   nullptr, nullptr)
             : take_sentinel_pair();
@@ -411,7 +415,7 @@ ProtectedSource SpanProtector::protect(std::string_view source,
       replacements[static_cast<std::size_t>(span.partner)].text = close_choice.replacement;
       const int open_phrase = add(open_choice.phrase);
       const int close_phrase = add(close_choice.phrase);
-      if (close_phrase >= 0) {
+      if (close_phrase >= 0 && close_phrase != open_phrase) {
         const auto [it, inserted] = opener_of.emplace(close_phrase, open_phrase);
         if (!inserted && it->second != open_phrase) it->second = -1;
       }

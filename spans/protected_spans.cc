@@ -8,6 +8,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,8 @@ using spans::is_upper;
 // A span found by the scan, with what tag pairing needs to know.
 struct Candidate {
   ProtectedSpan span;
-  spans::TagShape tag;  // tag.length > 0 for kTag
+  spans::TagShape tag;            // tag.length > 0 for a tag in angle brackets
+  spans::EmphasisShape emphasis;  // emphasis.length > 0 for a Markdown emphasis marker
   bool known_tag = false;
   int partner = -1;  // index into the candidate vector
 };
@@ -72,10 +74,15 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
       match = {candidate.tag.length, SpanKind::kTag};
       candidate.known_tag = candidate.tag.length > 0 && spans::is_known_tag(candidate.tag.name);
       break;
+    case '*':
+    case '_':
+      candidate.emphasis = spans::match_emphasis(text, at);
+      match = {candidate.emphasis.length, SpanKind::kTag};
+      break;
     default:
       break;
   }
-  candidate.span = {at, at + match.length, match.kind, -1};
+  candidate.span = {at, at + match.length, match.kind, -1, candidate.tag.closing};
   return candidate;
 }
 
@@ -85,7 +92,7 @@ void pair_tags(std::vector<Candidate>& candidates) {
   std::vector<int> open;
   for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
     const spans::TagShape& tag = candidates[i].tag;
-    if (candidates[i].span.kind != SpanKind::kTag || tag.self_closing) continue;
+    if (tag.length == 0 || tag.self_closing) continue;
     if (!tag.closing) {
       open.push_back(i);
       continue;
@@ -101,9 +108,32 @@ void pair_tags(std::vector<Candidate>& candidates) {
   }
 }
 
+// Pairs Markdown emphasis markers as CommonMark does, without its rule of three: a closer with the
+// nearest opener of the same run ("**" with "**", "_" with "_"). One stack per run, so a text of
+// unmatched openers costs no search. The later of a pair is the closing one: its markers alone
+// cannot say (**bold**).
+void pair_emphasis(std::string_view text, std::vector<Candidate>& candidates) {
+  std::array<std::vector<int>, 4> open;  // *, **, _, __
+  for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
+    Candidate& marker = candidates[i];
+    if (marker.emphasis.length == 0) continue;
+    auto& same_run = open[(text[marker.span.begin] == '_' ? 2 : 0) + marker.emphasis.length - 1];
+    if (marker.emphasis.closes && !same_run.empty()) {
+      candidates[same_run.back()].partner = i;
+      marker.partner = same_run.back();
+      marker.span.closing = true;
+      same_run.pop_back();
+    } else if (marker.emphasis.opens) {
+      same_run.push_back(i);
+    }
+  }
+}
+
 // An unknown name in angle brackets is markup only when paired, self-closing or with attributes;
-// alone it is a metavariable ("<file>") that translators translate.
+// alone it is a metavariable ("<file>") that translators translate. An emphasis marker without
+// its partner is text (a footnote's "*", "5 * 3").
 bool keep(const Candidate& c) {
+  if (c.emphasis.length > 0) return c.partner >= 0;
   if (c.span.kind != SpanKind::kTag || c.known_tag) return true;
   return c.partner >= 0 || c.tag.self_closing || c.tag.has_attributes;
 }
@@ -250,7 +280,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   auto address = addresses.begin();
   std::vector<Candidate> candidates;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t next = text.find_first_of("%{$&\\<`0123456789", i);
+    const std::size_t next = text.find_first_of("%{$&\\<`*_0123456789", i);
     while (address != addresses.end() && address->first < i) ++address;  // inside a span
     if (address != addresses.end() && address->first <= next) {  // leftmost wins (npos: none)
       Candidate url;
@@ -269,6 +299,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     }
   }
   pair_tags(candidates);
+  pair_emphasis(text, candidates);
 
   std::vector<int> new_index(candidates.size(), -1);
   std::vector<ProtectedSpan> result;

@@ -114,7 +114,8 @@ TEST(Segmenter, MarkupAtASegmentsEdgeIsLayout) {
         "[<img src=\"a.png\"/> ]Quit[]", "[<x id=\"1\"/> <br/>]Quit[ <x id=\"2\"/>]",
         "[<b>]Open the file[</b>]", "[<a href=\"x\"> <i>]Open[</i> </a>]",
         "[]<b>Warning:</b> the disk is full[]", "[]Click <img src=\"a.png\"/> to open the file[]",
-        "[]<b>Save</b> or <i>quit</i>[]"}) {
+        "[]<b>Save</b> or <i>quit</i>[]", "[**]Open the file[**]",
+        "[]**Warning:** the disk is full[]"}) {
     std::string text;
     const SegmentedText expected = bracketed(written, &text);
     for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
