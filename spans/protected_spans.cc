@@ -1,19 +1,20 @@
 // find_protected_spans: one left-to-right pass asking the recognizers of spans/span_format.h and
 // spans/span_markup.h at each byte that can start a span, and taking the addresses
-// spans/span_address.h found (leftmost wins, each recognizer returns its longest form), then tag
-// pairing, then the accelerator marker, which needs the whole text to decide.
+// spans/span_address.h and the emphasis delimiters spans/span_emphasis.h found (leftmost wins,
+// each recognizer returns its longest form), then tag pairing, then the accelerator marker, which
+// needs the whole text to decide.
 #include "spans/protected_spans.h"
 
 #include <unicode/uchar.h>
 #include <unicode/utf8.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
 #include "spans/span_address.h"
+#include "spans/span_emphasis.h"
 #include "spans/span_format.h"
 #include "spans/span_markup.h"
 
@@ -28,8 +29,8 @@ using spans::is_upper;
 // A span found by the scan, with what tag pairing needs to know.
 struct Candidate {
   ProtectedSpan span;
-  spans::TagShape tag;            // tag.length > 0 for a tag in angle brackets
-  spans::EmphasisShape emphasis;  // emphasis.length > 0 for a Markdown emphasis marker
+  spans::TagShape tag;  // tag.length > 0 for a tag in angle brackets
+  int emphasis = -1;    // a Markdown emphasis marker: the index of its pair (find_emphasis)
   bool known_tag = false;
   int partner = -1;  // index into the candidate vector
 };
@@ -74,11 +75,6 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
       match = {candidate.tag.length, SpanKind::kTag};
       candidate.known_tag = candidate.tag.length > 0 && spans::is_known_tag(candidate.tag.name);
       break;
-    case '*':
-    case '_':
-      candidate.emphasis = spans::match_emphasis(text, at);
-      match = {candidate.emphasis.length, SpanKind::kTag};
-      break;
     default:
       break;
   }
@@ -108,23 +104,19 @@ void pair_tags(std::vector<Candidate>& candidates) {
   }
 }
 
-// Pairs Markdown emphasis markers as CommonMark does, without its rule of three: a closer with the
-// nearest opener of the same run ("**" with "**", "_" with "_"). One stack per run, so a text of
-// unmatched openers costs no search. The later of a pair is the closing one: its markers alone
-// cannot say (**bold**).
-void pair_emphasis(std::string_view text, std::vector<Candidate>& candidates) {
-  std::array<std::vector<int>, 4> open;  // *, **, _, __
+// Pairs the emphasis markers the scan kept: a marker whose partner another span took (a URL's
+// "a_b" against "_c_") stays unpaired, and so is text.
+void pair_emphasis(std::vector<Candidate>& candidates, std::size_t pairs) {
+  std::vector<int> opener(pairs, -1);
   for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
     Candidate& marker = candidates[i];
-    if (marker.emphasis.length == 0) continue;
-    auto& same_run = open[(text[marker.span.begin] == '_' ? 2 : 0) + marker.emphasis.length - 1];
-    if (marker.emphasis.closes && !same_run.empty()) {
-      candidates[same_run.back()].partner = i;
-      marker.partner = same_run.back();
-      marker.span.closing = true;
-      same_run.pop_back();
-    } else if (marker.emphasis.opens) {
-      same_run.push_back(i);
+    if (marker.emphasis < 0) continue;
+    const auto pair = static_cast<std::size_t>(marker.emphasis);
+    if (!marker.span.closing) {
+      opener[pair] = i;
+    } else if (opener[pair] >= 0) {
+      candidates[opener[pair]].partner = i;
+      marker.partner = opener[pair];
     }
   }
 }
@@ -133,7 +125,7 @@ void pair_emphasis(std::string_view text, std::vector<Candidate>& candidates) {
 // alone it is a metavariable ("<file>") that translators translate. An emphasis marker without
 // its partner is text (a footnote's "*", "5 * 3").
 bool keep(const Candidate& c) {
-  if (c.emphasis.length > 0) return c.partner >= 0;
+  if (c.emphasis >= 0) return c.partner >= 0;
   if (c.span.kind != SpanKind::kTag || c.known_tag) return true;
   return c.partner >= 0 || c.tag.self_closing || c.tag.has_attributes;
 }
@@ -278,15 +270,47 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   const spans::TextFacts facts(text);
   const std::vector<std::pair<std::size_t, std::size_t>> addresses = spans::find_addresses(text);
   auto address = addresses.begin();
+  const std::vector<spans::EmphasisPair> emphasis = spans::find_emphasis(text);
+  // Their delimiter runs in text order.
+  struct Delimiter {
+    std::size_t begin, end;
+    int pair;  // index into emphasis
+    bool closing;
+  };
+  std::vector<Delimiter> delimiters;
+  for (std::size_t k = 0; k < emphasis.size(); ++k) {
+    delimiters.push_back(
+        {emphasis[k].open_begin, emphasis[k].open_end, static_cast<int>(k), false});
+    delimiters.push_back(
+        {emphasis[k].close_begin, emphasis[k].close_end, static_cast<int>(k), true});
+  }
+  std::sort(delimiters.begin(), delimiters.end(),
+            [](const Delimiter& a, const Delimiter& b) { return a.begin < b.begin; });
+  auto delimiter = delimiters.begin();
   std::vector<Candidate> candidates;
+  constexpr std::string_view kStarts = "%{$&\\<`0123456789";
+  std::size_t next = text.find_first_of(kStarts);  // kept while ahead: linear among markers
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t next = text.find_first_of("%{$&\\<`*_0123456789", i);
+    if (next != std::string_view::npos && next < i) next = text.find_first_of(kStarts, i);
     while (address != addresses.end() && address->first < i) ++address;  // inside a span
-    if (address != addresses.end() && address->first <= next) {  // leftmost wins (npos: none)
+    while (delimiter != delimiters.end() && delimiter->begin < i) ++delimiter;
+    // Leftmost wins (npos: none); an address before a recognizer's start.
+    const std::size_t url_at = address != addresses.end() ? address->first : std::string_view::npos;
+    const std::size_t marker_at =
+        delimiter != delimiters.end() ? delimiter->begin : std::string_view::npos;
+    if (url_at != std::string_view::npos && url_at <= next && url_at <= marker_at) {
       Candidate url;
       url.span = {address->first, address->second, SpanKind::kUrl, -1};
       candidates.push_back(url);
       i = address->second;
+      continue;
+    }
+    if (marker_at < next) {
+      Candidate marker;
+      marker.span = {delimiter->begin, delimiter->end, SpanKind::kTag, -1, delimiter->closing};
+      marker.emphasis = delimiter->pair;
+      candidates.push_back(marker);
+      i = delimiter->end;
       continue;
     }
     if (next == std::string_view::npos) break;
@@ -299,7 +323,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     }
   }
   pair_tags(candidates);
-  pair_emphasis(text, candidates);
+  pair_emphasis(candidates, emphasis.size());
 
   std::vector<int> new_index(candidates.size(), -1);
   std::vector<ProtectedSpan> result;

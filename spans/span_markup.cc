@@ -17,8 +17,6 @@ constexpr std::size_t kMaxCode = 120;       // `git commit --amend --no-edit`, a
 char lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 bool is_hex(char c) { return is_digit(c) || (lower(c) >= 'a' && lower(c) <= 'f'); }
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-// ASCII punctuation, as CommonMark's flanking rules read it (other bytes count as letters).
-bool is_punct(char c) { return c > ' ' && c < 0x7F && !is_alpha(c) && !is_digit(c); }
 
 // Sorted, lower case. training/placeholders.py's MARKUP_TAGS plus DocBook/KDE and HTML names
 // that are never used as metavariables. Matched in any case (<BR>, <I>), except kLowerCaseOnly.
@@ -141,29 +139,6 @@ Match match_code(std::string_view text, std::size_t at) {
     return {i + run - at, SpanKind::kCode};
   }
   return {};
-}
-
-EmphasisShape match_emphasis(std::string_view text, std::size_t at) {
-  const char marker = text[at];
-  if (at > 0 && text[at - 1] == marker) return {};  // inside a run: scanned once, at its start
-  std::size_t length = 1;
-  while (at + length < text.size() && text[at + length] == marker) ++length;
-  if (length > 2) return {};  // *** and rules: no pair a translation keeps apart
-  // The text's edges count as blanks (CommonMark's line edges).
-  const char before = at > 0 ? text[at - 1] : ' ';
-  const char after = at + length < text.size() ? text[at + length] : ' ';
-  const bool left = !is_space(after) && (!is_punct(after) || is_space(before) || is_punct(before));
-  const bool right = !is_space(before) && (!is_punct(before) || is_space(after) || is_punct(after));
-  EmphasisShape shape{length, left, right};
-  if (marker == '_') {  // no intraword emphasis with '_': snake_case, __init__ inside a word
-    shape.opens = left && (!right || is_punct(before));
-    shape.closes = right && (!left || is_punct(after));
-  }
-  // Emphasis opens on a word, code, a tag or a link: "*.png;*.jpg" is a file filter.
-  shape.opens = shape.opens &&
-                (!is_punct(after) || std::string_view("`<[").find(after) != std::string_view::npos);
-  if (!shape.opens && !shape.closes) return {};
-  return shape;
 }
 
 TagShape match_tag(std::string_view text, std::size_t at) {

@@ -1,6 +1,6 @@
 // The markup recognizers behind find_protected_spans (spans/protected_spans.h): variables,
-// entities, escapes, Markdown code and emphasis, and tags, defined in span_markup.cc. What they
-// share with the format-string recognizers is in spans/span_format.h.
+// entities, escapes, Markdown code, and tags, defined in span_markup.cc. What they share with the
+// format-string recognizers is in spans/span_format.h. Markdown emphasis is spans/span_emphasis.h.
 #pragma once
 
 #include <cstddef>
@@ -18,18 +18,6 @@ Match match_entity(std::string_view text, std::size_t at);
 Match match_escape(std::string_view text, std::size_t at);
 // text[at] == '`': Markdown's inline code, `make install` or ``a ` b``.
 Match match_code(std::string_view text, std::size_t at);
-
-// A run of Markdown emphasis markers at text[at] ('*' or '_'), read by CommonMark's flanking
-// rules: whether it may open emphasis (**bold**, *em*, __strong__, _em_) and close it. Pairing
-// is the caller's. length 0: none (inside a run, a run of three or more, a marker between
-// blanks as in "5 * 3", an intraword '_' as in max_length, or an opener followed by punctuation
-// other than ` < [: the file filter "*.png;*.jpg" is no emphasis).
-struct EmphasisShape {
-  std::size_t length = 0;
-  bool opens = false;
-  bool closes = false;
-};
-EmphasisShape match_emphasis(std::string_view text, std::size_t at);
 
 // Something shaped like a markup tag at text[at] == '<'. Whether it is a span depends on its
 // name and on the rest of the text (pairing), which the caller decides.

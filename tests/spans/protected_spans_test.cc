@@ -127,9 +127,10 @@ TEST(ProtectedSpans, InlineCode) {
   EXPECT_TRUE(find_protected_spans(long_code).empty());
 }
 
-// Markdown's emphasis markers are tags that open and close alike: paired as CommonMark's
-// flanking rules read them, the later of a pair the closing one. A marker without its partner,
-// a multiplication, an identifier's '_' and a file filter are text.
+// Markdown's emphasis markers are tags that open and close alike: paired as md4c (CommonMark)
+// pairs them, the later of a pair the closing one. A marker without its partner, a
+// multiplication, an identifier's '_', an escaped '*' and a file filter are text; ***x*** is
+// emphasis around strong emphasis, and a link's destination inside emphasis is no marker.
 TEST(ProtectedSpans, MarkdownEmphasis) {
   expect_table({
       {"Save **all** files now.", {{"**", T, 1}, {"**", T, 0}}},
@@ -144,7 +145,11 @@ TEST(ProtectedSpans, MarkdownEmphasis) {
       {"5 * 3 * 2, max_length, snake_case_name", {}},
       {"Images (*.png;*.jpg)", {}},
       {"Required fields are marked *", {}},
-      {"***x*** and ** x **", {}},
+      {"***x*** and ** x **", {{"*", T, 3}, {"**", T, 2}, {"**", T, 1}, {"*", T, 0}}},
+      {"** x ** and \\*x\\* and ***", {}},
+      {"_[the guide](https://a.org/x_y)_", {{"_", T, 2}, {"https://a.org/x_y", U}, {"_", T, 0}}},
+      {"    *indented* or in <p>**HTML**</p>",
+       {{"*", T, 1}, {"*", T, 0}, {"<p>", T, 5}, {"**", T, 4}, {"**", T, 3}, {"</p>", T, 2}}},
       {"_Open", {{"_", A}}},
   });
   const auto spans = find_protected_spans("Save **all** and <b>x</b>");
@@ -438,7 +443,7 @@ TEST(ProtectedSpans, MalformedInputStaysSane) {
   // Pathological lengths: bounded work, no recursion; an address-like word of 100 kB ("x." and
   // a run of closing brackets: ICU's nested messages end in one) too.
   for (const std::string_view unit : {"{", "<", "%", "$", "&", "_", "\\", "}", ")", ".", "@", "a.",
-                                      "a.b/", "x@a.", "*", "*a ", "a** "}) {
+                                      "a.b/", "x@a.", "*", "*a ", "a** ", "a**b ", "**a*"}) {
     std::string text;
     while (text.size() < 100000) text += unit;
     if (unit == "}" || unit == ")") text = "a.com/(x{" + text;
