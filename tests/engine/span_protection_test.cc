@@ -226,7 +226,8 @@ TEST_F(SpanProtectionTest, TouchingSpansAreMaskedAsOneAndComeBackTogether) {
 }
 
 // Markdown's emphasis markers open and close alike: masked by a tag pair, the opening one first
-// (the en-de model had turned "Save **all** files now." into "**all*").
+// (the en-de model had turned "Save **all** files now." into "**all*"). ***x*** is two pairs,
+// "*" around "**", and comes back whole.
 TEST_F(SpanProtectionTest, MarkdownEmphasisIsMaskedByATagPair) {
   const ProtectedSource p = protector().protect("Save **all** files now.", {});
   ASSERT_EQ(p.masks.size(), 2u);
@@ -240,7 +241,8 @@ TEST_F(SpanProtectionTest, MarkdownEmphasisIsMaskedByATagPair) {
   for (const auto& [source, marker] :
        std::vector<std::pair<std::string, std::string>>{{"Save **all** files now.", "**"},
                                                         {"This is *very* important.", "*"},
-                                                        {"Open __settings__ first.", "__"}}) {
+                                                        {"Open __settings__ first.", "__"},
+                                                        {"***Back***", "***"}}) {
     bool kept = false;
     const std::string translation = translate(source, {}, &kept);
     EXPECT_TRUE(kept) << source << " -> " << translation;
