@@ -161,6 +161,20 @@ Tree parse_tree(std::string_view source, const MarkupOptions& options) {
   return options.kind == MarkupKind::kHtml ? parse_html_source(source) : parse_xml_source(source);
 }
 
+// Each '&' that starts no entity or character reference ("Tom & Jerry") escaped as "&amp;": text,
+// as DeepL's tag handling reads it, where libxml2 refuses the source (only then: a well-formed
+// source's CDATA and comments stay as they are). It comes back escaped, as a '<' read as text
+// does from DeepL.
+std::string escape_bare_ampersands(std::string_view source) {
+  std::string escaped;
+  escaped.reserve(source.size());
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    escaped.push_back(source[i]);
+    if (source[i] == '&' && spans::match_entity(source, i).length == 0) escaped.append("amp;");
+  }
+  return escaped;
+}
+
 bool has_xml_declaration(std::string_view source) {
   if (source.starts_with("\xEF\xBB\xBF")) source.remove_prefix(3);
   return source.starts_with("<?xml") && source.size() > 5 &&
@@ -354,15 +368,25 @@ MarkupDocument::MarkupDocument(std::string source, MarkupOptions options,
       units_(std::move(units)),
       fragment_(fragment) {}
 
-MarkupDocument MarkupDocument::parse(std::string_view source, const MarkupOptions& options) {
-  const Tree tree = parse_tree(source, options);
+MarkupDocument MarkupDocument::parse(std::string_view sent, const MarkupOptions& options) {
+  std::string source(sent);
+  Tree tree;
+  try {
+    tree = parse_tree(source, options);
+  } catch (const MarkupError&) {
+    std::string escaped = escape_bare_ampersands(source);
+    if (options.kind != MarkupKind::kXml || escaped == source) throw;
+    source = std::move(escaped);
+    tree = parse_tree(source, options);
+  }
   std::vector<std::string> units;
   if (tree.doc != nullptr) {
     for (markup::UnitSlot& slot : markup::find_units(tree.doc.get(), options)) {
       units.push_back(std::move(slot.text));
     }
   }
-  return MarkupDocument(std::string(source), options, std::move(units), tree.fragment);
+  const bool fragment = tree.fragment;
+  return MarkupDocument(std::move(source), options, std::move(units), fragment);
 }
 
 MarkupDocument::Rendered MarkupDocument::render(

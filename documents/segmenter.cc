@@ -308,10 +308,31 @@ bool ends_word(std::string_view text, std::size_t at) {
   return before > 0x7F && u_hasBinaryProperty(static_cast<UChar32>(before), UCHAR_S_TERM);
 }
 
+// The Markdown image ![alt](destination) whose destination is the address span `url`, as a range
+// of `content`; empty when there is none. An alt text holding brackets, a line break or more
+// than 200 bytes is not looked for: the search back stays short.
+Range markdown_image(std::string_view content, const ProtectedSpan& url) {
+  constexpr std::size_t kMaxAlt = 200;
+  if (url.kind != SpanKind::kUrl || url.begin < 4 || url.end >= content.size() ||
+      content[url.end] != ')' || content.substr(url.begin - 2, 2) != "](") {
+    return {};
+  }
+  const std::size_t alt_end = url.begin - 2;
+  std::size_t alt = alt_end;
+  while (alt > 0 && alt_end - alt < kMaxAlt &&
+         std::string_view("[]\n").find(content[alt - 1]) == std::string_view::npos) {
+    --alt;
+  }
+  if (alt < 2 || content.substr(alt - 2, 2) != "![") return {};
+  return {alt - 2, url.end + 1};
+}
+
 // Markup a model need not see at the edges of text[first, last) (no blank edges), moved out
 // with the blanks beside it: a tag standing alone (<br/>, <img src="a"/>, a markup placeholder
-// <x id="1"/>, a tag whose partner is elsewhere) at either end, and a tag pair around all of it.
-// A tag pair that encloses only part of the text stays: its words need it.
+// <x id="1"/>, a tag whose partner is elsewhere) or a Markdown image at either end, and a tag
+// pair (or Markdown emphasis) around all of it. A tag pair that encloses only part of the text
+// stays: its words need it. The demo models stopped after an image they read at a sentence's
+// start: "![logo](img.png) Welcome to the app." came back as "![logo](img.png)".
 Range without_edge_markup(std::string_view text, std::size_t first, std::size_t last) {
   const std::string_view content = text.substr(first, last - first);
   const std::vector<ProtectedSpan> spans = find_protected_spans(content);
@@ -322,7 +343,15 @@ Range without_edge_markup(std::string_view text, std::size_t first, std::size_t 
   while (front < back && begin < end) {
     const ProtectedSpan& opening = spans[front];
     const ProtectedSpan& closing = spans[back - 1];
-    if (opening.kind == SpanKind::kTag && opening.begin == begin && opening.partner < 0) {
+    const Range first_image = markdown_image(content, opening);
+    const Range last_image = markdown_image(content, closing);
+    if (first_image.end > first_image.begin && first_image.begin == begin) {
+      begin = skip_blank(content, first_image.end, end);
+      ++front;
+    } else if (last_image.end > last_image.begin && last_image.end == end) {
+      end = blank_start(content, begin, last_image.begin);
+      --back;
+    } else if (opening.kind == SpanKind::kTag && opening.begin == begin && opening.partner < 0) {
       begin = skip_blank(content, opening.end, end);
       ++front;
     } else if (closing.kind == SpanKind::kTag && closing.end == end && closing.partner < 0) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "engine/unreadable_words.h"
@@ -46,6 +47,18 @@ int preference(SpanKind sentinel, SpanKind span) {
   }
 }
 
+// One past the last span of the run of touching spans that starts at spans[first]: spans with
+// nothing between them, none a tag (tags are masked with their partners) or a marker (taken out).
+std::size_t touching_run_end(const std::vector<ProtectedSpan>& spans, std::size_t first) {
+  const auto joins = [](const ProtectedSpan& span) {
+    return span.kind != SpanKind::kTag && span.kind != SpanKind::kAccelerator;
+  };
+  std::size_t end = first + 1;
+  if (!joins(spans[first])) return end;
+  while (end < spans.size() && joins(spans[end]) && spans[end].begin == spans[end - 1].end) ++end;
+  return end;
+}
+
 }  // namespace
 
 // One protect() call: decides each span's representation and collects the constraints.
@@ -75,7 +88,8 @@ class SpanMasking {
     return choice;
   }
 
-  // An opening and its closing tag: both pieces of their own, or masked by a sentinel pair.
+  // An opening and its closing tag (or Markdown emphasis markers): both pieces of their own, or
+  // masked by a sentinel pair.
   std::pair<Choice, Choice> pair(const std::string& open, const std::string& close) {
     const auto key = std::make_pair(open, close);
     const auto known = pairs_.find(key);
@@ -83,8 +97,11 @@ class SpanMasking {
     std::pair<Choice, Choice> choice;
     const int open_id = own_piece(open);
     const int close_id = own_piece(close);
+    // Markers that open and close alike (Markdown's **bold**) are masked even when they are a
+    // piece of their own: one piece for both could not keep the closing one after the opening.
+    const bool own_pieces = open_id >= 0 && close_id >= 0 && open != close;
     const auto sentinel =
-        (open_id >= 0 && close_id >= 0) || !mask_
+        own_pieces || !mask_
             ? std::make_pair<const SpanProtector::Sentinel*, const SpanProtector::Sentinel*>(
                   nullptr, nullptr)
             : take_sentinel_pair();
@@ -95,6 +112,19 @@ class SpanMasking {
     }
     pairs_.emplace(key, choice);
     return choice;
+  }
+
+  // A run of touching spans ("€%d", "{0}{1}", "%s%s") masked by one sentinel, or nullopt (masking
+  // off, no sentinel free): the models read two placeholders with nothing between them as one,
+  // wrote only the first, and the search put the other at the end ("Wert {0} wurde
+  // gespeichert.{1}"). A positional sentinel (%1) first: a run mixes families, and the models
+  // dropped or changed a rarer one ("Hello {2} world." came back as "Hello {1}.").
+  std::optional<Choice> run(const std::string& text) {
+    const auto known = singles_.find(text);
+    if (known != singles_.end()) return known->second;
+    const auto* sentinel = mask_ ? take_sentinel(SpanKind::kPositional) : nullptr;
+    if (!sentinel) return std::nullopt;
+    return singles_.emplace(text, mask(*sentinel, text)).first->second;
   }
 
   // A glossary term masked by a free placeholder that `target` replaces after decoding, or
@@ -402,6 +432,25 @@ ProtectedSource SpanProtector::protect(std::string_view source,
       replacements[i].text = text;  // a second marker stays as text
       continue;
     }
+    const std::size_t run_end = touching_run_end(spans, i);
+    if (run_end > i + 1) {
+      const std::size_t end = spans[run_end - 1].end;
+      if (const auto choice =
+              masking.run(std::string(source.substr(span.begin, end - span.begin)))) {
+        for (std::size_t k = i; k < run_end; ++k) {
+          const ProtectedSpan& part = spans[k];
+          if (!word_begins.contains(part.begin)) {
+            out.expected.emplace_back(source.substr(part.begin, part.end - part.begin));
+          }
+          replacements[k] = {end, end, {}};  // the run's first replacement covers them all
+        }
+        replacements[i] = {span.begin, end, choice->replacement};
+        const int phrase = add(choice->phrase);
+        if (phrase >= 0) opener_of[phrase] = -1;
+        i = run_end - 1;
+        continue;
+      }
+    }
     if (!word_begins.contains(span.begin)) out.expected.push_back(text);
     if (span.kind == SpanKind::kTag && span.partner > static_cast<int>(i)) {
       const ProtectedSpan& closing = spans[static_cast<std::size_t>(span.partner)];
@@ -411,7 +460,7 @@ ProtectedSource SpanProtector::protect(std::string_view source,
       replacements[static_cast<std::size_t>(span.partner)].text = close_choice.replacement;
       const int open_phrase = add(open_choice.phrase);
       const int close_phrase = add(close_choice.phrase);
-      if (close_phrase >= 0) {
+      if (close_phrase >= 0 && close_phrase != open_phrase) {
         const auto [it, inserted] = opener_of.emplace(close_phrase, open_phrase);
         if (!inserted && it->second != open_phrase) it->second = -1;
       }
@@ -464,7 +513,9 @@ ProtectedSource SpanProtector::protect(std::string_view source,
     }
   }
   std::sort(replacements.begin(), replacements.end(),
-            [](const Replacement& a, const Replacement& b) { return a.begin < b.begin; });
+            [](const Replacement& a, const Replacement& b) {  // a run's empty ones first
+              return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+            });
   std::size_t at = 0;
   for (const Replacement& r : replacements) {
     out.text.append(source.substr(at, r.begin - at));

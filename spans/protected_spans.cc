@@ -1,7 +1,8 @@
 // find_protected_spans: one left-to-right pass asking the recognizers of spans/span_format.h and
 // spans/span_markup.h at each byte that can start a span, and taking the addresses
-// spans/span_address.h found (leftmost wins, each recognizer returns its longest form), then tag
-// pairing, then the accelerator marker, which needs the whole text to decide.
+// spans/span_address.h and the emphasis delimiters spans/span_emphasis.h found (leftmost wins,
+// each recognizer returns its longest form), then tag pairing, then the accelerator marker, which
+// needs the whole text to decide.
 #include "spans/protected_spans.h"
 
 #include <unicode/uchar.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "spans/span_address.h"
+#include "spans/span_emphasis.h"
 #include "spans/span_format.h"
 #include "spans/span_markup.h"
 
@@ -27,7 +29,8 @@ using spans::is_upper;
 // A span found by the scan, with what tag pairing needs to know.
 struct Candidate {
   ProtectedSpan span;
-  spans::TagShape tag;  // tag.length > 0 for kTag
+  spans::TagShape tag;  // tag.length > 0 for a tag in angle brackets
+  int emphasis = -1;    // a Markdown emphasis marker: the index of its pair (find_emphasis)
   bool known_tag = false;
   int partner = -1;  // index into the candidate vector
 };
@@ -78,7 +81,7 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
     default:
       break;
   }
-  candidate.span = {at, at + match.length, match.kind, -1};
+  candidate.span = {at, at + match.length, match.kind, -1, candidate.tag.closing};
   return candidate;
 }
 
@@ -88,7 +91,7 @@ void pair_tags(std::vector<Candidate>& candidates) {
   std::vector<int> open;
   for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
     const spans::TagShape& tag = candidates[i].tag;
-    if (candidates[i].span.kind != SpanKind::kTag || tag.self_closing) continue;
+    if (tag.length == 0 || tag.self_closing) continue;
     if (!tag.closing) {
       open.push_back(i);
       continue;
@@ -104,9 +107,28 @@ void pair_tags(std::vector<Candidate>& candidates) {
   }
 }
 
+// Pairs the emphasis markers the scan kept: a marker whose partner another span took (a URL's
+// "a_b" against "_c_") stays unpaired, and so is text.
+void pair_emphasis(std::vector<Candidate>& candidates, std::size_t pairs) {
+  std::vector<int> opener(pairs, -1);
+  for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
+    Candidate& marker = candidates[i];
+    if (marker.emphasis < 0) continue;
+    const auto pair = static_cast<std::size_t>(marker.emphasis);
+    if (!marker.span.closing) {
+      opener[pair] = i;
+    } else if (opener[pair] >= 0) {
+      candidates[opener[pair]].partner = i;
+      marker.partner = opener[pair];
+    }
+  }
+}
+
 // An unknown name in angle brackets is markup only when paired, self-closing or with attributes;
-// alone it is a metavariable ("<file>") that translators translate.
+// alone it is a metavariable ("<file>") that translators translate. An emphasis marker without
+// its partner is text (a footnote's "*", "5 * 3").
 bool keep(const Candidate& c) {
+  if (c.emphasis >= 0) return c.partner >= 0;
   if (c.span.kind != SpanKind::kTag || c.known_tag) return true;
   return c.partner >= 0 || c.tag.self_closing || c.tag.has_attributes;
 }
@@ -251,15 +273,47 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   const spans::TextFacts facts(text);
   const std::vector<std::pair<std::size_t, std::size_t>> addresses = spans::find_addresses(text);
   auto address = addresses.begin();
+  const std::vector<spans::EmphasisPair> emphasis = spans::find_emphasis(text);
+  // Their delimiter runs in text order.
+  struct Delimiter {
+    std::size_t begin, end;
+    int pair;  // index into emphasis
+    bool closing;
+  };
+  std::vector<Delimiter> delimiters;
+  for (std::size_t k = 0; k < emphasis.size(); ++k) {
+    delimiters.push_back(
+        {emphasis[k].open_begin, emphasis[k].open_end, static_cast<int>(k), false});
+    delimiters.push_back(
+        {emphasis[k].close_begin, emphasis[k].close_end, static_cast<int>(k), true});
+  }
+  std::sort(delimiters.begin(), delimiters.end(),
+            [](const Delimiter& a, const Delimiter& b) { return a.begin < b.begin; });
+  auto delimiter = delimiters.begin();
   std::vector<Candidate> candidates;
+  constexpr std::string_view kStarts = "%{$&\\<`+0123456789";
+  std::size_t next = text.find_first_of(kStarts);  // kept while ahead: linear among markers
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t next = text.find_first_of("%{$&\\<`+0123456789", i);
+    if (next != std::string_view::npos && next < i) next = text.find_first_of(kStarts, i);
     while (address != addresses.end() && address->first < i) ++address;  // inside a span
-    if (address != addresses.end() && address->first <= next) {  // leftmost wins (npos: none)
+    while (delimiter != delimiters.end() && delimiter->begin < i) ++delimiter;
+    // Leftmost wins (npos: none); an address before a recognizer's start.
+    const std::size_t url_at = address != addresses.end() ? address->first : std::string_view::npos;
+    const std::size_t marker_at =
+        delimiter != delimiters.end() ? delimiter->begin : std::string_view::npos;
+    if (url_at != std::string_view::npos && url_at <= next && url_at <= marker_at) {
       Candidate url;
       url.span = {address->first, address->second, SpanKind::kUrl, -1};
       candidates.push_back(url);
       i = address->second;
+      continue;
+    }
+    if (marker_at < next) {
+      Candidate marker;
+      marker.span = {delimiter->begin, delimiter->end, SpanKind::kTag, -1, delimiter->closing};
+      marker.emphasis = delimiter->pair;
+      candidates.push_back(marker);
+      i = delimiter->end;
       continue;
     }
     if (next == std::string_view::npos) break;
@@ -272,6 +326,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     }
   }
   pair_tags(candidates);
+  pair_emphasis(candidates, emphasis.size());
 
   std::vector<int> new_index(candidates.size(), -1);
   std::vector<ProtectedSpan> result;

@@ -21,7 +21,8 @@ enum class SpanKind {
   kBrace,        // ICU / .NET / Python: {0} {} {name} {name:fmt}
   kIcuMessage,   // {count, plural, one {# file} other {# files}}: the whole message
   kVariable,     // $(VAR) ${var} $VAR $var_name
-  kTag,          // <b> </b> <br/> <span foreground="red">: markup (paired or known)
+  kTag,          // <b> </b> <br/> <span foreground="red">: markup (paired or known), and
+                 // Markdown's emphasis pairs ** ** * * __ __ _ _
   kEntity,       // &amp; &#160; &#x2026;
   kEscape,       // \n \t \r \\ \" written as two characters
   kAccelerator,  // the marker of a keyboard accelerator: & in "&File", _ in "_Open"
@@ -39,6 +40,9 @@ struct ProtectedSpan {
   // For a kTag: the index (in the returned vector) of its matching opening/closing tag, or -1
   // (a self-closing tag, or one whose partner the text does not have). -1 for other kinds.
   int partner = -1;
+  // For a kTag: a closing tag (</b>, and the second marker of a Markdown emphasis pair, whose
+  // markers open and close alike: **bold**).
+  bool closing = false;
 };
 
 struct SpanRecognitionOptions {

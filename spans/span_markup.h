@@ -1,6 +1,6 @@
 // The markup recognizers behind find_protected_spans (spans/protected_spans.h): variables,
-// entities, escapes and tags, defined in span_markup.cc. What they share with the format-string
-// recognizers is in spans/span_format.h.
+// entities, escapes, Markdown code, and tags, defined in span_markup.cc. What they share with the
+// format-string recognizers is in spans/span_format.h. Markdown emphasis is spans/span_emphasis.h.
 #pragma once
 
 #include <cstddef>

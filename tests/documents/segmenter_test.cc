@@ -168,7 +168,8 @@ TEST(Segmenter, MarkupAtASegmentsEdgeIsLayout) {
         "[<img src=\"a.png\"/> ]Quit[]", "[<x id=\"1\"/> <br/>]Quit[ <x id=\"2\"/>]",
         "[<b>]Open the file[</b>]", "[<a href=\"x\"> <i>]Open[</i> </a>]",
         "[]<b>Warning:</b> the disk is full[]", "[]Click <img src=\"a.png\"/> to open the file[]",
-        "[]<b>Save</b> or <i>quit</i>[]"}) {
+        "[]<b>Save</b> or <i>quit</i>[]", "[**]Open the file[**]",
+        "[]**Warning:** the disk is full[]"}) {
     std::string text;
     const SegmentedText expected = bracketed(written, &text);
     for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
@@ -177,6 +178,28 @@ TEST(Segmenter, MarkupAtASegmentsEdgeIsLayout) {
       EXPECT_EQ(s.segments, expected.segments) << text << " " << split_sentences_name(split);
       EXPECT_EQ(s.separators, expected.separators) << text << " " << split_sentences_name(split);
     }
+  }
+}
+
+// A Markdown image at a segment's edge is layout as <img/> is: the demo models stopped after it
+// ("![logo](img.png) Welcome to the app." came back as "![logo](img.png)").
+TEST(Segmenter, MarkdownImageAtASegmentsEdgeIsLayout) {
+  for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
+                               SplitSentences::kSentences, SplitSentences::kNone}) {
+    const std::string mode = split_sentences_name(split);
+    const SegmentedText leading = segment("![logo](img.png) Welcome to the app.", split);
+    EXPECT_EQ(leading.segments, Strings{"Welcome to the app."}) << mode;
+    EXPECT_EQ(leading.separators, (Strings{"![logo](img.png) ", ""})) << mode;
+    const SegmentedText trailing = segment("Welcome to the app. ![logo](img.png)", split);
+    EXPECT_EQ(trailing.segments, Strings{"Welcome to the app."}) << mode;
+    EXPECT_EQ(trailing.separators, (Strings{"", " ![logo](img.png)"})) << mode;
+    // Inside, the words need it; a link is text.
+    EXPECT_EQ(segment("Click ![icon](a.png) to open the file", split).segments,
+              Strings{"Click ![icon](a.png) to open the file"})
+        << mode;
+    EXPECT_EQ(segment("[Read the manual](setup.md)", split).segments,
+              Strings{"[Read the manual](setup.md)"})
+        << mode;
   }
 }
 

@@ -203,6 +203,53 @@ TEST_F(SpanProtectionTest, ForeignWordsCurrencyCodeAndNumbersComeBackAsTheyWere)
   EXPECT_EQ(hebrew.spans, 1);
 }
 
+// Spans with nothing between them are masked as one: the model read "%1%d" as one placeholder,
+// copied the first, and the search put the other at the end ("Price : € par élément.%d").
+TEST_F(SpanProtectionTest, TouchingSpansAreMaskedAsOneAndComeBackTogether) {
+  const ProtectedSource p = protector().protect("Value {name}{unit} saved.", {});
+  ASSERT_EQ(p.masks.size(), 1u);
+  EXPECT_EQ(p.masks[0].original, "{name}{unit}");
+  EXPECT_EQ(p.expected, (std::vector<std::string>{"{name}", "{unit}"}));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Price: \u20AC%d per item.", "\u20AC%d"},
+      {"It costs %1%2 per year.", "%1%2"},
+      {"Value {name}{unit} saved.", "{name}{unit}"},
+      {"Size %dx%d pixels.", "%dx%d"},
+      {"Hello {0}{1} world.", "{0}{1}"},
+  };
+  for (const auto& [source, run] : cases) {
+    bool kept = false;
+    const std::string translation = translate(source, {}, &kept);
+    EXPECT_TRUE(kept) << source << " -> " << translation;
+    EXPECT_EQ(count(translation, run), 1) << source << " -> " << translation;
+  }
+}
+
+// Markdown's emphasis markers open and close alike: masked by a tag pair, the opening one first
+// (the en-de model had turned "Save **all** files now." into "**all*"). ***x*** is two pairs,
+// "*" around "**", and comes back whole.
+TEST_F(SpanProtectionTest, MarkdownEmphasisIsMaskedByATagPair) {
+  const ProtectedSource p = protector().protect("Save **all** files now.", {});
+  ASSERT_EQ(p.masks.size(), 2u);
+  EXPECT_EQ(p.masks[0].original, "**");
+  EXPECT_EQ(p.masks[1].original, "**");
+  const auto& vocabulary = translator_->model().target_vocabulary();
+  const std::string open = vocabulary.to_token(p.masks[0].target_id);
+  const std::string close = vocabulary.to_token(p.masks[1].target_id);
+  EXPECT_EQ(close, "</" + open.substr(1)) << p.text;
+  EXPECT_EQ(p.text, "Save " + open + "all" + close + " files now.");
+  for (const auto& [source, marker] :
+       std::vector<std::pair<std::string, std::string>>{{"Save **all** files now.", "**"},
+                                                        {"This is *very* important.", "*"},
+                                                        {"Open __settings__ first.", "__"},
+                                                        {"***Back***", "***"}}) {
+    bool kept = false;
+    const std::string translation = translate(source, {}, &kept);
+    EXPECT_TRUE(kept) << source << " -> " << translation;
+    EXPECT_EQ(count(translation, marker), 2) << source << " -> " << translation;
+  }
+}
+
 TEST_F(SpanProtectionTest, TranslationDoesNotDependOnTheBatch) {
   const std::vector<std::string> sources = {"Reading module %qs at line %d column %d: %s",
                                             "Delete {count} items?",

@@ -75,6 +75,18 @@ class DeepLTest(unittest.TestCase):
         self.assertIn("formality", str(raised.exception))
         translator.translate_text("Quit", target_lang="DE", formality="prefer_more")
 
+    def test_a_bare_ampersand_in_xml_is_text(self):
+        # DeepL reads "Tom & Jerry" in tag-handled XML as text; rpt answered 400.
+        translator = self.client()
+        text = "Tom & Jerry <b>live</b>"
+        result = translator.translate_text(text, target_lang="DE", tag_handling="xml")
+        self.assertEqual(result.text.count("&amp;"), 1, result.text)
+        self.assertIn("<b>", result.text)
+        self.assertIn("</b>", result.text)
+        self.assertEqual(result.text,
+                         self.native(["Tom &amp; Jerry <b>live</b>"], "en-de", format="xml",
+                                     split_sentences="sentences")[0])
+
     def test_languages_and_usage_per_key(self):
         translator = self.client("usage-key")
         self.assertEqual([(l.code, l.name) for l in translator.get_source_languages()],

@@ -127,6 +127,39 @@ TEST(ProtectedSpans, InlineCode) {
   EXPECT_TRUE(find_protected_spans(long_code).empty());
 }
 
+// Markdown's emphasis markers are tags that open and close alike: paired as md4c (CommonMark)
+// pairs them, the later of a pair the closing one. A marker without its partner, a
+// multiplication, an identifier's '_', an escaped '*' and a file filter are text; ***x*** is
+// emphasis around strong emphasis, and a link's destination inside emphasis is no marker.
+TEST(ProtectedSpans, MarkdownEmphasis) {
+  expect_table({
+      {"Save **all** files now.", {{"**", T, 1}, {"**", T, 0}}},
+      {"This is *very* important.", {{"*", T, 1}, {"*", T, 0}}},
+      {"Open __settings__ or _this_ first.",
+       {{"__", T, 1}, {"__", T, 0}, {"_", T, 3}, {"_", T, 2}}},
+      {"**Note:** restart %s.", {{"**", T, 1}, {"**", T, 0}, {"%s", P}}},
+      {"*a **b** c*", {{"*", T, 3}, {"**", T, 2}, {"**", T, 1}, {"*", T, 0}}},
+      {"**<b>x</b>**", {{"**", T, 3}, {"<b>", T, 2}, {"</b>", T, 1}, {"**", T, 0}}},
+      {"Use `a*b*c` and https://example.com/a_b_c",
+       {{"`a*b*c`", C}, {"https://example.com/a_b_c", U}}},
+      {"5 * 3 * 2, max_length, snake_case_name", {}},
+      {"Images (*.png;*.jpg)", {}},
+      {"Required fields are marked *", {}},
+      {"***x*** and ** x **", {{"*", T, 3}, {"**", T, 2}, {"**", T, 1}, {"*", T, 0}}},
+      {"** x ** and \\*x\\* and ***", {}},
+      {"_[the guide](https://a.org/x_y)_", {{"_", T, 2}, {"https://a.org/x_y", U}, {"_", T, 0}}},
+      {"    *indented* or in <p>**HTML**</p>",
+       {{"*", T, 1}, {"*", T, 0}, {"<p>", T, 5}, {"**", T, 4}, {"**", T, 3}, {"</p>", T, 2}}},
+      {"_Open", {{"_", A}}},
+  });
+  const auto spans = find_protected_spans("Save **all** and <b>x</b>");
+  ASSERT_EQ(spans.size(), 4u);
+  EXPECT_FALSE(spans[0].closing);
+  EXPECT_TRUE(spans[1].closing);
+  EXPECT_FALSE(spans[2].closing);
+  EXPECT_TRUE(spans[3].closing);
+}
+
 // Numbers the demo models garbled ("2024-01-03" as "2024-024-01-01-01-0", "23:59:59" as
 // "23:59:59:59", "3 March 2024" as "3 March 24"): two digits or a separator between digits; a
 // lone digit and digits inside a word are not.
@@ -422,8 +455,8 @@ TEST(ProtectedSpans, MalformedInputStaysSane) {
 
   // Pathological lengths: bounded work, no recursion; an address-like word of 100 kB ("x." and
   // a run of closing brackets: ICU's nested messages end in one) too.
-  for (const std::string_view unit :
-       {"{", "<", "%", "$", "&", "_", "\\", "}", ")", ".", "@", "a.", "a.b/", "x@a."}) {
+  for (const std::string_view unit : {"{", "<", "%", "$", "&", "_", "\\", "}", ")", ".", "@", "a.",
+                                      "a.b/", "x@a.", "*", "*a ", "a** ", "a**b ", "**a*"}) {
     std::string text;
     while (text.size() < 100000) text += unit;
     if (unit == "}" || unit == ")") text = "a.com/(x{" + text;

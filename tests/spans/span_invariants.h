@@ -25,10 +25,17 @@ inline std::string check_span_invariants(std::string_view text,
     const ProtectedSpan& p = spans[s.partner];
     if (s.kind != SpanKind::kTag || p.kind != SpanKind::kTag) return at + "partner of a non-tag";
     if (p.partner != i) return at + "partner not symmetric";
-    const bool closing = text.substr(s.begin, 2) == "</";
-    const bool partner_closing = text.substr(p.begin, 2) == "</";
-    if (closing == partner_closing) return at + "pairs two opening or two closing tags";
-    if (closing != (s.partner < i)) return at + "closing tag before its opening tag";
+    if (s.closing == p.closing) return at + "pairs two opening or two closing tags";
+    if (s.closing != (s.partner < i)) return at + "closing tag before its opening tag";
+    // Tags in angle brackets say which they are; Markdown's emphasis markers open and close alike.
+    const bool markdown = text[s.begin] == '*' || text[s.begin] == '_';
+    if (!markdown && s.closing != (text.substr(s.begin, 2) == "</")) {
+      return at + "closing flag unlike the tag's </";
+    }
+    if (markdown &&
+        text.substr(s.begin, s.end - s.begin) != text.substr(p.begin, p.end - p.begin)) {
+      return at + "emphasis markers unlike their partner's";
+    }
   }
   return "";
 }

@@ -1,0 +1,233 @@
+// find_emphasis: md4c parses the text and reports emphasis as enter/leave events between runs of
+// text, without offsets; the runs of text point into the caller's buffer, so the delimiters of
+// the events between two runs lie in the bytes between them (the gap). There, the closers of the
+// spans that end come first, each right after what it closes (a nested link's "](dest)" before
+// it: skipped by the destination's and title's pointers), and the openers of the spans that begin
+// come last, each right before what it opens (only "[", "![", "`" or "<" of nested spans between).
+// So closers are read forward from the gap's start, openers backward from its end.
+#include "spans/span_emphasis.h"
+
+#include <md4c.h>
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "spans/span_format.h"
+
+namespace rpt::spans {
+namespace {
+
+constexpr std::size_t kUnplaced = std::numeric_limits<std::size_t>::max();
+
+bool is_delimiter(char c) { return c == '*' || c == '_'; }
+// ASCII punctuation, as CommonMark reads it.
+bool is_punct(char c) { return c > ' ' && c < 0x7F && !is_alpha(c) && !is_digit(c); }
+bool is_emphasis(MD_SPANTYPE type) { return type == MD_SPAN_EM || type == MD_SPAN_STRONG; }
+
+// A delimiter run of one event: its length from the span's type, its place once found.
+struct Marker {
+  std::size_t begin = kUnplaced;
+  std::size_t length = 0;
+};
+
+// A span event since the last run of text.
+struct Event {
+  bool enter = false;
+  MD_SPANTYPE type = MD_SPAN_EM;
+  int marker = -1;  // for emphasis: index into Reader::markers
+  // For leaving a link or image: where its destination and title end in the text, and whether
+  // they are all there (an escaped destination is a copy; a reference link's is elsewhere).
+  std::size_t link_end = 0;
+  bool has_link = false;
+  bool link_placed = true;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : text_(text) {}
+
+  std::vector<EmphasisPair> read() {
+    MD_PARSER parser{};
+    parser.flags = MD_DIALECT_COMMONMARK | MD_FLAG_NOINDENTEDCODEBLOCKS | MD_FLAG_NOHTMLBLOCKS;
+    parser.enter_block = [](MD_BLOCKTYPE, void*, void*) { return 0; };
+    parser.leave_block = [](MD_BLOCKTYPE, void*, void*) { return 0; };
+    parser.enter_span = [](MD_SPANTYPE type, void*, void* self) {
+      static_cast<Reader*>(self)->enter(type);
+      return 0;
+    };
+    parser.leave_span = [](MD_SPANTYPE type, void* detail, void* self) {
+      static_cast<Reader*>(self)->leave(type, detail);
+      return 0;
+    };
+    parser.text = [](MD_TEXTTYPE, const MD_CHAR* run, MD_SIZE size, void* self) {
+      static_cast<Reader*>(self)->text(run, size);
+      return 0;
+    };
+    if (md_parse(text_.data(), static_cast<MD_SIZE>(text_.size()), &parser, this) != 0) return {};
+    place(text_.size());
+    return pairs();
+  }
+
+ private:
+  void enter(MD_SPANTYPE type) {
+    Event event{.enter = true, .type = type};
+    if (is_emphasis(type)) {
+      event.marker = static_cast<int>(markers_.size());
+      markers_.push_back({kUnplaced, type == MD_SPAN_EM ? 1u : 2u});
+    }
+    open_.push_back(event);
+    events_.push_back(event);
+  }
+
+  void leave(MD_SPANTYPE type, void* detail) {
+    // md4c 0.4.8 may enter an emphasis it never leaves (*[x](u*y)*): what it left open is no pair.
+    auto it = std::find_if(open_.rbegin(), open_.rend(),
+                           [type](const Event& open) { return open.type == type; });
+    if (it == open_.rend()) return;
+    const int opener = it->marker;
+    open_.erase(std::next(it).base(), open_.end());
+    Event event{.enter = false, .type = type};
+    if (is_emphasis(type)) {
+      event.marker = static_cast<int>(markers_.size());
+      markers_.push_back({kUnplaced, markers_[static_cast<std::size_t>(opener)].length});
+      pairs_.emplace_back(opener, event.marker);
+    } else if (type == MD_SPAN_A) {
+      const auto* link = static_cast<const MD_SPAN_A_DETAIL*>(detail);
+      link_end(link->href, &event);
+      link_end(link->title, &event);
+    } else if (type == MD_SPAN_IMG) {
+      const auto* image = static_cast<const MD_SPAN_IMG_DETAIL*>(detail);
+      link_end(image->src, &event);
+      link_end(image->title, &event);
+    }
+    events_.push_back(event);
+  }
+
+  void link_end(const MD_ATTRIBUTE& attribute, Event* event) const {
+    if (attribute.size == 0) return;
+    event->has_link = true;
+    if (attribute.text < text_.data() || attribute.text > text_.data() + text_.size()) {
+      event->link_placed = false;
+      return;
+    }
+    const auto end = static_cast<std::size_t>(attribute.text - text_.data()) + attribute.size;
+    event->link_end = std::max(event->link_end, end);
+  }
+
+  void text(const MD_CHAR* run, MD_SIZE size) {
+    // Line breaks and NUL characters come as md4c's own strings: part of the gap.
+    if (run < text_.data() || run >= text_.data() + text_.size()) return;
+    const auto begin = static_cast<std::size_t>(run - text_.data());
+    if (begin < text_end_) {  // never seen: text out of order leaves its gap's events unplaced
+      events_.clear();
+      return;
+    }
+    place(begin);
+    text_end_ = begin + size;
+  }
+
+  // Places the delimiters of the events in the gap [text_end_, next).
+  void place(std::size_t next) {
+    const std::size_t leaving = static_cast<std::size_t>(
+        std::find_if(events_.begin(), events_.end(), [](const Event& e) { return e.enter; }) -
+        events_.begin());
+    // Closers, then openers; anything else (an empty link, "*[](u)*") is not read.
+    const bool ordered = std::all_of(events_.begin() + static_cast<long>(leaving), events_.end(),
+                                     [](const Event& e) { return e.enter; });
+    if (ordered) {
+      std::size_t at = text_end_;
+      bool lost = false;
+      for (std::size_t i = 0; i < leaving && !lost; ++i) {
+        const Event& event = events_[i];
+        if (event.type == MD_SPAN_A || event.type == MD_SPAN_IMG) {
+          lost = !event.link_placed ||
+                 (event.has_link && (event.link_end < text_end_ || event.link_end > next));
+          at = std::max(at, event.link_end);
+        } else if (event.marker >= 0) {
+          while (at < next && !is_delimiter(text_[at])) ++at;
+          lost = !place_run(event.marker, at, next);
+          if (!lost) at += markers_[static_cast<std::size_t>(event.marker)].length;
+        }
+      }
+      const std::size_t floor = lost ? text_end_ : at;
+      at = next;
+      for (std::size_t i = events_.size(); i > leaving && !lost; --i) {
+        const Event& event = events_[i - 1];
+        if (event.marker < 0) continue;
+        while (at > floor && !is_delimiter(text_[at - 1])) --at;
+        const std::size_t length = markers_[static_cast<std::size_t>(event.marker)].length;
+        lost = at < floor + length || !place_run(event.marker, at - length, at);
+        if (!lost) at -= length;
+      }
+    }
+    events_.clear();
+  }
+
+  // Places a marker at text_[at], when a run of its length of one delimiter ends by `limit`.
+  bool place_run(int index, std::size_t at, std::size_t limit) {
+    Marker& marker = markers_[static_cast<std::size_t>(index)];
+    if (at + marker.length > limit || !is_delimiter(text_[at])) return false;
+    for (std::size_t i = 1; i < marker.length; ++i) {
+      if (text_[at + i] != text_[at]) return false;
+    }
+    marker.begin = at;
+    return true;
+  }
+
+  std::vector<EmphasisPair> pairs() const {
+    std::vector<EmphasisPair> found;
+    for (const auto& [opener, closer] : pairs_) {
+      const Marker& open = markers_[static_cast<std::size_t>(opener)];
+      const Marker& close = markers_[static_cast<std::size_t>(closer)];
+      if (open.begin == kUnplaced || close.begin == kUnplaced || open.begin >= close.begin ||
+          text_[open.begin] != text_[close.begin]) {
+        continue;
+      }
+      found.push_back(
+          {open.begin, open.begin + open.length, close.begin, close.begin + close.length});
+    }
+    std::sort(found.begin(), found.end(), [](const EmphasisPair& a, const EmphasisPair& b) {
+      return a.open_begin < b.open_begin;
+    });
+    // Emphasis opens on a word, code, a tag or a link (or another opener: ***x***).
+    std::vector<EmphasisPair> kept;
+    for (const EmphasisPair& pair : found) {
+      std::size_t after = pair.open_end;
+      for (auto next = std::lower_bound(
+               found.begin(), found.end(), after,
+               [](const EmphasisPair&p, std::size_t offset) { return p.open_begin < offset; });
+           next != found.end() && next->open_begin == after; ++next) {
+        after = next->open_end;
+      }
+      if (after < text_.size() && is_punct(text_[after]) &&
+          std::string_view("`<[").find(text_[after]) == std::string_view::npos) {
+        continue;
+      }
+      kept.push_back(pair);
+    }
+    return kept;
+  }
+
+  std::string_view text_;
+  std::size_t text_end_ = 0;   // the end of the last run of text inside text_
+  std::vector<Event> events_;  // span events since that run
+  std::vector<Event> open_;    // spans entered and not left
+  std::vector<Marker> markers_;
+  std::vector<std::pair<int, int>> pairs_;  // opener and closer markers
+};
+
+}  // namespace
+
+std::vector<EmphasisPair> find_emphasis(std::string_view text) {
+  if (text.find_first_of("*_") == std::string_view::npos ||
+      text.size() > std::numeric_limits<MD_SIZE>::max()) {
+    return {};
+  }
+  return Reader(text).read();
+}
+
+}  // namespace rpt::spans
