@@ -93,7 +93,9 @@ class SyntheticShapesDryRun(unittest.TestCase):
                 [(c, t, cache) for c in ("float32", "int8") for t in (1, 2)
                  for cache in ("warm", "cold")])
             for point in results["points"]:
-                self.assertEqual(list(point["engines"]), ["rpt", "rpt before", "CTranslate2"])
+                int8_file = ["rpt int8 file"] if point["compute_type"] == "int8" else []
+                self.assertEqual(list(point["engines"]),
+                                 ["rpt", *int8_file, "rpt before", "CTranslate2"])
                 for engine, figures in point["engines"].items():
                     self.assertEqual(len(figures["runs"]), 2, engine)
                     self.assertGreater(figures["process_s"], figures["ready_s"], engine)
@@ -104,6 +106,9 @@ class SyntheticShapesDryRun(unittest.TestCase):
                                                 "other"])
                 if point["compute_type"] == "float32":
                     self.assertEqual(phases["quantize"], 0.0)
+                else:  # rpt on the same weights stored in int8, its phases reported too
+                    self.assertEqual(list(point["engines"]["rpt int8 file"]["phases"]),
+                                     list(phases))
 
 
 if __name__ == "__main__":
