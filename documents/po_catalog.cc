@@ -129,6 +129,13 @@ PoFile read_po(std::string_view bytes, ErrorLog& log) {
   if (!is_valid_utf8(bytes)) {
     throw CatalogError("PO: the file is not valid UTF-8 (convert it: msgconv -t UTF-8)");
   }
+  // gettext's reader ends a line's string at a NUL, so what follows it is lost, and a comment cut
+  // before its newline can end in a backslash that, written back, joins the next line to it
+  // (found by the fuzzer: "#: a\<NUL>..." came back as "#: a\" + "msgctxt ...", a duplicate).
+  if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
+    const auto line = 1 + std::count(bytes.begin(), bytes.begin() + static_cast<long>(nul), '\n');
+    throw CatalogError("PO: line " + std::to_string(line) + " holds a NUL byte");
+  }
   MemoryFile file(bytes);
   PoFile po(po_file_read(file.path().c_str(), &error_handler), &po_file_free);
   if (!po || !log.errors.empty()) {

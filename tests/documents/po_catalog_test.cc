@@ -280,6 +280,12 @@ TEST(PoCatalog, BadFilesGetClearErrors) {
             std::string::npos)
       << error_of(std::string("msgid \"\xff\xfe\"\nmsgstr \"\"\n"));
   EXPECT_NE(error_of("\x01\x02garbage").find("PO: "), std::string::npos);
+  // A NUL cut gettext's line short: the fuzzer's file rendered a reference ending in a
+  // backslash that joined the next line to it when read back.
+  const std::string with_nul = "msgid \"a\"\nmsgstr \"\"\n\n#: b\\" + std::string(2, '\0') +
+                               "c\nmsgctxt \"c\"\nmsgid \"\"\nmsgstr \"\"\n";
+  EXPECT_NE(error_of(with_nul).find("PO: line 4 holds a NUL byte"), std::string::npos)
+      << error_of(with_nul);
   // A header claiming 300,000 forms (found by the fuzzer: each plural entry became that many
   // strings) or an unreadable count is refused; spaces after '=' are read as gettext reads them.
   const auto with_forms = [](const std::string& forms) {
