@@ -25,7 +25,8 @@ void print_spans(const std::string& line, const rpt::SpanRecognitionOptions& opt
                      {"kind", rpt::span_kind_name(span.kind)},
                      {"begin", span.begin},
                      {"end", span.end},
-                     {"partner", span.partner}});
+                     {"partner", span.partner},
+                     {"closing", span.closing}});
   }
   // Replace, not throw: a line that is not valid UTF-8 still gets its line of output.
   const nlohmann::ordered_json line_json{{"spans", spans}};

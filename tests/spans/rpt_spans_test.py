@@ -23,6 +23,10 @@ def main():
     assert [(s["text"], s["kind"]) for s in first] == [
         ("%s", "printf"), ("<b>", "tag"), ("%1$s", "printf"), ("</b>", "tag")], first
     assert [s["partner"] for s in first] == [-1, 3, -1, 1], first
+    assert [s["closing"] for s in first] == [False, False, False, True], first
+    emphasis = run(["Save **all** files"])[0]  # symmetric markers: the flag tells them apart
+    assert [(s["text"], s["partner"], s["closing"]) for s in emphasis] == [
+        ("**", 1, False), ("**", 0, True)], emphasis
     for s in first:
         assert lines[0].encode()[s["begin"]:s["end"]].decode() == s["text"], s
     assert result[1] == [], result
