@@ -1,5 +1,6 @@
-// Owning handles of libxml2's objects (RAII), for the documents/ code that parses and writes
-// markup (markup_document.cc, xliff_catalog.cc).
+// Owning handles of libxml2's objects (RAII), and the two reads every walk of a tree makes, for
+// the documents/ code that parses and writes markup (markup_document.cc, markup_units.cc,
+// xliff_catalog.cc, xliff_pairs.cc).
 #pragma once
 
 #include <libxml/HTMLparser.h>
@@ -8,6 +9,9 @@
 #include <libxml/xmlIO.h>
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace rpt::documents::libxml {
 
@@ -40,5 +44,17 @@ using OutputPtr = std::unique_ptr<xmlOutputBuffer, CloseOutput>;
 using BufferPtr = std::unique_ptr<xmlBuffer, FreeBuffer>;
 using NodeListPtr = std::unique_ptr<xmlNode, FreeNodeList>;
 using StringPtr = std::unique_ptr<xmlChar, FreeString>;
+
+// libxml2's UTF-8 text as a view; empty for none.
+inline std::string_view view(const xmlChar* text) {
+  return text == nullptr ? std::string_view() : reinterpret_cast<const char*>(text);
+}
+
+// An attribute without a namespace; nullopt when absent.
+inline std::optional<std::string> attribute(const xmlNode* element, const char* name) {
+  const StringPtr value(xmlGetNoNsProp(element, reinterpret_cast<const xmlChar*>(name)));
+  if (value == nullptr) return std::nullopt;
+  return std::string(view(value.get()));
+}
 
 }  // namespace rpt::documents::libxml

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/text_hygiene.h"
+#include "documents/libxml_handles.h"
 #include "documents/markup_units.h"
 #include "spans/span_markup.h"
 
@@ -37,9 +38,7 @@ constexpr std::string_view kHtmlIgnored[] = {"code",     "kbd",      "math",  "p
 constexpr std::string_view kHtmlTranslatableAttributes[] = {"alt", "aria-label", "placeholder",
                                                             "title"};
 
-std::string_view view(const xmlChar* text) {
-  return text == nullptr ? std::string_view() : reinterpret_cast<const char*>(text);
-}
+using libxml::view;
 
 bool is_html_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
 

@@ -40,19 +40,12 @@ constexpr std::string_view kNamespace20 = "urn:oasis:names:tc:xliff:document:2.0
 
 enum class Version { k12, k20 };
 
-std::string_view view(const xmlChar* text) {
-  return text == nullptr ? std::string_view() : reinterpret_cast<const char*>(text);
-}
+using libxml::attribute;
+using libxml::view;
+
 const xmlChar* xml(const char* text) { return reinterpret_cast<const xmlChar*>(text); }
 
 bool is_xml_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-// An attribute without a namespace; nullopt when absent.
-std::optional<std::string> attribute(const xmlNode* element, const char* name) {
-  libxml::StringPtr value(xmlGetNoNsProp(element, xml(name)));
-  if (value == nullptr) return std::nullopt;
-  return std::string(view(value.get()));
-}
 
 void init_libxml2_once() {
   static std::once_flag once;

@@ -3,20 +3,13 @@
 #include <map>
 #include <optional>
 
+#include "documents/libxml_handles.h"
+
 namespace rpt::documents::xliff {
 namespace {
 
-std::string_view view(const xmlChar* text) {
-  return text == nullptr ? std::string_view() : reinterpret_cast<const char*>(text);
-}
-
-std::optional<std::string> attribute(const xmlNode* element, const char* name) {
-  xmlChar* value = xmlGetNoNsProp(element, reinterpret_cast<const xmlChar*>(name));
-  if (value == nullptr) return std::nullopt;
-  std::string text(view(value));
-  xmlFree(value);
-  return text;
-}
+using libxml::attribute;
+using libxml::view;
 
 // +1 for a start, -1 for an end, with the pair's key; 0 for anything else.
 struct Code {
