@@ -4,7 +4,9 @@
 // join_segments(s, s.segments) gives the text back byte for byte. Runs of symbols, emoji or
 // placeholders alone, whitespace, list markers and indentation are layout (has_words false), and
 // so are quotation marks or brackets around a whole segment ("\"Save it.\"" gives "Save it."). No
-// boundary falls inside a protected span or between a pair of tags. Thread-safe.
+// boundary falls inside a protected span or between a pair of tags. A text that is one ICU
+// message with cases is segmented case by case, its syntax layout (documents/icu_message.h).
+// Thread-safe.
 #pragma once
 
 #include <cstddef>
