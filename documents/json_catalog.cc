@@ -58,6 +58,11 @@ class JsonCatalog : public Catalog {
       throw CatalogError(std::string("JSON: the file is a ") + document_.type_name() +
                          ", not an object of texts");
     }
+    if (is_gettext_json(document_)) {
+      throw CatalogError(
+          "JSON: a gettext catalogue in JSON (Jed, po2json: msgids as keys, translations as "
+          "values); translate the PO file it was made from (format po)");
+    }
     collect(document_, Json::json_pointer());
     stats_.entries = stats_.to_translate = static_cast<int>(texts_.size());
     ends_with_newline_ = !bytes.empty() && bytes.back() == '\n';
@@ -100,6 +105,18 @@ class JsonCatalog : public Catalog {
   static std::string without_prefix(std::string_view message) {
     const std::size_t end = message.find("] ");
     return std::string(end == std::string_view::npos ? message : message.substr(end + 2));
+  }
+
+  // Jed and po2json write a PO file's entries as "msgid": [msgstr...] under a header keyed ""
+  // (or under "locale_data"): the keys are the source, the values translations, which this
+  // reading would take for the source.
+  static bool is_gettext_json(const Json& document) {
+    if (!document.is_object()) return false;
+    if (document.contains("locale_data")) return true;
+    const auto header = document.find("");
+    return header != document.end() && header->is_object() &&
+           (header->contains("domain") || header->contains("plural_forms") ||
+            header->contains("plural-forms") || header->contains("lang"));
   }
 
   void add(const Json& value, const Json::json_pointer& path) {

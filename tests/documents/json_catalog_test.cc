@@ -131,6 +131,14 @@ TEST(JsonCatalog, BadFilesGetClearErrors) {
   few.max_entries = 2;
   EXPECT_EQ(error_of(R"(["a", "b", "c"])", few), "JSON: more than 2 texts to translate");
   EXPECT_THROW(parse_json("{}")->render({"extra"}), std::invalid_argument);
+  // JupyterLab's language packs (po2json): msgids as keys, their translations as values.
+  const std::string jed_refusal =
+      "JSON: a gettext catalogue in JSON (Jed, po2json: msgids as keys, translations as values); "
+      "translate the PO file it was made from (format po)";
+  EXPECT_EQ(error_of(R"({"": {"domain": "git", "plural_forms": "nplurals=2; plural=(n != 1);"},
+                        "Add": ["Hinzufügen"]})"),
+            jed_refusal);
+  EXPECT_EQ(error_of(R"({"locale_data": {"messages": {"": {}, "Add": [""]}}})"), jed_refusal);
 }
 
 // Through a Document: each text segmented, an ICU message by its cases.

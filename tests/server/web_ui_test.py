@@ -3,7 +3,7 @@ headless Chromium through chromedriver and Selenium (Debian's chromium and chrom
 selenium from PyPI: tools/setup.sh installs them): a model (or a multilingual model's language
 pair) picked from /v1/models, a text translated with the button and with Ctrl+Enter, plain text
 and HTML, alternatives, a glossary, the kept placeholders and tags highlighted, the API's errors
-shown; the answer is the same as the JSON API's. Beside the browser: the headers (a
+shown, a PO file opened and its translation downloaded; the answer is the same as the JSON API's. Beside the browser: the headers (a
 Content-Security-Policy whose hashes are the page's inline style and script), the page on the
 --http-listen port and not on the admin port, and --no-web-ui.
 
@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -296,6 +297,50 @@ class BrowserTest(unittest.TestCase):
         finally:
             multi.close()
             shutil.rmtree(directory, ignore_errors=True)
+
+    def test_a_file_is_opened_translated_and_downloaded(self):
+        """A PO catalogue opened from disk: its format picked from its name, translated as the
+        JSON API translates it, and downloaded as app.de.po, valid for msgfmt --check."""
+        from selenium.webdriver.support.ui import Select, WebDriverWait
+
+        catalog = os.path.join(REPO, "tests", "fixtures", "catalogs", "app.po")
+        downloads = tempfile.mkdtemp(prefix="rpt_web_ui_downloads_")
+        try:
+            self.driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                                        {"behavior": "allow", "downloadPath": downloads})
+            Select(self.element("model")).select_by_value("en-de")
+            self.element("file").send_keys(catalog)
+            WebDriverWait(self.driver, 10).until(
+                lambda _: self.element("status").text == "Opened app.po.")
+            self.assertEqual(Select(self.element("format")).first_selected_option.text,
+                             "PO catalogue (gettext)")
+            with open(catalog, encoding="utf-8") as file:
+                text = file.read()
+            self.assertEqual(self.element("source").get_attribute("value"), text)
+            self.run_translation()
+            self.assertFalse(self.element("error").is_displayed())
+            expected = self.api(text, format="po")["hypotheses"][0]["text"]
+            self.element("download").click()
+            path = os.path.join(downloads, "app.de.po")
+            WebDriverWait(self.driver, 20).until(lambda _: os.path.exists(path))
+            with open(path, encoding="utf-8") as file:
+                self.assertEqual(file.read(), expected)
+            check = subprocess.run(["msgfmt", "--check", "-o", os.devnull, path],
+                                   capture_output=True, text=True)
+            self.assertEqual(check.returncode, 0, check.stderr)
+            # A text typed over it is the user's own: downloaded under a name of its own.
+            self.element("source").send_keys("x")
+            Select(self.element("format")).select_by_value("text")
+            self.element("source").clear()
+            self.element("source").send_keys(PLACEHOLDER_TEXT)
+            self.run_translation()
+            self.element("download").click()
+            typed = os.path.join(downloads, "translation.de.txt")
+            WebDriverWait(self.driver, 20).until(lambda _: os.path.exists(typed))
+            with open(typed, encoding="utf-8") as file:
+                self.assertEqual(file.read(), self.api(PLACEHOLDER_TEXT)["hypotheses"][0]["text"])
+        finally:
+            shutil.rmtree(downloads, ignore_errors=True)
 
     def test_the_policy_refuses_other_inline_code(self):
         # What an injection would add does not run; the browser says why (and tearDown, which
