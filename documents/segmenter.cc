@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "common/text_hygiene.h"
+#include "documents/bracket_pairs.h"
 #include "spans/protected_spans.h"
 
 namespace rpt::documents {
@@ -505,6 +506,11 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     content.replace(span.begin, span.end - span.begin, span.end - span.begin, 'X');
     if (after_end) content[span.begin] = ' ';
     tag_after_end[span.begin] = after_end;
+  }
+  // A bracket pair closed in the paragraph holds its sentences in the one around it (spans read
+  // as 'X' now: a bracket inside a placeholder or address pairs with nothing).
+  for (const auto& [opening, after_closing] : bracket_pairs(content)) {
+    unbreakable.add(opening, after_closing);
   }
   icu::BreakIterator* iterator = sentence_iterator(options.language);
   if (iterator == nullptr) {

@@ -4,7 +4,8 @@
 // join_segments(s, s.segments) gives the text back byte for byte. Runs of symbols, emoji or
 // placeholders alone, whitespace, list markers and indentation are layout (has_words false), and
 // so are quotation marks or brackets around a whole segment ("\"Save it.\"" gives "Save it."). No
-// boundary falls inside a protected span or between a pair of tags. Thread-safe.
+// boundary falls inside a protected span, between a pair of tags or inside a bracket pair
+// closed in the paragraph (bracket_pairs.h). Thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "documents/bracket_pairs.h"
+
 namespace rpt::documents {
 namespace {
 
@@ -123,6 +125,47 @@ TEST(Segmenter, MarksAroundAWholeSegmentAreLayout) {
       (Strings{"Optional", "Datei \u00F6ffnen", "Ouvrir", "'Don't save.'", "\"Open\" or \"Save\"",
                "(see (a))"}));
   expect_round_trip("\u00AB ( Ouvrir ) \u00BB \"Then save it.\" (x)", SplitSentences::kAuto);
+}
+
+// No sentence ends inside a bracket pair closed in its paragraph: cut there, en-de gave "(siehe
+// den Handbuch) Es gibt die Optionen.)" for "(see the manual. It explains the options.)".
+TEST(Segmenter, NoSentenceEndsInsideABracketPair) {
+  for (const std::string text :
+       {"Read the notes (see the manual. It explains the options.) before you start.",
+        "Read the notes [see the manual. It explains the options.] before you start.",
+        "Read the notes (see [the manual. It] explains the options.) before you start.",
+        "\u8BF7\u9605\u8BFB\uFF08\u89C1\u624B\u518C\u3002\u5B83\u89E3\u91CA\u9009\u9879"
+        "\u3002\uFF09\u7136\u540E\u5F00\u59CB\u3002",
+        "Read the notes \u3010see the manual. It explains the options.\u3011 before you start."}) {
+    EXPECT_EQ(segment(text).segments, Strings{text}) << text;
+  }
+  // A sentence may end right after the pair; the pair around a whole segment is layout.
+  const SegmentedText after = segment("(See the manual. It explains them.) Then start.");
+  EXPECT_EQ(after.segments, (Strings{"See the manual. It explains them.", "Then start."}));
+  EXPECT_EQ(after.separators, (Strings{"(", ") ", ""}));
+  // A paragraph holds a pair across its single line breaks; a line break still cuts in auto.
+  EXPECT_EQ(segment("Read (the manual.\nIt explains.) now.", SplitSentences::kSentences).segments,
+            Strings{"Read (the manual.\nIt explains.) now."});
+  EXPECT_EQ(segment("Read (the manual.\nIt explains.) now.").segments,
+            (Strings{"Read (the manual.", "It explains.) now."}));
+}
+
+// An opening bracket never closed, a closing one never opened, one inside a placeholder and a
+// pair longer than kMaxKeptBracketBytes hold nothing together: the rest of the paragraph is cut
+// as before.
+TEST(Segmenter, UnbalancedOrLongBracketsHoldNothingTogether) {
+  EXPECT_EQ(
+      segment("Read the notes (see the manual. It explains the options. Then start.").segments,
+      (Strings{"Read the notes (see the manual.", "It explains the options.", "Then start."}));
+  EXPECT_EQ(segment("Pick a) red. B) blue. Then start.").segments,
+            (Strings{"Pick a) red.", "B) blue.", "Then start."}));
+  EXPECT_EQ(segment("Open (the %(name)s file. Then save it. Done.").segments,
+            (Strings{"Open (the %(name)s file.", "Then save it.", "Done."}));
+  std::string inside;
+  while (inside.size() < kMaxKeptBracketBytes) inside += "Open the file. ";
+  const SegmentedText s = segment("Read (" + inside + "Then save it.) Done.");
+  EXPECT_GT(s.segments.size(), 3u);
+  EXPECT_EQ(s.segments.front(), "Read (Open the file.");
 }
 
 TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
