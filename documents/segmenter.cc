@@ -10,6 +10,7 @@
 #include <cctype>
 #include <map>
 #include <memory>
+#include <span>
 #include <stdexcept>
 
 #include "common/text_hygiene.h"
@@ -372,37 +373,92 @@ Range without_edge_markup(std::string_view text, std::size_t first, std::size_t 
   return {first + begin, first + end};
 }
 
+// Quotation marks and brackets, opening and closing, that may stand around a segment.
+constexpr std::string_view kQuotes[][2] = {
+    {"\"", "\""},         {"'", "'"},           {"\u201C", "\u201D"}, {"\u201E", "\u201C"},
+    {"\u201E", "\u201D"}, {"\u2018", "\u2019"}, {"\u201A", "\u2018"}, {"\u00AB", "\u00BB"},
+    {"\u00BB", "\u00AB"}, {"\u2039", "\u203A"}, {"\u300C", "\u300D"}, {"\u300E", "\u300F"}};
+constexpr std::string_view kBrackets[][2] = {{"(", ")"},           {"[", "]"},
+                                             {"\uFF08", "\uFF09"}, {"\uFF3B", "\uFF3D"},
+                                             {"\u3010", "\u3011"}, {"\u3014", "\u3015"}};
+
 // The inside of the quotation marks or brackets around all of text[first, last) ("Then save
 // it.", (Open the file.), «Ouvrir»), or nothing (begin == end == 0) when there are none or the
 // marks recur inside ("Open" or "Save", 'Don't'): the demo models, trained on bare UI strings,
 // garbled or dropped a quoted sentence ("Open the file." came back as "OpenDatei.").
 Range inside_marks(std::string_view text, std::size_t first, std::size_t last) {
-  static constexpr std::string_view kPairs[][2] = {
-      {"\"", "\""},         {"'", "'"},           {"(", ")"},           {"[", "]"},
-      {"\u201C", "\u201D"}, {"\u201E", "\u201C"}, {"\u201E", "\u201D"}, {"\u2018", "\u2019"},
-      {"\u201A", "\u2018"}, {"\u00AB", "\u00BB"}, {"\u00BB", "\u00AB"}, {"\u2039", "\u203A"},
-      {"\u300C", "\u300D"}, {"\u300E", "\u300F"}};
   const std::string_view content = text.substr(first, last - first);
-  for (const auto& [open, close] : kPairs) {
-    if (content.size() <= open.size() + close.size() || !content.starts_with(open) ||
-        !content.ends_with(close)) {
-      continue;
-    }
-    const std::string_view inside =
-        content.substr(open.size(), content.size() - open.size() - close.size());
-    if (inside.find(open) == std::string_view::npos &&
-        inside.find(close) == std::string_view::npos) {
-      return {first + open.size(), last - close.size()};
+  using Marks = std::span<const std::string_view[2]>;
+  for (const Marks marks : {Marks(kQuotes), Marks(kBrackets)}) {
+    for (const auto& [open, close] : marks) {
+      if (content.size() <= open.size() + close.size() || !content.starts_with(open) ||
+          !content.ends_with(close)) {
+        continue;
+      }
+      const std::string_view inside =
+          content.substr(open.size(), content.size() - open.size() - close.size());
+      if (inside.find(open) == std::string_view::npos &&
+          inside.find(close) == std::string_view::npos) {
+        return {first + open.size(), last - close.size()};
+      }
     }
   }
   return {};
 }
 
+// Whether `inside` is one tag pair around words and nothing else: "<a href=\"i.html\">Index</a>".
+bool is_one_tag_pair(std::string_view inside) {
+  const std::vector<ProtectedSpan> spans = find_protected_spans(inside);
+  return spans.size() >= 2 && spans.front().kind == SpanKind::kTag && spans.front().begin == 0 &&
+         spans.front().partner == static_cast<int>(spans.size() - 1) &&
+         spans.back().end == inside.size() && has_words(inside);
+}
+
+// Where text[first, last) (no blank edges) is cut in two when it starts or ends with a reference:
+// brackets around one tag pair, set off by blank from words of its own ("See also
+// [<a href=\"i.html\">Index</a>]", "(<b>Beta</b>) Open the file"). The cut is the start of that
+// blank; 0 when there is none. The reference is a segment of its own, its brackets and tags layout
+// (inside_marks, without_edge_markup) like the blank between: read in the sentence, the demo models
+// doubled or dropped its closing bracket, and the blank (a no-break space) came back as theirs.
+// Not quotation marks: a quoted link is what the sentence speaks of ("Click \"<b>Save</b>\"").
+std::size_t reference_cut(std::string_view text, std::size_t first, std::size_t last) {
+  const std::string_view content = text.substr(first, last - first);
+  for (const auto& [open, close] : kBrackets) {
+    if (content.size() <= open.size() + close.size()) continue;
+    if (content.ends_with(close)) {
+      const std::size_t inside_end = content.size() - close.size();
+      const std::size_t at = content.rfind(open, inside_end - 1);
+      const std::size_t cut = at == std::string_view::npos ? 0 : blank_start(content, 0, at);
+      if (cut > 0 && cut < at &&
+          is_one_tag_pair(content.substr(at + open.size(), inside_end - at - open.size())) &&
+          has_words(content.substr(0, cut))) {
+        return first + cut;
+      }
+    }
+    if (content.starts_with(open)) {
+      const std::size_t inside_end = content.find(close, open.size());
+      if (inside_end != std::string_view::npos && inside_end > open.size() &&
+          is_one_tag_pair(content.substr(open.size(), inside_end - open.size()))) {
+        const std::size_t cut = inside_end + close.size();
+        const std::size_t rest = skip_blank(content, cut, content.size());
+        if (rest > cut && rest < content.size() && has_words(content.substr(rest))) {
+          return first + cut;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 // Builds a SegmentedText from left to right: layout accumulates until the next segment.
 class Builder {
  public:
-  Builder(std::string_view text, bool edge_markup_is_layout)
-      : text_(text), edge_markup_is_layout_(edge_markup_is_layout) {}
+  // `cut_references`: a reference at a sentence's edge is a segment of its own (reference_cut);
+  // false where each text is one segment (SplitSentences::kNone).
+  Builder(std::string_view text, bool edge_markup_is_layout, bool cut_references)
+      : text_(text),
+        edge_markup_is_layout_(edge_markup_is_layout),
+        cut_references_(cut_references) {}
 
   void layout(std::size_t begin, std::size_t end) {
     pending_.append(text_.substr(begin, end - begin));
@@ -444,6 +500,13 @@ class Builder {
       if (word_begin == first || !only_symbols(text_.substr(word_begin, last - word_begin))) break;
       last = blank_start(text_, first, word_begin);
     }
+    if (const std::size_t cut =
+            cut_references_ && edge_markup_is_layout_ ? reference_cut(text_, first, last) : 0;
+        cut != 0) {
+      trimmed_segment(begin, cut);
+      trimmed_segment(cut, end);
+      return;
+    }
     for (Range inside = inside_marks(text_, first, last); inside.end != 0;
          inside = inside_marks(text_, first, last)) {
       first = skip_blank(text_, inside.begin, inside.end);
@@ -467,6 +530,7 @@ class Builder {
 
   std::string_view text_;
   bool edge_markup_is_layout_;
+  bool cut_references_;
   std::string pending_;
   SegmentedText result_;
 };
@@ -612,7 +676,7 @@ const char* split_sentences_name(SplitSentences split) {
 }
 
 SegmentedText segment_text(std::string_view text, const SegmentationOptions& options) {
-  Builder out(text, options.edge_markup_is_layout);
+  Builder out(text, options.edge_markup_is_layout, options.split != SplitSentences::kNone);
   if (options.split == SplitSentences::kNone) {
     out.trimmed_segment(0, text.size());
     SegmentedText whole = out.finish();

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "documents/document.h"
 #include "spans/protected_spans.h"
 
 namespace rpt::documents {
@@ -416,6 +417,24 @@ TEST(MarkupDocument, TextWithoutLettersOrDigitsIsNoUnit) {
   const auto document = MarkupDocument::parse(
       "<p>   </p><p>&mdash; &nbsp;</p><p>42</p><p><img src=\"a.png\"></p><p>é</p>", html());
   EXPECT_EQ(document.units(), (Strings{"42", "é"}));
+}
+
+// A bracketed link after a no-break space is a segment of its own (docs/documents.md, "What is
+// layout"): the no-break space and the brackets come back as they were, whatever the model writes
+// (en-fr gave "Voir également [<a href=\"i.html\">Index</a>]]", the no-break space a space).
+TEST(MarkupDocument, BracketedLinkAfterANoBreakSpaceKeepsItsLayout) {
+  DocumentOptions options;
+  options.format = TextFormat::kHtml;
+  const Document document =
+      Document::parse("<p>See also&nbsp; [<a href=\"i.html\">Index</a>]</p>", options);
+  ASSERT_EQ(document.parts().size(), 1u);
+  const SegmentedText& part = document.parts()[0];
+  EXPECT_EQ(part.segments, (Strings{"See also", "Index"}));
+  const std::string rendered =
+      document.render({join_segments(part, {"Siehe auch", "Verzeichnis"})}).text;
+  EXPECT_NE(rendered.find("<p>Siehe auch\u00A0 [<a href=\"i.html\">Verzeichnis</a>]</p>"),
+            std::string::npos)
+      << rendered;
 }
 
 TEST(MarkupDocument, TranslationWhoseTagsDoNotFitKeepsTheSource) {

@@ -125,6 +125,8 @@ TEST(Segmenter, MarksAroundAWholeSegmentAreLayout) {
       (Strings{"Optional", "Datei \u00F6ffnen", "Ouvrir", "'Don't save.'", "\"Open\" or \"Save\"",
                "(see (a))"}));
   expect_round_trip("\u00AB ( Ouvrir ) \u00BB \"Then save it.\" (x)", SplitSentences::kAuto);
+  EXPECT_EQ(segment("\uFF08Optional\uFF09\n\u3010Open the file.\u3011").segments,
+            (Strings{"Optional", "Open the file."}));
 }
 
 // No sentence ends inside a bracket pair closed in its paragraph: cut there, en-de gave "(siehe
@@ -222,6 +224,47 @@ TEST(Segmenter, MarkupAtASegmentsEdgeIsLayout) {
       EXPECT_EQ(s.separators, expected.separators) << text << " " << split_sentences_name(split);
     }
   }
+}
+
+// A reference at a sentence's edge (marks around one tag pair, set off by blank) is a segment of
+// its own, its marks, tags and the blank before it layout: read in the sentence, en-fr gave "Voir
+// également [<a href=\"i.html\">Index</a>]]" and the no-break space came back as a space.
+TEST(Segmenter, AReferenceAtASentencesEdgeIsASegmentOfItsOwn) {
+  struct Case {
+    std::string text;
+    Strings segments;
+    Strings separators;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"See also\u00A0 [<a href=\"i.html\">Index</a>]",
+            {"See also", "Index"},
+            {"", "\u00A0 [<a href=\"i.html\">", "</a>]"}},
+           {"(<b>Beta</b>) Open the file.", {"Beta", "Open the file."}, {"(<b>", "</b>) ", ""}},
+           {"Open the file \uFF08<a href=\"x\">Help</a>\uFF09",
+            {"Open the file", "Help"},
+            {"", " \uFF08<a href=\"x\">", "</a>\uFF09"}},
+           // Not a reference: quoted (what the sentence speaks of), inside the sentence, no tag
+           // pair, more than it, no blank before.
+           {"Click \u201C<b>Save</b>\u201D", {"Click \u201C<b>Save</b>\u201D"}, {"", ""}},
+           {"See [<a href=\"i.html\">Index</a>] now",
+            {"See [<a href=\"i.html\">Index</a>] now"},
+            {"", ""}},
+           {"See also [Index]", {"See also [Index]"}, {"", ""}},
+           {"See also [<a href=\"i.html\">Index</a> page]",
+            {"See also [<a href=\"i.html\">Index</a> page]"},
+            {"", ""}},
+           {"See also[<a href=\"i.html\">Index</a>]",
+            {"See also[<a href=\"i.html\">Index</a>]"},
+            {"", ""}}}) {
+    for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kSentences}) {
+      const SegmentedText s = segment(c.text, split);
+      EXPECT_EQ(s.segments, c.segments) << c.text << " " << split_sentences_name(split);
+      EXPECT_EQ(s.separators, c.separators) << c.text << " " << split_sentences_name(split);
+    }
+  }
+  // One segment per text where the caller asks for it.
+  EXPECT_EQ(segment("See also [<a href=\"i.html\">Index</a>]", SplitSentences::kNone).segments,
+            Strings{"See also [<a href=\"i.html\">Index</a>]"});
 }
 
 // A Markdown image at a segment's edge is layout as <img/> is: the demo models stopped after it
