@@ -437,6 +437,31 @@ TEST(MarkupDocument, BracketedLinkAfterANoBreakSpaceKeepsItsLayout) {
       << rendered;
 }
 
+// A line break in an HTML unit's text is the page source's wrapping, a space to HTML: only
+// sentence ends cut the unit (valgrind's manual-intro.html went to the model as "The <x id=\"1\"/>
+// headers", "that you may wish to include in your code (eg.", ", etc.) are", ...).
+TEST(MarkupDocument, HtmlLineBreaksInAUnitAreSpacesToTheSegmenter) {
+  DocumentOptions options;
+  options.format = TextFormat::kHtml;
+  const Document document = Document::parse(
+      "<p>Some of the <b>test</b> cases\n  are taken from a book.  They are\ndistributed under "
+      "a BSD-style license.</p>",
+      options);
+  ASSERT_EQ(document.parts().size(), 1u);
+  const SegmentedText& part = document.parts()[0];
+  EXPECT_EQ(part.segments, (Strings{"Some of the <b>test</b> cases\n  are taken from a book.",
+                                    "They are\ndistributed under a BSD-style license."}));
+  EXPECT_EQ(part.separators, (Strings{"", "  ", ""}));
+  // Where the caller asks for line breaks, they cut; plain text keeps its own rules.
+  options.segmentation.split = SplitSentences::kNewlines;
+  EXPECT_EQ(Document::parse("<p>Open\nthe file.</p>", options).parts()[0].segments,
+            (Strings{"Open", "the file."}));
+  options.format = TextFormat::kText;
+  options.segmentation.split = SplitSentences::kAuto;
+  EXPECT_EQ(Document::parse("Open\nthe file.", options).parts()[0].segments,
+            (Strings{"Open", "the file."}));
+}
+
 TEST(MarkupDocument, TranslationWhoseTagsDoNotFitKeepsTheSource) {
   const auto document =
       MarkupDocument::parse("<p>Click <b>the <i>big</i> button</b>.</p><p>Ok</p>", html());
