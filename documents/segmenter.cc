@@ -77,13 +77,44 @@ bool has_letter_or_digit(std::string_view text) {
 
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
+// The character that the reference at word[*i] stands for ("&lt;", "&gt;", "&#187;", "&#xBB;"),
+// *i moved past it; false (nothing moved) when none starts there. Markup units write '<' and '>'
+// of their text so: a page's navigation arrows ("&lt;&lt; Previous") are symbols too.
+bool next_character_reference(std::string_view word, std::size_t* i, char32_t* c) {
+  const std::string_view rest = word.substr(*i);
+  const std::size_t end = rest.find(';');
+  if (!rest.starts_with('&') || end == std::string_view::npos || end > 10) return false;
+  const std::string_view name = rest.substr(1, end - 1);
+  if (name == "lt" || name == "gt") {
+    *c = name == "lt" ? '<' : '>';
+  } else if (name.size() > 1 && name[0] == '#') {
+    const bool hex = name[1] == 'x' || name[1] == 'X';
+    const std::string_view digits = name.substr(hex ? 2 : 1);
+    char32_t value = 0;
+    for (const char digit : digits) {
+      const int d = std::isdigit(static_cast<unsigned char>(digit)) ? digit - '0'
+                    : hex && std::isxdigit(static_cast<unsigned char>(digit))
+                        ? std::tolower(static_cast<unsigned char>(digit)) - 'a' + 10
+                        : -1;
+      if (d < 0) return false;
+      value = value * (hex ? 16 : 10) + static_cast<char32_t>(d);
+    }
+    if (digits.empty() || value > 0x10FFFF) return false;
+    *c = value;
+  } else {
+    return false;
+  }
+  *i += end + 1;
+  return true;
+}
+
 // Symbols (Unicode S*: ✓ © → €, emoji), dashes and bullets, and nothing else: decoration a
 // model would swap for another.
 bool only_symbols(std::string_view word) {
   if (word.empty()) return false;
   for (std::size_t i = 0; i < word.size();) {
     char32_t c = 0;
-    if (!next_code_point(word, &i, &c)) return false;
+    if (!next_character_reference(word, &i, &c) && !next_code_point(word, &i, &c)) return false;
     const auto mask = U_GET_GC_MASK(static_cast<UChar32>(c));
     const bool bullet = c == '*' || c == 0x2022 || c == 0x00B7 || c == 0x2023 || c == 0x25E6;
     // Joiners and variation selectors hold emoji sequences together.

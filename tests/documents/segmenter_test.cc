@@ -90,6 +90,19 @@ TEST(Segmenter, SymbolsAloneAreLayout) {
   EXPECT_EQ(segment("Save \xE2\x9C\x93 the file").segments, Strings{"Save \xE2\x9C\x93 the file"});
 }
 
+// A markup unit writes '<' and '>' of its text as references: a page's navigation arrows are
+// symbols like "\u2192" (valgrind's "&lt;&lt;\u00A0Valgrind User Manual" lost its no-break space
+// to the model, and "... core &gt;&gt;" came back as "2. Mit dem Valgrind &gt;&gt; wird ...").
+TEST(Segmenter, SymbolReferencesAloneAreLayout) {
+  const SegmentedText s =
+      segment("&lt;&lt;\u00A0Valgrind User Manual\nUsing the core &gt;&gt;\n&#8594; Next &#x2192;");
+  EXPECT_EQ(s.segments, (Strings{"Valgrind User Manual", "Using the core", "Next"}));
+  EXPECT_EQ(s.separators, (Strings{"&lt;&lt;\u00A0", "\n", " &gt;&gt;\n&#8594; ", " &#x2192;"}));
+  // Not a symbol: a letter's reference, an ampersand, a reference inside a word.
+  EXPECT_EQ(segment("&#65; note &amp; Save it&gt;&gt;").segments,
+            Strings{"&#65; note &amp; Save it&gt;&gt;"});
+}
+
 TEST(Segmenter, DomainTextIsNotCutInsideItsTokens) {
   // Abbreviations, versions, file names, URLs, placeholders and tag pairs end no sentence.
   for (const std::string one :
