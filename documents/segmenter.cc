@@ -75,6 +75,18 @@ bool has_letter_or_digit(std::string_view text) {
   return false;
 }
 
+bool has_letter(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t c = 0;
+    if (!next_code_point(text, &i, &c)) {
+      ++i;
+      continue;
+    }
+    if (u_isalpha(static_cast<UChar32>(c))) return true;
+  }
+  return false;
+}
+
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The character that the reference at word[*i] stands for ("&lt;", "&gt;", "&#187;", "&#xBB;"),
@@ -484,12 +496,11 @@ std::size_t reference_cut(std::string_view text, std::size_t first, std::size_t 
 // Builds a SegmentedText from left to right: layout accumulates until the next segment.
 class Builder {
  public:
-  // `cut_references`: a reference at a sentence's edge is a segment of its own (reference_cut);
-  // false where each text is one segment (SplitSentences::kNone).
-  Builder(std::string_view text, bool edge_markup_is_layout, bool cut_references)
-      : text_(text),
-        edge_markup_is_layout_(edge_markup_is_layout),
-        cut_references_(cut_references) {}
+  // `sentences`: the text is cut into sentences, a reference at a sentence's edge is a segment of
+  // its own (reference_cut) and a number after markup at its start layout; false where each text
+  // is one segment (SplitSentences::kNone).
+  Builder(std::string_view text, bool edge_markup_is_layout, bool sentences)
+      : text_(text), edge_markup_is_layout_(edge_markup_is_layout), sentences_(sentences) {}
 
   void layout(std::size_t begin, std::size_t end) {
     pending_.append(text_.substr(begin, end - begin));
@@ -519,7 +530,13 @@ class Builder {
     std::size_t first = skip_blank(text_, begin, end);
     std::size_t last = trim_blank_end(text_, first, end);
     const Range content = content_of(first, last);
-    first = content.begin;
+    // A list marker or section number after markup at the start is layout as at a line's start
+    // (split_block): "<a name=\"intro\"/>1. Introduction", "<a href=\"c.html\">2. Using</a>".
+    if (content.begin > first && sentences_) {
+      first = content.begin + list_marker_length(text_, content.begin, content.end);
+    } else {
+      first = content.begin;
+    }
     last = content.end;
     while (true) {
       const std::size_t word_end = next_blank(text_, first, last);
@@ -532,7 +549,7 @@ class Builder {
       last = blank_start(text_, first, word_begin);
     }
     if (const std::size_t cut =
-            cut_references_ && edge_markup_is_layout_ ? reference_cut(text_, first, last) : 0;
+            sentences_ && edge_markup_is_layout_ ? reference_cut(text_, first, last) : 0;
         cut != 0) {
       trimmed_segment(begin, cut);
       trimmed_segment(cut, end);
@@ -561,7 +578,7 @@ class Builder {
 
   std::string_view text_;
   bool edge_markup_is_layout_;
-  bool cut_references_;
+  bool sentences_;
   std::string pending_;
   SegmentedText result_;
 };
@@ -593,7 +610,9 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
   // A tag right after a sentence's end ("file.<br/>Save", "done!<x id=\"1\"/>") reads to ICU as
   // a space and a word: the sentence may end before the tag.
   std::vector<bool> tag_after_end(content.size() + 1, false);
+  std::string words = content;  // without its spans ('#'): where a piece has letters of its own
   for (const ProtectedSpan& span : find_protected_spans(content)) {
+    words.replace(span.begin, span.end - span.begin, span.end - span.begin, '#');
     const std::string_view before = std::string_view(content).substr(0, span.begin);
     const bool after_end = span.kind == SpanKind::kTag && !before.empty() &&
                            std::string_view(".!?").find(before.back()) != std::string_view::npos &&
@@ -622,7 +641,7 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     return;
   }
   std::size_t sentence_begin = 0;
-  std::size_t scanned = 0;  // has_letter_or_digit has seen [sentence_begin, scanned)
+  std::size_t scanned = 0;  // has_letter has seen [sentence_begin, scanned)
   bool letters = false;
   for (int32_t boundary = iterator->next(); boundary != icu::BreakIterator::DONE;
        boundary = iterator->next()) {
@@ -633,10 +652,10 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     if (at < content.size() && (unbreakable(at) || (!before_tag && !ends_word(content, at)))) {
       continue;
     }
-    // A piece without a letter or digit ("1.", "...") joins the sentence after it.
+    // A piece without a letter outside its spans ("1.", "...", "<a name=\"intro\"/>1.") joins
+    // the sentence after it: a number alone is a heading's or list item's, not a sentence.
     // Scanned once: each boundary looks only at what is new since the last one.
-    letters =
-        letters || has_letter_or_digit(std::string_view(content).substr(scanned, at - scanned));
+    letters = letters || has_letter(std::string_view(words).substr(scanned, at - scanned));
     scanned = at;
     if (at < content.size() && !letters) continue;
     letters = false;

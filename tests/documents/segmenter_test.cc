@@ -70,6 +70,23 @@ TEST(Segmenter, SectionNumbersOpeningAHeadingAreLayout) {
   }
 }
 
+// After markup at a segment's start a section number is layout as at a line's start, and a
+// number alone ends no sentence: valgrind's "<a name=\"manual-intro\"/>1.\u00A0Introduction" was
+// the segments "1." and "Introduction", "<a href=\"manual-core.html\">2. Using ...</a>" gave the
+// model its number.
+TEST(Segmenter, NumbersAfterMarkupAtASegmentsStartAreLayout) {
+  const SegmentedText anchor = segment("<a name=\"intro\"/>1.\u00A0Introduction");
+  EXPECT_EQ(anchor.segments, Strings{"Introduction"});
+  EXPECT_EQ(anchor.separators, (Strings{"<a name=\"intro\"/>1.\u00A0", ""}));
+  const SegmentedText link = segment("<a href=\"c.html\">2. Using the core</a>");
+  EXPECT_EQ(link.segments, Strings{"Using the core"});
+  EXPECT_EQ(link.separators, (Strings{"<a href=\"c.html\">2. ", "</a>"}));
+  // A number the words need, or inside the line, stays in its sentence.
+  EXPECT_EQ(segment("<b>3.</b> Save it.").segments, Strings{"<b>3.</b> Save it."});
+  EXPECT_EQ(segment("Open it. 2. Save it. Use version 2. Then quit.").segments,
+            (Strings{"Open it.", "2. Save it.", "Use version 2.", "Then quit."}));
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);
