@@ -15,6 +15,7 @@
 
 #include "common/text_hygiene.h"
 #include "documents/bracket_pairs.h"
+#include "documents/option_column.h"
 #include "spans/protected_spans.h"
 
 namespace rpt::documents {
@@ -665,11 +666,13 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
   if (sentence_begin < content.size()) out.trimmed_segment(begin + sentence_begin, end);
 }
 
-// One line's or paragraph's content [begin, end): indentation and a list marker are layout.
+// One line's or paragraph's content [begin, end): indentation, a list marker and a --help
+// text's option column are layout.
 void split_block(std::string_view text, std::size_t begin, std::size_t end,
                  const SegmentationOptions& options, Builder& out) {
   std::size_t content = skip_blank(text, begin, end);
-  content += list_marker_length(text, content, end);
+  const std::size_t marker = list_marker_length(text, content, end);
+  content += marker > 0 ? marker : option_column_length(text, content, end);
   const std::size_t content_end = trim_blank_end(text, content, end);
   out.layout(begin, content);
   if (content < content_end) {

@@ -87,6 +87,30 @@ TEST(Segmenter, NumbersAfterMarkupAtASegmentsStartAreLayout) {
             (Strings{"Open it.", "2. Save it.", "Use version 2.", "Then quit."}));
 }
 
+// A --help text's option column is layout: given "-I   equivalent to --binary-files=without-match"
+// (grep's catalogue), en-de translated the option and lost the column ("-I Suffix-files=mit
+// --binary-Datei").
+TEST(Segmenter, OptionColumnsOfHelpTextsAreLayout) {
+  const SegmentedText s = segment(
+      "  -I                        equivalent to --binary-files=without-match\n"
+      "  -d, --directories=ACTION  how to handle directories;\n"
+      "                            ACTION is 'read' or 'skip'\n"
+      "      --color[=WHEN],\n"
+      "  -e script, --expression=script\n"
+      "                 add the script\n");
+  EXPECT_EQ(s.segments,
+            (Strings{"equivalent to --binary-files=without-match", "how to handle directories;",
+                     "ACTION is 'read' or 'skip'", "add the script"}));
+  EXPECT_EQ(s.separators,
+            (Strings{"  -I                        ", "\n  -d, --directories=ACTION  ",
+                     "\n                            ",
+                     "\n      --color[=WHEN],\n  -e script, --expression=script\n                 ",
+                     "\n"}));
+  // Not options: a negative number in a sentence, a list item, a dash (a symbol).
+  EXPECT_EQ(segment("-5 degrees is cold\n- item one\n-- see below").segments,
+            (Strings{"-5 degrees is cold", "item one", "see below"}));
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);
