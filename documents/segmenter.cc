@@ -584,6 +584,52 @@ class Builder {
   SegmentedText result_;
 };
 
+// The bracket pairs of a paragraph that stand where sentences stand: after its start or a
+// sentence's end, around text that ends a sentence, before blank or its end ("(See the manual.
+// It explains them.) Then start."). Their brackets are layout and the sentences inside are cut
+// as outside; kept whole, a pair of two sentences lost one to the model ("(Suchen Sie die
+// manuelle Optionen.)"). Offsets are the paragraph's.
+class LayoutBrackets {
+ public:
+  explicit LayoutBrackets(std::string_view content)
+      : content_(content), inside_(content.size() + 1, 0), closing_(content.size() + 1, 0) {}
+
+  // Whether the pair [opening, after_closing) stands alone; if so its brackets are layout.
+  bool take_if_standing_alone(std::size_t opening, std::size_t after_closing) {
+    std::size_t inside = opening;
+    char32_t c = 0;
+    if (!next_code_point(content_, &inside, &c)) return false;
+    const std::size_t closing = previous_code_point(content_, after_closing, &c);
+    const std::size_t before = blank_start(content_, 0, opening);
+    if ((before > 0 && !ends_sentence(before)) ||
+        !ends_sentence(trim_blank_end(content_, inside, closing)) ||
+        (after_closing < content_.size() &&
+         skip_blank(content_, after_closing, content_.size()) == after_closing)) {
+      return false;
+    }
+    inside_[opening] = inside;
+    closing_[after_closing] = closing;
+    return true;
+  }
+  // Where the inside of a standing-alone pair opening at `at` starts, or 0.
+  std::size_t inside_opening(std::size_t at) const { return inside_[at]; }
+  // Where the closing bracket of a standing-alone pair ending at `at` starts, or 0.
+  std::size_t closing_before(std::size_t at) const { return closing_[at]; }
+
+ private:
+  // A sentence-terminal mark (. ! ? 。 ...) ends text[0, at).
+  bool ends_sentence(std::size_t at) const {
+    char32_t c = 0;
+    if (at == 0) return false;
+    previous_code_point(content_, at, &c);
+    return c != 0 && u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_S_TERM);
+  }
+
+  std::string_view content_;
+  std::vector<std::size_t> inside_;
+  std::vector<std::size_t> closing_;
+};
+
 // The sentences of text[begin, end) (no blank edges). `line_breaks_as_spaces`: single line
 // breaks inside do not end a sentence.
 void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
@@ -623,10 +669,31 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     tag_after_end[span.begin] = after_end;
   }
   // A bracket pair closed in the paragraph holds its sentences in the one around it (spans read
-  // as 'X' now: a bracket inside a placeholder or address pairs with nothing).
+  // as 'X' now: a bracket inside a placeholder or address pairs with nothing). A pair that stands
+  // where sentences stand ("Saved. (Open it later. It stays here.) Then quit.") holds nothing:
+  // its brackets are layout and its sentences are cut as outside it.
+  LayoutBrackets layout_brackets(content);
   for (const auto& [opening, after_closing] : bracket_pairs(content)) {
-    unbreakable.add(opening, after_closing);
+    if (!layout_brackets.take_if_standing_alone(opening, after_closing)) {
+      unbreakable.add(opening, after_closing);
+    }
   }
+  // text[begin + from, begin + to) is a sentence, a standing-alone pair's brackets at its edges
+  // layout.
+  auto sentence = [&](std::size_t from, std::size_t to) {
+    const std::size_t first = skip_blank(content, from, to);
+    if (const std::size_t inside = layout_brackets.inside_opening(first); inside != 0) {
+      out.layout(begin + from, begin + inside);
+      from = inside;
+    }
+    const std::size_t closing = layout_brackets.closing_before(trim_blank_end(content, from, to));
+    if (closing > from) {
+      out.trimmed_segment(begin + from, begin + closing);
+      out.layout(begin + closing, begin + to);
+    } else {
+      out.trimmed_segment(begin + from, begin + to);
+    }
+  };
   icu::BreakIterator* iterator = sentence_iterator(options.language);
   if (iterator == nullptr) {
     out.trimmed_segment(begin, end);
@@ -660,10 +727,10 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     scanned = at;
     if (at < content.size() && !letters) continue;
     letters = false;
-    out.trimmed_segment(begin + sentence_begin, begin + at);
+    sentence(sentence_begin, at);
     sentence_begin = at;
   }
-  if (sentence_begin < content.size()) out.trimmed_segment(begin + sentence_begin, end);
+  if (sentence_begin < content.size()) sentence(sentence_begin, content.size());
 }
 
 // One line's or paragraph's content [begin, end): indentation, a list marker and a --help

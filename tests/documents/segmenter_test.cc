@@ -195,10 +195,17 @@ TEST(Segmenter, NoSentenceEndsInsideABracketPair) {
         "Read the notes \u3010see the manual. It explains the options.\u3011 before you start."}) {
     EXPECT_EQ(segment(text).segments, Strings{text}) << text;
   }
-  // A sentence may end right after the pair; the pair around a whole segment is layout.
-  const SegmentedText after = segment("(See the manual. It explains them.) Then start.");
-  EXPECT_EQ(after.segments, (Strings{"See the manual. It explains them.", "Then start."}));
-  EXPECT_EQ(after.separators, (Strings{"(", ") ", ""}));
+  // A pair standing where sentences stand is layout, its sentences cut as outside it (kept
+  // whole, en-de gave "(Suchen Sie die manuelle Optionen.)" for "(See the manual. It explains
+  // the options.)"); one that does not end a sentence inside holds its words together.
+  const SegmentedText alone = segment("(See the manual. It explains them.) Then start.");
+  EXPECT_EQ(alone.segments, (Strings{"See the manual.", "It explains them.", "Then start."}));
+  EXPECT_EQ(alone.separators, (Strings{"(", " ", ") ", ""}));
+  const SegmentedText after = segment("Saved. (Open it later. It stays here.) Then quit.");
+  EXPECT_EQ(after.segments, (Strings{"Saved.", "Open it later.", "It stays here.", "Then quit."}));
+  EXPECT_EQ(after.separators, (Strings{"", " (", " ", ") ", ""}));
+  EXPECT_EQ(segment("Saved. (Open it later. It stays) here.").segments,
+            (Strings{"Saved.", "(Open it later. It stays) here."}));
   // A paragraph holds a pair across its single line breaks; a line break still cuts in auto.
   EXPECT_EQ(segment("Read (the manual.\nIt explains.) now.", SplitSentences::kSentences).segments,
             Strings{"Read (the manual.\nIt explains.) now."});
