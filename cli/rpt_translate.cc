@@ -1,5 +1,5 @@
 // rpt-translate: offline translation, source lines on stdin, translations on stdout, streamed in
-// input order; --format html|xml|po|xliff translates one document or localization file. The
+// input order; --format html|xml|po|xliff|json translates one document or localization file. The
 // options and what each does: docs/offline.md "rpt-translate".
 //
 //   rpt-translate --model models/en-de [--beam-size 4] [--n-best 1] [--with-scores] < in > out
@@ -91,7 +91,7 @@ rpt::documents::SegmentationOptions segmentation(const CliOptions& cli,
 std::string document_option_conflict(const CliOptions& cli) {
   if (cli.format == "text") {
     if (cli.input.empty() && cli.output.empty()) return {};
-    return "--input and --output go with --format html|xml|po|xliff (text streams stdin)";
+    return "--input and --output go with --format html|xml|po|xliff|json (text streams stdin)";
   }
   if (cli.decoding.n_best > 1) {
     return "--n-best " + std::to_string(cli.decoding.n_best) +
@@ -178,7 +178,7 @@ rpt::tools::DocumentTranslationOptions document_translation_options(
   return options;
 }
 
-// --format html|xml|po|xliff: the input as one document, its translation to the output.
+// --format html|xml|po|xliff|json: the input as one document, its translation to the output.
 int translate_whole_document(const CliOptions& cli, const rpt::Translator& translator,
                              const rpt::GlossaryUse& glossary) {
   const auto start = std::chrono::steady_clock::now();
@@ -386,10 +386,11 @@ int main(int argc, char** argv) {
   app.add_option("--format", cli.format,
                  "text: each stdin line translated on its own; html, xml: all of stdin one "
                  "document (or fragment) translated with its markup kept, written to stdout as "
-                 "it comes back, nothing added; po, xliff: a gettext catalogue or XLIFF file "
-                 "with its missing translations filled in (--n-best 1 only, no --with-scores, "
+                 "it comes back, nothing added; po, xliff, json: a gettext catalogue, XLIFF "
+                 "file or JSON resource file with its missing translations filled in (--n-best 1 "
+                 "only, no --with-scores, "
                  "--inter-threads unused; a file that cannot be parsed exits 1)")
-      ->check(CLI::IsMember({"text", "html", "xml", "po", "xliff"}))
+      ->check(CLI::IsMember({"text", "html", "xml", "po", "xliff", "json"}))
       ->capture_default_str();
   app.add_option("--ignore-tags", cli.ignore_tags,
                  "--format html|xml: elements whose content is left untouched, comma-separated "
@@ -401,7 +402,7 @@ int main(int argc, char** argv) {
                  "--format other than text: where its translation goes (default: stdout)");
   app.add_option("--target-language", cli.target_language,
                  "The language to translate into: picks a multilingual model's language pair "
-                 "(default: its first; docs/model-format.md), --format po|xliff's header and "
+                 "(default: its first; docs/model-format.md), --format po|xliff|json's header and "
                  "plural forms, and --format html|xml's root lang (default: the model's target "
                  "language)");
   app.add_flag("--translate-fuzzy", cli.translate_fuzzy,

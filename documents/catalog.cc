@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "documents/json_catalog.h"
 #include "documents/po_catalog.h"
 #include "documents/xliff_catalog.h"
 
@@ -29,8 +30,14 @@ std::unique_ptr<Catalog> Catalog::parse(std::string_view bytes, TextFormat forma
     throw CatalogError("file of " + std::to_string(bytes.size()) + " bytes exceeds the limit of " +
                        std::to_string(options.max_bytes));
   }
-  return format == TextFormat::kPo ? parse_po_catalog(bytes, options)
-                                   : parse_xliff_catalog(bytes, options);
+  switch (format) {
+    case TextFormat::kPo:
+      return parse_po_catalog(bytes, options);
+    case TextFormat::kJson:
+      return parse_json_catalog(bytes, options);
+    default:
+      return parse_xliff_catalog(bytes, options);
+  }
 }
 
 }  // namespace rpt::documents

@@ -1,7 +1,8 @@
 // Localization files translated in place (docs/localization.md): gettext PO/POT (po_catalog.cc,
-// libgettextpo) and XLIFF 1.2/2.0 (xliff_catalog.cc, libxml2). parse() lists the texts that need
-// a translation (untranslated PO msgid and msgid_plural, fuzzy ones when asked; XLIFF sources with
-// no target), each plain text or an XML fragment; render() writes the file back with them filled
+// libgettextpo), XLIFF 1.2/2.0 (xliff_catalog.cc, libxml2) and JSON resources (json_catalog.cc,
+// nlohmann-json). parse() lists the texts that need a translation (untranslated PO msgid and
+// msgid_plural, fuzzy ones when asked; XLIFF sources with no target; every JSON text), each plain
+// text or an XML fragment; render() writes the file back with them filled
 // in and marked for review, everything else as it was (as gettext's or libxml2's writer prints
 // it). A Catalog is a value: const calls may run concurrently (PO parsing and writing are
 // serialized inside: libgettextpo keeps its error handler in globals).
@@ -60,7 +61,7 @@ class Catalog {
  public:
   virtual ~Catalog() = default;
 
-  // `format`: kPo or kXliff (std::invalid_argument otherwise). Throws CatalogError.
+  // `format`: kPo, kXliff or kJson (std::invalid_argument otherwise). Throws CatalogError.
   static std::unique_ptr<Catalog> parse(std::string_view bytes, TextFormat format,
                                         const CatalogOptions& options);
 

@@ -15,6 +15,7 @@
 
 #include "common/text_hygiene.h"
 #include "documents/bracket_pairs.h"
+#include "documents/icu_message.h"
 #include "documents/option_column.h"
 #include "spans/protected_spans.h"
 
@@ -219,7 +220,8 @@ std::size_t section_number_length(std::string_view line) {
 // The list marker opening a line's content, with the blanks after it: "- ", "* ", "• ", "1. ",
 // "12) ", "(a) ", "a) ", "## ", "> ", a section number ("2.1 "). 0 when there is none (a marker
 // needs blank after it, and something after that).
-std::size_t list_marker_length(std::string_view text, std::size_t begin, std::size_t end) {
+std::size_t list_marker_length(std::string_view text, std::size_t begin, std::size_t end,
+                               bool headings) {
   const std::string_view line = text.substr(begin, end - begin);
   std::size_t marker = 0;
   static constexpr std::string_view kBullets[] = {"-",
@@ -239,7 +241,7 @@ std::size_t list_marker_length(std::string_view text, std::size_t begin, std::si
       break;
     }
   }
-  if (marker == 0 && !line.empty() && line[0] == '#') {
+  if (marker == 0 && headings && !line.empty() && line[0] == '#') {
     while (marker < line.size() && marker < 6 && line[marker] == '#') ++marker;
   }
   if (marker == 0) marker = section_number_length(line);
@@ -534,7 +536,7 @@ class Builder {
     // A list marker or section number after markup at the start is layout as at a line's start
     // (split_block): "<a name=\"intro\"/>1. Introduction", "<a href=\"c.html\">2. Using</a>".
     if (content.begin > first && sentences_) {
-      first = content.begin + list_marker_length(text_, content.begin, content.end);
+      first = content.begin + list_marker_length(text_, content.begin, content.end, false);
     } else {
       first = content.begin;
     }
@@ -736,9 +738,9 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
 // One line's or paragraph's content [begin, end): indentation, a list marker and a --help
 // text's option column are layout.
 void split_block(std::string_view text, std::size_t begin, std::size_t end,
-                 const SegmentationOptions& options, Builder& out) {
+                 const SegmentationOptions& options, bool headings, Builder& out) {
   std::size_t content = skip_blank(text, begin, end);
-  const std::size_t marker = list_marker_length(text, content, end);
+  const std::size_t marker = list_marker_length(text, content, end, headings);
   content += marker > 0 ? marker : option_column_length(text, content, end);
   const std::size_t content_end = trim_blank_end(text, content, end);
   out.layout(begin, content);
@@ -795,7 +797,13 @@ const char* split_sentences_name(SplitSentences split) {
   return "auto";
 }
 
-SegmentedText segment_text(std::string_view text, const SegmentationOptions& options) {
+namespace {
+
+// segment_text for a text that is not one ICU message with cases.
+// `headings`: a line's leading '#' marks a Markdown heading (layout); false in an ICU message's
+// case, where it is the plural's number (the model wrote "# files" alone as "# Fichiers").
+SegmentedText segment_lines(std::string_view text, const SegmentationOptions& options,
+                            bool headings = true) {
   Builder out(text, options.edge_markup_is_layout, options.split != SplitSentences::kNone);
   if (options.split == SplitSentences::kNone) {
     out.trimmed_segment(0, text.size());
@@ -814,11 +822,40 @@ SegmentedText segment_text(std::string_view text, const SegmentationOptions& opt
     if (options.split == SplitSentences::kSentences) {
       while (last + 1 < lines.size() && !blank[last + 1] && !blank[i]) ++last;
     }
-    split_block(text, lines[i].begin, lines[last].end, options, out);
+    split_block(text, lines[i].begin, lines[last].end, options, headings, out);
     if (last + 1 < lines.size()) out.layout(lines[last].end, lines[last + 1].begin);
     i = last + 1;
   }
   return out.finish();
+}
+
+// A message's case texts segmented each on its own, the syntax between them layout.
+SegmentedText segment_cases(std::string_view text,
+                            const std::vector<std::pair<std::size_t, std::size_t>>& cases,
+                            const SegmentationOptions& options) {
+  SegmentedText result;
+  result.whole = options.split == SplitSentences::kNone;
+  result.separators.emplace_back();
+  std::size_t done = 0;
+  for (const auto& [first, last] : cases) {
+    result.separators.back().append(text.substr(done, first - done));
+    SegmentedText part = segment_lines(text.substr(first, last - first), options, false);
+    result.separators.back().append(part.separators.front());
+    for (std::size_t i = 0; i < part.segments.size(); ++i) {
+      result.segments.push_back(std::move(part.segments[i]));
+      result.separators.push_back(std::move(part.separators[i + 1]));
+    }
+    done = last;
+  }
+  result.separators.back().append(text.substr(done));
+  return result;
+}
+
+}  // namespace
+
+SegmentedText segment_text(std::string_view text, const SegmentationOptions& options) {
+  const auto cases = icu_case_texts(text);
+  return cases.empty() ? segment_lines(text, options) : segment_cases(text, cases, options);
 }
 
 namespace {

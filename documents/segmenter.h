@@ -5,7 +5,8 @@
 // placeholders alone, whitespace, list markers and indentation are layout (has_words false), and
 // so are quotation marks or brackets around a whole segment ("\"Save it.\"" gives "Save it."). No
 // boundary falls inside a protected span, between a pair of tags or inside a bracket pair
-// closed in the paragraph (bracket_pairs.h). Thread-safe.
+// closed in the paragraph (bracket_pairs.h). A text that is one ICU message with cases is
+// segmented case by case, its syntax layout (documents/icu_message.h). Thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -11,8 +11,9 @@ TextFormat parse_text_format(std::string_view name) {
   if (name == "xml") return TextFormat::kXml;
   if (name == "po" || name == "pot") return TextFormat::kPo;
   if (name == "xliff" || name == "xlf") return TextFormat::kXliff;
+  if (name == "json" || name == "arb") return TextFormat::kJson;
   throw std::invalid_argument("format is '" + std::string(name) +
-                              "'; it must be text, html, xml, po or xliff");
+                              "'; it must be text, html, xml, po, xliff or json");
 }
 
 const char* text_format_name(TextFormat format) {
@@ -27,6 +28,8 @@ const char* text_format_name(TextFormat format) {
       return "po";
     case TextFormat::kXliff:
       return "xliff";
+    case TextFormat::kJson:
+      return "json";
   }
   return "text";
 }

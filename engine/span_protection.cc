@@ -221,7 +221,10 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
     if (spans.size() != 1 || spans[0].begin != 0 || spans[0].end != piece.size()) continue;
     // ° © are words of the model, and a piece that reads as an address (a host name) is a word
     // too: neither is a placeholder to mask with.
-    if (spans[0].kind == SpanKind::kSymbol || spans[0].kind == SpanKind::kUrl) continue;
+    if (spans[0].kind == SpanKind::kSymbol || spans[0].kind == SpanKind::kUrl ||
+        spans[0].kind == SpanKind::kPluralNumber) {
+      continue;
+    }
     if (!model_->target_vocabulary().contains(piece)) continue;
     if (!model_->source_tokenizer().is_single_piece(piece) ||
         !model_->target_tokenizer().is_single_piece(piece)) {

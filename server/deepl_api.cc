@@ -483,6 +483,8 @@ constexpr DocumentFormat kDocumentFormats[] = {
     {".mqxliff", v1::TEXT_FORMAT_XLIFF, "application/x-xliff+xml"},
     {".po", v1::TEXT_FORMAT_PO, "text/x-po; charset=utf-8"},
     {".pot", v1::TEXT_FORMAT_PO, "text/x-po; charset=utf-8"},
+    {".json", v1::TEXT_FORMAT_JSON, "application/json"},
+    {".arb", v1::TEXT_FORMAT_JSON, "application/json"},
 };
 
 const DocumentFormat* document_format(const std::string& filename) {

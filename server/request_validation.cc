@@ -149,6 +149,8 @@ documents::TextFormat to_format(v1::TextFormat format) {
       return documents::TextFormat::kPo;
     case v1::TEXT_FORMAT_XLIFF:
       return documents::TextFormat::kXliff;
+    case v1::TEXT_FORMAT_JSON:
+      return documents::TextFormat::kJson;
     default:
       return documents::TextFormat::kText;
   }

@@ -61,6 +61,9 @@ Candidate scan_at(const spans::TextFacts& facts, std::size_t at) {
     case '+':
       match = spans::match_phone(text, at);
       break;
+    case '#':
+      match = spans::match_number_sign(text, at);
+      break;
     case '0':
     case '1':
     case '2':
@@ -291,7 +294,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
             [](const Delimiter& a, const Delimiter& b) { return a.begin < b.begin; });
   auto delimiter = delimiters.begin();
   std::vector<Candidate> candidates;
-  constexpr std::string_view kStarts = "%{$&\\<`+0123456789";
+  constexpr std::string_view kStarts = "%{$&\\<`+#0123456789";
   std::size_t next = text.find_first_of(kStarts);  // kept while ahead: linear among markers
   for (std::size_t i = 0; i < text.size();) {
     if (next != std::string_view::npos && next < i) next = text.find_first_of(kStarts, i);
@@ -422,6 +425,8 @@ const char* span_kind_name(SpanKind kind) {
       return "code";
     case SpanKind::kNumber:
       return "number";
+    case SpanKind::kPluralNumber:
+      return "plural_number";
   }
   return "unknown";
 }

@@ -417,4 +417,14 @@ Match match_phone(std::string_view text, std::size_t at) {
   return {end - at, SpanKind::kNumber};
 }
 
+Match match_number_sign(std::string_view text, std::size_t at) {
+  // Apart: a blank, the text's edge or punctuation around words. Anything else joins it to a
+  // word ("C#", "é#") or to another span ("#%d", "&#;", "#{name}").
+  const auto apart = [](char c) {
+    return c == '\0' || std::string_view(" \t\r\n.,;:!?()[]\"'").find(c) != std::string_view::npos;
+  };
+  if ((at > 0 && !apart(text[at - 1])) || !apart(at_or_nul(text, at + 1))) return {};
+  return {1, SpanKind::kPluralNumber};
+}
+
 }  // namespace rpt::spans

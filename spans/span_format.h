@@ -57,4 +57,9 @@ Match match_number(std::string_view text, std::size_t at);
 // text[at] == '+': an international phone number, "+1 555 0100", "+44 (0)20 7946 0958".
 Match match_phone(std::string_view text, std::size_t at);
 
+// text[at] == '#' standing alone (blanks, the text's edges or . , ; : ! ? ( ) [ ] " ' beside it):
+// the number of an ICU plural case ("{n, plural, other {# files}}"), or a key's name ("Press
+// #"). "C#", "#1", "#define", "#%d", "#{name}" are not spans.
+Match match_number_sign(std::string_view text, std::size_t at);
+
 }  // namespace rpt::spans

@@ -212,6 +212,24 @@ check "--format xliff exits 0" test $? -eq 0
 check "--format xliff is well-formed" xmllint --noout --nonet "$work/de.xlf"
 check "--format xliff adds targets" test "$(grep -c '<target' "$work/de.xlf")" -gt \
   "$(grep -c '<target' "$(dirname "$0")/../fixtures/catalogs/app-2.0.xlf")"
+# --format json: an i18next/FormatJS resource file in the target language, keys and layout kept.
+printf '{\n  "title": "Open file",\n  "files": {\n    "defaultMessage": "{n, plural, one {# file} other {# files}}",\n    "description": "Files"\n  }\n}\n' \
+  > "$work/en.json"
+"$translate" --model "$model" --format json -i "$work/en.json" -o "$work/de.json"
+check "--format json exits 0" test $? -eq 0
+check "--format json keeps the file's layout" diff <(sed 's/"[^"]*"$/""/; s/": "[^"]*"/": ""/' "$work/en.json") \
+  <(sed 's/"[^"]*"$/""/; s/": "[^"]*"/": ""/' "$work/de.json")
+check "--format json translates the texts" python3 -c '
+import json, re, sys
+de = json.load(open(sys.argv[1]))
+assert de["title"] != "Open file" and de["files"]["description"] == "Files", de
+case = r"[^{}#]*#[^{}#]*"  # each case translated, its # kept once
+assert re.fullmatch(r"\{n, plural, one \{%s\} other \{%s\}\}" % (case, case),
+                    de["files"]["defaultMessage"]), de
+assert "file" not in de["files"]["defaultMessage"], de' "$work/de.json"
+printf '{"a": "x",}' | "$translate" --model "$model" --format json > /dev/null 2> "$work/bad.txt"
+check "a broken JSON file exits 1 naming its column" grep -q "JSON: parse error at line 1, column 11" \
+  "$work/bad.txt"
 "$translate" --model "$model" --output "$work/x" < /dev/null 2> "$work/bad.txt"
 check "--output needs a whole-file format" refused $?
 

@@ -1,8 +1,9 @@
-// libFuzzer target: arbitrary bytes as a PO catalogue (first byte even) or an XLIFF file (odd)
-// through Catalog: parse (a CatalogError is fine), render the texts themselves, then mangled
-// translations (empty, doubled, quotes and backslashes, stray markup, an escape at the end).
-// Must never crash or hang; a rendered file parses again with no more to translate than the
-// texts that rendered empty; libgettextpo's error path (its handler throws on a fatal error)
+// libFuzzer target: arbitrary bytes as an XLIFF file (first byte odd), a JSON resource file
+// (bit 1 set) or a PO catalogue (else) through Catalog: parse (a CatalogError is fine), render
+// the texts themselves, then mangled translations (empty, doubled, quotes and backslashes, stray
+// markup, an escape at the end). Must never crash or hang; a rendered file parses again with no
+// more to translate than the texts that rendered empty (JSON: with the translations as its
+// texts); libgettextpo's error path (its handler throws on a fatal error)
 // runs on every malformed input.
 #include <cstddef>
 #include <cstdint>
@@ -60,6 +61,12 @@ void render_and_reparse(const Catalog& catalog, TextFormat format, const Catalog
     std::fprintf(stderr, "%s\n", error.what());
     fail("a rendered file does not parse");
   }
+  if (format == TextFormat::kJson) {
+    std::vector<std::string> texts;
+    for (const auto& text : again->texts()) texts.push_back(text.text);
+    if (texts != translations) fail("a rendered JSON file does not hold the translations");
+    return;
+  }
   int empty = 0;
   for (const std::string& translation : translations) empty += translation.empty() ? 1 : 0;
   if (again->stats().to_translate > empty) fail("a rendered file still needs translations");
@@ -69,7 +76,9 @@ void render_and_reparse(const Catalog& catalog, TextFormat format, const Catalog
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const TextFormat format = (data[0] & 1) != 0 ? TextFormat::kXliff : TextFormat::kPo;
+  const TextFormat format = (data[0] & 1) != 0   ? TextFormat::kXliff
+                            : (data[0] & 2) != 0 ? TextFormat::kJson
+                                                 : TextFormat::kPo;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   CatalogOptions options;
   options.target_language = "de";

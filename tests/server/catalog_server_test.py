@@ -5,6 +5,7 @@ translated exactly as its msgid alone is, untouched entries as msgcat prints the
 
     RPT_SERVER_BINARY=build/server/rpt-server python3 tests/server/catalog_server_test.py
 """
+import json
 import os
 import re
 import subprocess
@@ -108,6 +109,39 @@ class CatalogServerTest(unittest.TestCase):
         self.assertNotIn("MIT Lizenz", version_12)  # translate="no"
         self.assertIn('trgLang="de"', reply.translations[1].hypotheses[0].text)
         self.assertIn('state="initial"', reply.translations[1].hypotheses[0].text)
+
+    def test_json_resource_files_come_back_in_the_target_language(self):
+        resources = json.dumps({
+            "app": {"title": "Open file", "items_other": "{{count}} files"},
+            "files": {"defaultMessage": "{count, plural, one {One file} other {You have # files}}",
+                      "description": "Number of files"},
+            "@@locale": "en", "@title": {"description": "The window title"},
+        }, indent=2) + "\n"
+        reply = self.grpc.translate("en-de", [resources], format=self.grpc.pb.TEXT_FORMAT_JSON)
+        translated = reply.translations[0].hypotheses[0].text
+        status, _, body = self.server.translate({"texts": [resources],
+                                                 "options": {"format": "json"}})
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["translations"][0]["hypotheses"][0]["text"], translated)
+        self.assertTrue(translated.endswith("}\n"), translated)
+        out = json.loads(translated)
+        alone = self.grpc.translate("en-de", ["Open file", "{{count}} files", "One file",
+                                             "You have # files"])
+        words = [t.hypotheses[0].text for t in alone.translations]
+        self.assertEqual(out["app"]["title"], words[0])
+        self.assertEqual(out["app"]["items_other"], words[1])
+        # An ICU message: each case translated as its text alone, the syntax kept.
+        self.assertEqual(out["files"]["defaultMessage"],
+                         f"{{count, plural, one {{{words[2]}}} other {{{words[3]}}}}}")
+        self.assertIn(" # ", words[3])
+        self.assertNotIn("files", words[3])
+        self.assertEqual(out["files"]["description"], "Number of files")
+        self.assertEqual(out["@@locale"], "de")
+        self.assertEqual(out["@title"], {"description": "The window title"})
+        with self.assertRaises(self.grpc.grpc.RpcError) as raised:
+            self.grpc.translate("en-de", ['{"a": "x",}'], format=self.grpc.pb.TEXT_FORMAT_JSON)
+        self.assertEqual(raised.exception.code(), self.grpc.grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("line 1, column 11", raised.exception.details())
 
     def test_a_broken_catalogue_is_invalid_argument_with_its_line(self):
         broken = 'msgid "a"\nmsgstr ""\n\nmsgid "unterminated\nmsgstr ""\n'

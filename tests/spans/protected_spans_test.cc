@@ -66,6 +66,7 @@ constexpr SpanKind Sym = SpanKind::kSymbol;
 constexpr SpanKind U = SpanKind::kUrl;
 constexpr SpanKind C = SpanKind::kCode;
 constexpr SpanKind N = SpanKind::kNumber;
+constexpr SpanKind Num = SpanKind::kPluralNumber;
 
 // Web and mail addresses, with a scheme or without: hosts with a path or port, www., e-mail;
 // the punctuation around them is not theirs; a tag that holds one wins (leftmost).
@@ -310,6 +311,20 @@ TEST(ProtectedSpans, IcuMessages) {
   });
 }
 
+// A '#' standing alone is an ICU plural case's number (a text that is one message has its cases
+// translated one by one: documents/icu_message.h); touching a word it is the word's.
+TEST(ProtectedSpans, PluralNumberSigns) {
+  expect_table({
+      {"# files", {{"#", Num}}},
+      {"You have # new messages.", {{"#", Num}}},
+      {"Press # to confirm (#).", {{"#", Num}, {"#", Num}}},
+      {"#st", {}},
+      {"C# and F#, #1, #define, ##, #hashtag, é# #é #-1 a#b", {}},
+      {"#{name} #%d", {{"{name}", Br}, {"%d", P}}},
+      {"See https://example.com/#/a # here", {{"https://example.com/#/a", U}, {"#", Num}}},
+  });
+}
+
 TEST(ProtectedSpans, Variables) {
   expect_table({
       {"$(ARG1) $(unit) $(DARKTABLE.NAME)",
@@ -501,6 +516,7 @@ TEST(ProtectedSpans, KindNames) {
   EXPECT_STREQ(span_kind_name(SpanKind::kUrl), "url");
   EXPECT_STREQ(span_kind_name(SpanKind::kCode), "code");
   EXPECT_STREQ(span_kind_name(SpanKind::kNumber), "number");
+  EXPECT_STREQ(span_kind_name(SpanKind::kPluralNumber), "plural_number");
 }
 
 }  // namespace

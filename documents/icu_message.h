@@ -1,0 +1,23 @@
+// A text that is one ICU MessageFormat message with cases — "{count, plural, one {# file} other
+// {# files}}", select, selectordinal — read by ICU's MessagePattern (docs/documents.md, "ICU
+// messages"). Its case texts are what a model translates; the syntax around them (the argument,
+// its type, the selectors, the braces) is layout and comes back byte for byte. Whole, the message
+// is one protected span (spans/protected_spans.h): nothing of it would be translated.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rpt::documents {
+
+// Byte ranges [first, second) of the case texts of `text`, in text order, when `text` (blank edges
+// apart) is exactly one plural, selectordinal or select argument; a case text that is itself
+// exactly one such message gives its own case texts instead ("{g, select, other {{n, plural,
+// other {# files}}}}" gives "# files"). Empty when it is not: ICU cannot parse it, text stands
+// beside the message ("You have {n, plural, ...}."), or it is another kind of argument ("{n,
+// number}"). A case may be empty ("=0 {}"). `text` must be valid UTF-8.
+std::vector<std::pair<std::size_t, std::size_t>> icu_case_texts(std::string_view text);
+
+}  // namespace rpt::documents

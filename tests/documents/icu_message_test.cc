@@ -1,0 +1,118 @@
+#include "documents/icu_message.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "documents/segmenter.h"
+
+namespace rpt::documents {
+namespace {
+
+using Strings = std::vector<std::string>;
+
+Strings case_texts(std::string_view text) {
+  Strings texts;
+  for (const auto& [first, last] : icu_case_texts(text)) {
+    texts.emplace_back(text.substr(first, last - first));
+  }
+  return texts;
+}
+
+TEST(IcuMessage, CasesOfPluralSelectAndSelectordinal) {
+  EXPECT_EQ(case_texts("{count, plural, one {# file} other {# files}}"),
+            (Strings{"# file", "# files"}));
+  EXPECT_EQ(case_texts("{count,plural,offset:1 =0{No one} =1 {Only {host}} other{{host} and # "
+                       "others}}"),
+            (Strings{"No one", "Only {host}", "{host} and # others"}));
+  EXPECT_EQ(case_texts("{gender, select, female {She replied.} male {He replied.} other {They "
+                       "replied.}}"),
+            (Strings{"She replied.", "He replied.", "They replied."}));
+  EXPECT_EQ(case_texts("{n, selectordinal, one {#st} two {#nd} few {#rd} other {#th}}"),
+            (Strings{"#st", "#nd", "#rd", "#th"}));
+  EXPECT_EQ(case_texts("  {n, plural, =0 {} other {# items}}\n"), (Strings{"", "# items"}));
+  // ICU's quoting: '{' is a literal brace inside the case, not an argument.
+  EXPECT_EQ(case_texts("{n, plural, other {'{'# files'}'}}"), (Strings{"'{'# files'}'"}));
+}
+
+TEST(IcuMessage, ACaseThatIsAMessageGivesItsOwnCases) {
+  EXPECT_EQ(case_texts("{g, select, female {{n, plural, one {She has # file} other {She has # "
+                       "files}}} other { {n, plural, other {They have # files}} }}"),
+            (Strings{"She has # file", "She has # files", "They have # files"}));
+  // A case with words beside its message is one case text.
+  EXPECT_EQ(case_texts("{g, select, other {Hi, {n, plural, other {# files}}}}"),
+            (Strings{"Hi, {n, plural, other {# files}}"}));
+}
+
+// Angular extracts each plural to a unit of its own, its interpolations as <x/> elements whose
+// attributes hold braces (XLIFF 1.2) or <ph/> (XLIFF 2.0): markup, not MessageFormat.
+TEST(IcuMessage, TagsInACaseAreMarkup) {
+  EXPECT_EQ(case_texts("{VAR_PLURAL, plural, =0 {just now} =1 {one minute ago} other {<x "
+                       "id=\"INTERPOLATION\" equiv-text=\"{{minutes}}\"/> minutes ago}}"),
+            (Strings{"just now", "one minute ago",
+                     "<x id=\"INTERPOLATION\" equiv-text=\"{{minutes}}\"/> minutes ago"}));
+  EXPECT_EQ(case_texts("{VAR_SELECT, select, male {<ph id=\"0\" equiv=\"INTERPOLATION\" disp=\"{{ "
+                       "name }}\"/> is his} other {<pc id=\"1\" dispStart=\"{b}\">theirs</pc>}}"),
+            (Strings{"<ph id=\"0\" equiv=\"INTERPOLATION\" disp=\"{{ name }}\"/> is his",
+                     "<pc id=\"1\" dispStart=\"{b}\">theirs</pc>"}));
+}
+
+TEST(IcuMessage, OffsetsAreUtf8Bytes) {
+  const std::string text = "{g, select, female {Sie hat 😀 gespeichert} other {Er hat ✓ ß}}";
+  EXPECT_EQ(case_texts(text), (Strings{"Sie hat 😀 gespeichert", "Er hat ✓ ß"}));
+}
+
+TEST(IcuMessage, OtherTextsHaveNoCases) {
+  for (const char* text : {
+           "You have {count, plural, one {# file} other {# files}}.",  // words beside it
+           "{count, plural, one {# file} other {# files}} left",
+           "{n, number}",                                            // no cases
+           "{0}", "{name}", "{}", "{a}{b}", "plain text", "",        // no message
+           "{n, plural, one {x} other {y}",                          // unbalanced
+           "{n, plural, one {x}}",                                   // ICU requires "other"
+           "{n, plural, one {x} other {y}} {m, plural, other {z}}",  // two messages
+           "{n, choice, 0#none|1#one}",                              // ChoiceFormat: not cases
+       }) {
+    EXPECT_TRUE(icu_case_texts(text).empty()) << text;
+  }
+  EXPECT_TRUE(icu_case_texts("{a, select, x {\xFF} other {y}}").empty());  // not UTF-8
+}
+
+TEST(IcuMessage, DeepNestingIsRefusedWithoutParsing) {
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "{a, select, other ";
+  deep += "x";
+  for (int i = 0; i < 100000; ++i) deep += "}";
+  EXPECT_TRUE(icu_case_texts(deep).empty());
+  std::string nested = "x";
+  for (int i = 0; i < 8; ++i) nested = "{a, select, other {" + nested + "}}";
+  EXPECT_EQ(case_texts(nested), (Strings{"x"}));
+}
+
+TEST(IcuMessage, SegmentsAreTheCasesAndTheSyntaxIsLayout) {
+  // A '#' opening a case is the plural's number, not a Markdown heading's marker: a protected
+  // span the model moves with its words (docs/protected-spans.md, plural_number).
+  const std::string text =
+      "{count, plural, =0 {No files.} one {One file. Open it?} other {# files}}";
+  const SegmentedText s = segment_text(text, {});
+  EXPECT_EQ(s.segments, (Strings{"No files.", "One file.", "Open it?", "# files"}));
+  EXPECT_EQ(s.separators, (Strings{"{count, plural, =0 {", "} one {", " ", "} other {", "}}"}));
+  EXPECT_EQ(join_segments(s, s.segments), text);
+  EXPECT_EQ(join_segments(s, {"Keine Dateien.", "Eine Datei.", "Öffnen?", "# Dateien"}),
+            "{count, plural, =0 {Keine Dateien.} one {Eine Datei. Öffnen?} other {# "
+            "Dateien}}");
+  // Outside a message it still marks a heading.
+  EXPECT_EQ(segment_text("# Getting started", {}).segments, (Strings{"Getting started"}));
+
+  // Split "none" keeps each case whole; an empty case and a case of symbols are layout.
+  const SegmentedText whole =
+      segment_text("{n, plural, =0 {} =1 {✓} one {One file. Open it?} other {# files}}",
+                   {.split = SplitSentences::kNone, .language = "en", .keep_together = {}});
+  EXPECT_TRUE(whole.whole);
+  EXPECT_EQ(whole.segments, (Strings{"One file. Open it?", "# files"}));
+  EXPECT_EQ(whole.separators, (Strings{"{n, plural, =0 {} =1 {✓} one {", "} other {", "}}"}));
+}
+
+}  // namespace
+}  // namespace rpt::documents
