@@ -207,8 +207,7 @@ std::size_t section_number_length(std::string_view line) {
   }
   if (numbers < 2) return 0;
   if (i < line.size() && line[i] == '.') ++i;
-  std::size_t after = i;
-  while (after < line.size() && (line[after] == ' ' || line[after] == '\t')) ++after;
+  const std::size_t after = skip_blank(line, i, line.size());  // a no-break space too
   if (after == i || after == line.size()) return 0;
   UChar32 next = 0;
   const auto length = static_cast<std::int32_t>(line.size());

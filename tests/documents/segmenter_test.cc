@@ -78,6 +78,11 @@ TEST(Segmenter, NumbersAfterMarkupAtASegmentsStartAreLayout) {
   const SegmentedText anchor = segment("<a name=\"intro\"/>1.\u00A0Introduction");
   EXPECT_EQ(anchor.segments, Strings{"Introduction"});
   EXPECT_EQ(anchor.separators, (Strings{"<a name=\"intro\"/>1.\u00A0", ""}));
+  // A DocBook section number before a no-break space (valgrind's "1.1.&#160;An Overview").
+  const SegmentedText section =
+      segment("<a name=\"x\"/>1.1.\u00A0An Overview\n2.1\u00A0The Basics");
+  EXPECT_EQ(section.segments, (Strings{"An Overview", "The Basics"}));
+  EXPECT_EQ(section.separators, (Strings{"<a name=\"x\"/>1.1.\u00A0", "\n2.1\u00A0", ""}));
   const SegmentedText link = segment("<a href=\"c.html\">2. Using the core</a>");
   EXPECT_EQ(link.segments, Strings{"Using the core"});
   EXPECT_EQ(link.separators, (Strings{"<a href=\"c.html\">2. ", "</a>"}));
