@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,5 +21,13 @@ namespace rpt::documents {
 // beside the message ("You have {n, plural, ...}."), or it is another kind of argument ("{n,
 // number}"). A case may be empty ("=0 {}"). `text` must be valid UTF-8.
 std::vector<std::pair<std::size_t, std::size_t>> icu_case_texts(std::string_view text);
+
+// A sentence around one message moved into each of its cases, as ICU advises messages be written
+// (a translation needs the whole sentence, and word order differs between languages): "You have
+// {n, plural, one {# file} other {# files}}." becomes "{n, plural, one {You have # file.} other
+// {You have # files.}}", blank edges kept outside. nullopt when `text` is not a sentence around
+// exactly one plural, selectordinal or select argument, when the text around it holds '#' or an
+// apostrophe (ICU reads them otherwise inside a case), or when it would grow past a few KiB.
+std::optional<std::string> with_sentence_in_cases(std::string_view text);
 
 }  // namespace rpt::documents

@@ -368,6 +368,17 @@ MarkupDocument::MarkupDocument(std::string source, MarkupOptions options,
       units_(std::move(units)),
       fragment_(fragment) {}
 
+bool is_well_formed_xml(std::string_view source, const MarkupOptions& options) {
+  MarkupOptions xml = options;
+  xml.kind = MarkupKind::kXml;
+  try {
+    parse_tree(source, xml);
+    return true;
+  } catch (const MarkupError&) {
+    return false;
+  }
+}
+
 MarkupDocument MarkupDocument::parse(std::string_view sent, const MarkupOptions& options) {
   std::string source(sent);
   Tree tree;

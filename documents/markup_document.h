@@ -39,6 +39,11 @@ class MarkupError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Whether `source` is XML as MarkupDocument::parse reads it (a well-formed document or fragment,
+// within `options`' limits) as it stands: parse() reads a '&' that starts no entity as text,
+// this does not (DeepL's tag handling v2 refuses such XML).
+bool is_well_formed_xml(std::string_view source, const MarkupOptions& options = {});
+
 class MarkupDocument {
  public:
   // Throws MarkupError. HTML is never malformed: libxml2 repairs it as browsers do.

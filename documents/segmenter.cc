@@ -853,8 +853,10 @@ SegmentedText segment_cases(std::string_view text,
 }  // namespace
 
 SegmentedText segment_text(std::string_view text, const SegmentationOptions& options) {
-  const auto cases = icu_case_texts(text);
-  return cases.empty() ? segment_lines(text, options) : segment_cases(text, cases, options);
+  const std::optional<std::string> lifted = with_sentence_in_cases(text);
+  const std::string_view message = lifted ? std::string_view(*lifted) : text;
+  const auto cases = icu_case_texts(message);
+  return cases.empty() ? segment_lines(text, options) : segment_cases(message, cases, options);
 }
 
 namespace {

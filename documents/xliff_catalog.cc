@@ -1,13 +1,13 @@
 // XLIFF 1.2 and 2.0/2.1 catalogues (catalog.h), read and written with libxml2; what is translated
 // and how the file comes back: docs/localization.md. A text is one <source>'s content (1.2
 // <trans-unit>, or each segment <mrk> of its <seg-source>; 2.0 <segment>) that may be translated
-// and has no <target> (1.2 segment: no target <mrk> of its mid) with content (1.2: but for a
-// stand-in, state="new" or "needs-translation"): kText
-// when it holds only text, else kXml (inline elements as tags); a blank source is not
-// translatable; stats().entries counts translatable units (1.2) or segments (2.0). A target keeps
-// its source's blank edges, a new 1.2 <target> gets xml:lang only when its source has one, POSIX
-// language names are written as BCP 47 ("pt_BR" as "pt-BR"). Parsing is strict (no DTD, no
-// entity, no XML_PARSE_HUGE); const calls may run concurrently (render() parses again).
+// and has no <target> (1.2 segment: no target <mrk> of its mid) with content (but for a
+// stand-in: 1.2 state="new" or "needs-translation", 2.0 a copy of the source in state initial
+// without rpt's own subState): kText when it holds only text, else kXml (inline elements as tags);
+// a blank source is not translatable; stats().entries counts translatable units (1.2) or segments
+// (2.0). A target keeps its source's blank edges, a new 1.2 <target> gets xml:lang only when its
+// source has one, POSIX language names are written as BCP 47 ("pt_BR" as "pt-BR"). Parsing is
+// strict (no DTD, no entity, no XML_PARSE_HUGE); const calls may run at once (render() reparses).
 #include "documents/xliff_catalog.h"
 
 #include <libxml/SAX2.h>
@@ -39,6 +39,10 @@ constexpr std::string_view kNamespace12 = "urn:oasis:names:tc:xliff:document:1.2
 constexpr std::string_view kNamespace20 = "urn:oasis:names:tc:xliff:document:2.0";
 
 enum class Version { k12, k20 };
+
+// The subState rpt gives a 2.0 segment it leaves for review (state "initial"), which tells it
+// from a stand-in in that state (Scanner::is_stand_in20).
+constexpr std::string_view kOwnReview = "rpt:review";
 
 using libxml::attribute;
 using libxml::view;
@@ -318,11 +322,30 @@ class Scanner {
       } else if (version_ == Version::k20 && name == "unit") {
         for (xmlNode* segment = child->children; segment != nullptr; segment = segment->next) {
           if (!is_element(segment, ns_, "segment")) continue;  // <ignorable>s are kept as they are
-          add(child_element(segment, ns_, "source"), child_element(segment, ns_, "target"), segment,
-              file, child_translate);
+          xmlNode* source = child_element(segment, ns_, "source");
+          xmlNode* target = child_element(segment, ns_, "target");
+          add(source, target, segment, file, child_translate, nullptr,
+              is_stand_in20(segment, source, target));
         }
       }
     }
+  }
+
+  // A 2.0 target that copies its source in a segment whose state is explicitly "initial": a
+  // stand-in (Angular's ng-extract-i18n-merge writes every new segment so with --format xlf2),
+  // translated as if it were empty. 2.0 has no state of its own for that: "initial" also marks a
+  // target awaiting review, so rpt marks its own with kOwnReview (a kept source, or a translation
+  // that equals its source, stays for review as 1.2's needs-review-translation does); a copy in
+  // another state, or in none (a tool that writes no states), was kept on purpose.
+  static bool is_stand_in20(const xmlNode* segment, const xmlNode* source, const xmlNode* target) {
+    if (source == nullptr || target == nullptr || attribute(segment, "state") != "initial" ||
+        attribute(segment, "subState") == kOwnReview) {
+      return false;
+    }
+    const CatalogText source_content = source_text(source);
+    const CatalogText target_content = source_text(target);
+    return source_content.format == target_content.format &&
+           source_content.text == target_content.text;
   }
 
   // A unit whose <seg-source> marks segments (<mrk mtype="seg">: Okapi, memoQ, Trados) is
@@ -720,6 +743,12 @@ class XliffCatalog : public Catalog {
       set_attribute(state_holder, "state", review ? "needs-review-translation" : "translated");
     } else {
       set_attribute(state_holder, "state", review ? "initial" : "translated");
+      // A subState qualifies the state it came with, which this one replaces.
+      if (review) {
+        set_attribute(state_holder, "subState", std::string(kOwnReview));
+      } else {
+        xmlUnsetProp(state_holder, xml("subState"));
+      }
     }
   }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/text_hygiene.h"
+#include "documents/markup_document.h"
 #include "engine/errors.h"
 #include "server/http_fields.h"
 #include "server/http_translate_call.h"
@@ -242,11 +243,27 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     if (texts == fields_.end() || texts->second.empty()) {
       return invalid("Parameter 'text' not specified.");
     }
+    const std::string version = first(fields_, "tag_handling_version");
+    if (!version.empty() && version != "v1" && version != "v2") {
+      return invalid("Value for 'tag_handling_version' not supported.");
+    }
     decoded->api_key = key_;
     decoded->fields = kDeepLSelectorFields;
     RequestStatus status = deepl_request(service_, accounts_, key_, fields_, texts->second,
                                          &decoded->request, &detected_);
     if (!status.ok()) return status;
+    // DeepL names the algorithm used with tag handling; rpt's default reading is v1's (a bare
+    // '&' is text). v2 parses XML strictly (HTML stays lenient): XML that is not well-formed as
+    // it stands is refused with DeepL's message, before any of it is translated.
+    const std::string tags = first(fields_, "tag_handling");
+    if (!tags.empty()) tag_handling_version_ = version.empty() ? "v1" : version;
+    if (tags == "xml" && version == "v2") {
+      for (const std::string& text : texts->second) {
+        if (!documents::is_well_formed_xml(text)) {
+          return invalid("Tag handling parsing failed, please check input.");
+        }
+      }
+    }
     for (const std::string& text : texts->second) billed_.push_back(billed_characters(text));
     return RequestStatus::Ok();
   }
@@ -257,9 +274,12 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
     for (int i = 0; i < response.translations_size(); ++i) {
       const long long characters = billed_[static_cast<std::size_t>(i)];
       billed += characters;
-      translations.push_back({{"detected_source_language", detected_},
-                              {"text", response.translations(i).hypotheses(0).text()},
-                              {"billed_characters", characters}});
+      json translation = {{"detected_source_language", detected_},
+                          {"text", response.translations(i).hypotheses(0).text()},
+                          {"billed_characters", characters}};
+      if (!tag_handling_version_.empty())
+        translation["tag_handling_version"] = tag_handling_version_;
+      translations.push_back(std::move(translation));
     }
     accounts_.add_usage(key_, billed);
     return json_response(200, dump(json{{"translations", std::move(translations)}}));
@@ -273,7 +293,8 @@ class DeepLTranslateDialect final : public HttpTranslateDialect {
   const std::string key_;
   const FormFields fields_;
   std::string detected_;
-  std::vector<long long> billed_;  // per text: its characters (billed_characters)
+  std::vector<long long> billed_;     // per text: its characters (billed_characters)
+  std::string tag_handling_version_;  // with tag_handling: "v1" or "v2"; else empty
 };
 
 HttpResponse languages(const ServiceContext& service, const FormFields& fields) {

@@ -3,8 +3,9 @@
 //
 //   POST /v2/translate        text (repeated or an array), target_lang, source_lang,
 //                             split_sentences (0|1|nonewlines), preserve_formatting,
-//                             tag_handling (xml|html), ignore_tags, glossary_id, formality;
-//                             a form or JSON
+//                             tag_handling (xml|html), tag_handling_version (v1|v2: v2 refuses
+//                             XML that is not well-formed as it stands), ignore_tags,
+//                             glossary_id, formality; a form or JSON
 //   GET  /v2/languages        type=source|target: [{"language": "DE", "name": "German", ...}]
 //   GET  /v2/usage            {"character_count", "character_limit"} of the caller's key
 //   GET  /v2/glossary-language-pairs
@@ -19,8 +20,8 @@
 // key is accepted: keys separate clients, they do not admit them. Language codes are DeepL's,
 // upper case, with regional variants (EN-US, PT-BR) mapped onto the served models' languages.
 // Answers and errors in DeepL's shapes: {"translations": [{"detected_source_language", "text",
-// "billed_characters"}]}, {"message": "..."} with 400, 403, 404, 413, 429 (Retry-After), 500,
-// 503, 504.
+// "billed_characters", with tag handling "tag_handling_version"}]}, {"message": "..."} with 400,
+// 403, 404, 413, 429 (Retry-After), 500, 503, 504.
 //
 // Thread safety: handle() is called from the HTTP server's threads concurrently.
 #pragma once

@@ -21,6 +21,13 @@ RequestStatus invalid(std::string message) {
   return {StatusCode::kInvalidArgument, std::move(message)};
 }
 
+// A q of another type than a text or an array that Python's `not q` holds for (null, false, 0,
+// {}): LibreTranslate answers it as missing ("" and [] are read, then found missing: lacks_q).
+bool is_falsy(const json& value) {
+  return value.is_null() || value == false || (value.is_number() && value == 0) ||
+         (value.is_object() && value.empty());
+}
+
 RequestStatus read_json(const std::string& body, LibreTranslateRequest* out) {
   json parsed;
   if (RequestStatus status = parse_json_body(body, &parsed); !status.ok()) return status;
@@ -40,7 +47,7 @@ RequestStatus read_json(const std::string& body, LibreTranslateRequest* out) {
       if (!text.is_string()) return invalid("Invalid request: q must hold strings");
       out->q.push_back(text.get<std::string>());
     }
-  } else if (q != parsed.end() && !q->is_null()) {
+  } else if (q != parsed.end() && !is_falsy(*q)) {
     return invalid("Invalid request: q must be a string or an array of strings");
   }
   out->api_key =
@@ -98,6 +105,10 @@ RequestStatus read_libretranslate_request(const HttpRequest& request, LibreTrans
   return read_form(form_fields(request.body), out);
 }
 
+bool lacks_q(const LibreTranslateRequest& request) {
+  return request.q.empty() || (!request.q_is_list && request.q.front().empty());
+}
+
 namespace {
 
 class LibreTranslateDialect final : public HttpTranslateDialect {
@@ -108,7 +119,7 @@ class LibreTranslateDialect final : public HttpTranslateDialect {
     LibreTranslateRequest lt;
     RequestStatus status = read_libretranslate_request(request, &lt);
     if (!status.ok()) return status;
-    if (lt.q.empty()) return invalid("Invalid request: missing q parameter");
+    if (lacks_q(lt)) return invalid("Invalid request: missing q parameter");
     if (lt.source.empty()) return invalid("Invalid request: missing source parameter");
     if (lt.target.empty()) return invalid("Invalid request: missing target parameter");
     if (lt.format != "text" && lt.format != "html") {
@@ -216,8 +227,7 @@ HttpResponse libretranslate_detect(ServiceContext& service, const HttpRequest& r
   LibreTranslateRequest lt;
   if (RequestStatus status = read_libretranslate_request(request, &lt); !status.ok())
     return fail(status);
-  const bool blank = lt.q.empty() || (!lt.q_is_list && lt.q.front().empty());
-  if (blank) return fail(invalid("Invalid request: missing q parameter"));
+  if (lacks_q(lt)) return fail(invalid("Invalid request: missing q parameter"));
   // With --api-keys a detection is a call like a translation: a listed key (LibreTranslate's
   // api_key, else Authorization: Bearer), one request from the tenant's bucket and its
   // characters (no model: detection uses none).

@@ -39,6 +39,10 @@ struct LibreTranslateRequest {
 // The request's fields (its decoder; INVALID_ARGUMENT for a body that is not one).
 RequestStatus read_libretranslate_request(const HttpRequest& request, LibreTranslateRequest* out);
 
+// Whether q counts as missing, as LibreTranslate tests it (`not q`): absent, null, an empty
+// array or an empty text; an array holding empty texts is not (each comes back empty).
+bool lacks_q(const LibreTranslateRequest& request);
+
 std::unique_ptr<HttpTranslateDialect> libretranslate_dialect(ServiceContext& service);
 // A refusal in LibreTranslate's shape, {"error": "..."}, for every status (400 for an unserved
 // language and 403 for a missing key, as LibreTranslate answers; Retry-After when refused for

@@ -63,7 +63,20 @@ bool is_known_tag(std::string_view name) {
                                       lowered) == std::end(kLowerCaseOnly);
 }
 
+// i18next's nesting, $t(key) or $t(key, {"count": 2}), up to this many bytes on one line.
+constexpr std::size_t kMaxNesting = 160;
+
 Match match_variable(std::string_view text, std::size_t at) {
+  if (text.substr(at, 3) == "$t(") {
+    int depth = 0;
+    for (std::size_t i = at + 2; i < text.size() && i - at < kMaxNesting && text[i] != '\n'; ++i) {
+      if (text[i] == '(') ++depth;
+      if (text[i] == ')' && --depth == 0) {
+        if (i == at + 3) break;  // "$t()": no key
+        return {i + 1 - at, SpanKind::kVariable};
+      }
+    }
+  }
   const char open = at_or_nul(text, at + 1);
   if (open == '(' || open == '{') {  // $(ARG1) ${name}
     const char close = open == '(' ? ')' : '}';

@@ -10,7 +10,7 @@
 
 namespace rpt::spans {
 
-// text[at] == '$': $(VAR) ${var} $VAR $var_name $unit.name|
+// text[at] == '$': $(VAR) ${var} $VAR $var_name $unit.name|, i18next's $t(key, {...})
 Match match_variable(std::string_view text, std::size_t at);
 // text[at] == '&': &amp; &#160; &#x2026;
 Match match_entity(std::string_view text, std::size_t at);

@@ -45,6 +45,30 @@ TEST(IcuMessage, ACaseThatIsAMessageGivesItsOwnCases) {
             (Strings{"Hi, {n, plural, other {# files}}"}));
 }
 
+TEST(IcuMessage, ASentenceAroundAMessageMovesIntoItsCases) {
+  EXPECT_EQ(with_sentence_in_cases("You have {count, plural, one {# file} other {# files}}."),
+            "{count, plural, one {You have # file.} other {You have # files.}}");
+  EXPECT_EQ(with_sentence_in_cases("  Hi {name}, {g, select, female {she} other {they}} left.\n"),
+            "  {g, select, female {Hi {name}, she left.} other {Hi {name}, they left.}}\n");
+  // Nested messages stay inside their case; simple arguments move with the sentence.
+  EXPECT_EQ(with_sentence_in_cases("On {d, date}: {g, select, other {{n, plural, other {# x}}}}"),
+            "{g, select, other {On {d, date}: {n, plural, other {# x}}}}");
+  for (const char* text : {
+           "{count, plural, one {# file} other {# files}}",  // already one message
+           "No message {name} here.",
+           "{a, plural, other {x}} and {b, plural, other {y}}",  // two messages
+           "Item # {n, plural, other {# files}}",                // '#' would become the number
+           "Don't {n, plural, other {# files}}",                 // the apostrophe would quote
+           "Broken {n, plural, other {x}",
+       }) {
+    EXPECT_FALSE(with_sentence_in_cases(text).has_value()) << text;
+  }
+  // Segmented: the sentence in each case, each case a segment.
+  const SegmentedText s = segment_text("You have {n, plural, one {# file} other {# files}}.", {});
+  EXPECT_EQ(s.segments, (Strings{"You have # file.", "You have # files."}));
+  EXPECT_EQ(s.separators, (Strings{"{n, plural, one {", "} other {", "}}"}));
+}
+
 // Angular extracts each plural to a unit of its own, its interpolations as <x/> elements whose
 // attributes hold braces (XLIFF 1.2) or <ph/> (XLIFF 2.0): markup, not MessageFormat.
 TEST(IcuMessage, TagsInACaseAreMarkup) {

@@ -859,6 +859,19 @@ TEST(MarkupDocument, BareAmpersandInXmlIsText) {
   EXPECT_THROW(MarkupDocument::parse("Tom & &undefined;", xml()), MarkupError);
 }
 
+// What DeepL's tag handling v2 asks of XML: well-formed as it stands, a bare '&' refused too.
+TEST(MarkupDocument, WellFormedXmlAsItStands) {
+  for (const char* good : {"Press <b>Continue</b> to advance.", "<doc><p>x &amp; y</p></doc>",
+                           "Tom &amp; Jerry", "<a/><b/>", "no tags at all"}) {
+    EXPECT_TRUE(is_well_formed_xml(good)) << good;
+  }
+  for (const char* bad : {"Tom & Jerry <b>live</b>", "<p>This tag is not closed properly</a>",
+                          "x &nbsp; y", "<a><b></a>"}) {
+    EXPECT_FALSE(is_well_formed_xml(bad)) << bad;
+  }
+  EXPECT_NO_THROW(MarkupDocument::parse("Tom & Jerry <b>live</b>", xml()));  // parse() reads it
+}
+
 TEST(MarkupDocument, XmlEntityBombIsNotExpanded) {
   std::string bomb = "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n<!ENTITY lol \"lol\">\n";
   for (int i = 1; i <= 9; ++i) {

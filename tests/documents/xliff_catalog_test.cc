@@ -525,6 +525,72 @@ TEST(XliffCatalog20, PrefixedElementsStayInTheirNamespace) {
   EXPECT_EQ(out.attribute("/x:xliff", "trgLang"), "de");
 }
 
+// Angular's ng-extract-i18n-merge (--format xlf2) gives every new segment state="initial" and a
+// target that copies the source; rpt counted them translated and translated nothing. Only a copy
+// is a stand-in: a different target in state initial is a translation awaiting review, and a
+// copy in another state (or in none, or one rpt left for review) was kept on purpose.
+TEST(XliffCatalog20, StandInTargetsAreTranslated) {
+  const auto catalog = parse(
+      R"(<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">
+<file id="ngi18n" original="ng.template"><unit id="greet"><segment state="initial"><source>Hello <ph id="0" equiv="INTERPOLATION" disp="{{ name }}"/>!</source><target>Hello <ph id="0" equiv="INTERPOLATION" disp="{{ name }}"/>!</target></segment></unit>
+<unit id="save"><segment state="initial"><source>Save</source><target>Save</target></segment></unit>
+<unit id="review"><segment state="initial"><source>Open</source><target>Öffnen</target></segment></unit>
+<unit id="kept"><segment state="translated"><source>OK</source><target>OK</target></segment></unit>
+<unit id="nostate"><segment><source>Email</source><target>Email</target></segment></unit>
+<unit id="own"><segment state="initial" subState="rpt:review"><source>Status</source><target>Status</target></segment></unit>
+</file></xliff>)");
+  EXPECT_EQ(texts_of(*catalog),
+            (Strings{"Hello <ph id=\"0\" equiv=\"INTERPOLATION\" disp=\"{{ name }}\"/>!", "Save"}));
+  EXPECT_EQ(catalog->stats().to_translate, 2);
+  EXPECT_EQ(catalog->stats().already_translated, 4);
+  const Xml out(
+      catalog->render(
+          {"Hallo <ph id=\"0\" equiv=\"INTERPOLATION\" disp=\"{{ name }}\"/>!", "Speichern"}),
+      kNs20);
+  EXPECT_EQ(out.inner(segment20("greet", 1) + "/x:target"),
+            "Hallo <ph id=\"0\" equiv=\"INTERPOLATION\" disp=\"{{ name }}\"/>!");
+  EXPECT_EQ(out.inner(segment20("save", 1) + "/x:target"), "Speichern");
+  EXPECT_EQ(out.select("//x:target").size(), 6u);  // replaced in place, none added
+  EXPECT_EQ(out.inner(segment20("review", 1) + "/x:target"), "Öffnen");
+  EXPECT_EQ(out.inner(segment20("kept", 1) + "/x:target"), "OK");
+  EXPECT_EQ(out.inner(segment20("nostate", 1) + "/x:target"), "Email");
+  EXPECT_EQ(out.inner(segment20("own", 1) + "/x:target"), "Status");
+}
+
+// rpt's own targets left for review (a kept source where a translation's tags did not fit, or a
+// translation that equals its source) are in state initial too: their subState tells them from
+// stand-ins, so a file rpt wrote has nothing left to translate. A stand-in rpt translates loses
+// the subState its state came with.
+TEST(XliffCatalog20, OwnTargetsForReviewAreNoStandIns) {
+  const std::string file =
+      "<xliff xmlns='urn:oasis:names:tc:xliff:document:2.0' version='2.0' srcLang='en'>"
+      "<file id='f'><unit id='a'><segment><source>Read <pc id='1'>this</pc>.</source></segment>"
+      "</unit><unit id='b'><segment><source>OK</source></segment></unit><unit id='c'><segment "
+      "state='initial' subState='ng:new'><source>Quit</source><target>Quit</target></segment>"
+      "</unit></file></xliff>";
+  const auto catalog = parse(file);
+  ASSERT_EQ(texts_of(*catalog), (Strings{"Read <pc id=\"1\">this</pc>.", "OK", "Quit"}));
+  const std::string once = catalog->render({"Lies <pc id='2'>das</pc>.", "OK", "Beenden"});
+  const Xml first(once, kNs20);
+  EXPECT_EQ(first.inner(segment20("a", 1) + "/x:target"),
+            first.inner(segment20("a", 1) + "/x:source"));  // kept: its tags did not fit
+  for (const char* unit : {"a", "b", "c"}) {
+    SCOPED_TRACE(unit);
+    EXPECT_EQ(first.attribute(segment20(unit, 1), "state"), "initial");
+    EXPECT_EQ(first.attribute(segment20(unit, 1), "subState"), "rpt:review");
+  }
+  const auto again = parse(once);
+  EXPECT_TRUE(again->texts().empty());
+  EXPECT_EQ(again->stats().already_translated, 3);
+  // Written as translated (--no-fuzzy), a stand-in's subState goes with its state.
+  const Xml translated(parse(file, options(/*review=*/false))
+                           ->render({"Lies <pc id='1'>das</pc>.", "OK", "Beenden"}),
+                       kNs20);
+  EXPECT_EQ(translated.attribute(segment20("c", 1), "state"), "translated");
+  EXPECT_EQ(translated.attribute(segment20("c", 1), "subState"), "<none>");
+  EXPECT_EQ(translated.attribute(segment20("a", 1), "subState"), "<none>");
+}
+
 // A code pair that is not one element may move, but its end may not come before its start:
 // rpt-translate gave `Das Cookie-Dokumentation<ec startRef="1"/> vor dem Start.<sc id="1"/>`
 // for `Read the <sc id="1"/>documentation<ec startRef="1"/> before you start.`, invalid XLIFF
@@ -719,8 +785,8 @@ TEST(XliffCatalog, Utf16FilesAreWrittenAsUtf8WithADeclaration) {
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff "
             "xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" "
             "trgLang=\"de\"><file "
-            "id=\"f\"><unit id=\"u\"><segment state=\"initial\"><source>Hi</source><target>Hallo"
-            "</target></segment></unit></file></xliff>\n");
+            "id=\"f\"><unit id=\"u\"><segment state=\"initial\" subState=\"rpt:review\"><source>Hi"
+            "</source><target>Hallo</target></segment></unit></file></xliff>\n");
 }
 
 TEST(XliffCatalog, HostileTranslationsKeepTheSource) {

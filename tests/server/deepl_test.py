@@ -87,6 +87,60 @@ class DeepLTest(unittest.TestCase):
                          self.native(["Tom &amp; Jerry <b>live</b>"], "en-de", format="xml",
                                      split_sentences="sentences")[0])
 
+    # DeepL's tag_handling_version: v1 and v2 taken, any other value refused; with tag handling,
+    # each translation names the version applied; v2 parses XML strictly, so what v1 reads as
+    # text (a bare '&') is refused with DeepL's message. rpt took any value and ignored it.
+    def test_tag_handling_version(self):
+        import deepl
+        translator = self.client()
+        loose, strict = "Tom & Jerry <b>live</b>", "Tom &amp; Jerry <b>live</b>"
+        want = self.native([strict], "en-de", format="xml", split_sentences="sentences")[0]
+        for version in (None, "v1"):
+            result = translator.translate_text(loose, target_lang="DE", tag_handling="xml",
+                                               tag_handling_version=version)
+            self.assertEqual(result.text, want)
+        for text in (loose, "<p>This tag is not closed properly</a>"):
+            with self.assertRaises(deepl.DeepLException) as raised:
+                translator.translate_text(text, target_lang="DE", tag_handling="xml",
+                                          tag_handling_version="v2")
+            self.assertIn("Tag handling parsing failed, please check input.",
+                          str(raised.exception))
+        self.assertEqual(translator.translate_text(strict, target_lang="DE", tag_handling="xml",
+                                                   tag_handling_version="v2").text, want)
+        html = "<p>Tom & Jerry <b>live</p>"  # HTML is not parsed strictly by v2
+        self.assertEqual(translator.translate_text(html, target_lang="DE", tag_handling="html",
+                                                   tag_handling_version="v2").text,
+                         self.native([html], "en-de", format="html",
+                                     split_sentences="sentences")[0])
+        with self.assertRaises(deepl.DeepLException) as raised:  # as a client without the option
+            translator.translate_text("Quit", target_lang="DE",
+                                      extra_body_parameters={"tag_handling_version": "v3"})
+        self.assertIn("Value for 'tag_handling_version' not supported.", str(raised.exception))
+        for as_json in (False, True):
+            with self.subTest(as_json=as_json):
+                fields = {"text": strict, "target_lang": "DE", "tag_handling": "xml"}
+                for version, named in ((None, "v1"), ("v1", "v1"), ("v2", "v2")):
+                    sent = fields if version is None else {**fields, "tag_handling_version": version}
+                    status, answer = self.call("POST", "/v2/translate", sent, as_json)
+                    self.assertEqual(status, 200, answer)
+                    self.assertEqual(answer["translations"][0]["tag_handling_version"], named)
+                status, answer = self.call("POST", "/v2/translate",
+                                           {"text": "Quit", "target_lang": "DE",
+                                            "tag_handling_version": "v2"}, as_json)
+                self.assertEqual(status, 200, answer)
+                self.assertNotIn("tag_handling_version", answer["translations"][0])
+                for version in ("v3", "2"):
+                    status, answer = self.call("POST", "/v2/translate",
+                                               {**fields, "tag_handling_version": version},
+                                               as_json)
+                    self.assertEqual((status, answer), (400, {
+                        "message": "Value for 'tag_handling_version' not supported."}))
+                status, answer = self.call("POST", "/v2/translate",
+                                           {**fields, "text": loose, "tag_handling_version": "v2"},
+                                           as_json)
+                self.assertEqual((status, answer), (400, {
+                    "message": "Tag handling parsing failed, please check input."}))
+
     def test_languages_and_usage_per_key(self):
         translator = self.client("usage-key")
         self.assertEqual([(l.code, l.name) for l in translator.get_source_languages()],

@@ -143,6 +143,37 @@ class LibreTranslateTest(unittest.TestCase):
                 self.assertTrue(head.startswith(b"HTTP/1.1 413 "), head)
                 self.assertEqual(set(json.loads(body)), {"error"})
 
+    # LibreTranslate refuses a q that Python reads as false (`if not q`: app.py) before anything
+    # else; rpt answered q="" with 200 and an empty translation.
+    def test_an_empty_q_is_missing_as_libretranslate_says(self):
+        for q in ("", [], None, False, 0, {}):
+            for as_json in (True, False):
+                if not as_json and not isinstance(q, str):
+                    continue  # a form has only texts
+                with self.subTest(q=q, as_json=as_json):
+                    status, body = self.post({"q": q, "source": "en", "target": "de"}, as_json)
+                    self.assertEqual((status, body),
+                                     (400, {"error": "Invalid request: missing q parameter"}))
+        status, body = self.post({"q": "", "source": "auto", "target": "de"}, True)
+        self.assertEqual((status, body), (400, {"error": "Invalid request: missing q parameter"}))
+        # An array that holds texts is no missing q, even when they are empty: each comes back.
+        want = self.native(["Open the file."], "en-de")[0][0]["text"]
+        for q, translated in (([""], [""]), (["", "Open the file."], ["", want])):
+            with self.subTest(q=q):
+                status, body = self.post({"q": q, "source": "en", "target": "de"}, True)
+                self.assertEqual((status, body), (200, {"translatedText": translated}))
+        for q in (True, 3, {"text": "x"}):
+            with self.subTest(q=q):
+                status, body = self.post({"q": q, "source": "en", "target": "de"}, True)
+                self.assertEqual(status, 400, body)
+                self.assertIn("q must be a string or an array", body["error"])
+        from libretranslatepy import LibreTranslateAPI
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            LibreTranslateAPI(self.url).translate("", "en", "de")
+        self.assertEqual(refused.exception.code, 400)
+        self.assertEqual(json.loads(refused.exception.read()),
+                         {"error": "Invalid request: missing q parameter"})
+
     def test_language_codes_are_read_case_aside_and_a_region_falls_back(self):
         want = self.native(["Open the file."], "en-de")[0][0]["text"]
         for source, target in (("EN", "DE"), ("en-US", "de-DE"), ("auto", "De")):

@@ -333,6 +333,10 @@ TEST(ProtectedSpans, Variables) {
       {"$player_name, side $side_number|.", {{"$player_name", V}, {"$side_number|", V}}},
       {"$unit.name| attacks", {{"$unit.name|", V}}},
       {"\"$filename$\" exists", {{"$filename$", V}}},
+      // i18next's nesting: the key (and its options) is not words to translate.
+      {"Welcome, $t(common.user)! $t(items, {\"count\": {{n}} })",
+       {{"$t(common.user)", V}, {"$t(items, {\"count\": {{n}} })", V}}},
+      {"$t() $t(unclosed", {{"$t", V}, {"$t", V}}},
       // Leftmost wins: the $s of %1$s is part of the printf conversion.
       {"%1$s and %2$s", {{"%1$s", P}, {"%2$s", P}}},
       {"costs $5", {}},
