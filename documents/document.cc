@@ -28,8 +28,15 @@ Document Document::parse(std::string_view text, const DocumentOptions& options) 
   markup.ignore_tags = options.ignore_tags;
   markup.target_language = options.target_language;
   document.markup_ = std::make_shared<const MarkupDocument>(MarkupDocument::parse(text, markup));
+  SegmentationOptions segmentation = options.segmentation;
+  // HTML collapses whitespace: a line break in a unit's text is a space where the page's source
+  // wraps a paragraph (<br> and blocks end units; <pre> is never translated). Cut there, a
+  // sentence reached the model in pieces ("The <x id=\"1\"/> headers" "that you may wish ...").
+  if (markup.kind == MarkupKind::kHtml && segmentation.split == SplitSentences::kAuto) {
+    segmentation.split = SplitSentences::kSentences;
+  }
   for (const std::string& unit : document.markup_->units()) {
-    document.parts_.push_back(segment_text(unit, options.segmentation));
+    document.parts_.push_back(segment_text(unit, segmentation));
   }
   return document;
 }

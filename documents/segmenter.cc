@@ -10,10 +10,13 @@
 #include <cctype>
 #include <map>
 #include <memory>
+#include <span>
 #include <stdexcept>
 
 #include "common/text_hygiene.h"
+#include "documents/bracket_pairs.h"
 #include "documents/icu_message.h"
+#include "documents/option_column.h"
 #include "spans/protected_spans.h"
 
 namespace rpt::documents {
@@ -74,7 +77,50 @@ bool has_letter_or_digit(std::string_view text) {
   return false;
 }
 
+bool has_letter(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t c = 0;
+    if (!next_code_point(text, &i, &c)) {
+      ++i;
+      continue;
+    }
+    if (u_isalpha(static_cast<UChar32>(c))) return true;
+  }
+  return false;
+}
+
 bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The character that the reference at word[*i] stands for ("&lt;", "&gt;", "&#187;", "&#xBB;"),
+// *i moved past it; false (nothing moved) when none starts there. Markup units write '<' and '>'
+// of their text so: a page's navigation arrows ("&lt;&lt; Previous") are symbols too.
+bool next_character_reference(std::string_view word, std::size_t* i, char32_t* c) {
+  const std::string_view rest = word.substr(*i);
+  const std::size_t end = rest.find(';');
+  if (!rest.starts_with('&') || end == std::string_view::npos || end > 10) return false;
+  const std::string_view name = rest.substr(1, end - 1);
+  if (name == "lt" || name == "gt") {
+    *c = name == "lt" ? '<' : '>';
+  } else if (name.size() > 1 && name[0] == '#') {
+    const bool hex = name[1] == 'x' || name[1] == 'X';
+    const std::string_view digits = name.substr(hex ? 2 : 1);
+    char32_t value = 0;
+    for (const char digit : digits) {
+      const int d = std::isdigit(static_cast<unsigned char>(digit)) ? digit - '0'
+                    : hex && std::isxdigit(static_cast<unsigned char>(digit))
+                        ? std::tolower(static_cast<unsigned char>(digit)) - 'a' + 10
+                        : -1;
+      if (d < 0) return false;
+      value = value * (hex ? 16 : 10) + static_cast<char32_t>(d);
+    }
+    if (digits.empty() || value > 0x10FFFF) return false;
+    *c = value;
+  } else {
+    return false;
+  }
+  *i += end + 1;
+  return true;
+}
 
 // Symbols (Unicode S*: ✓ © → €, emoji), dashes and bullets, and nothing else: decoration a
 // model would swap for another.
@@ -82,7 +128,7 @@ bool only_symbols(std::string_view word) {
   if (word.empty()) return false;
   for (std::size_t i = 0; i < word.size();) {
     char32_t c = 0;
-    if (!next_code_point(word, &i, &c)) return false;
+    if (!next_character_reference(word, &i, &c) && !next_code_point(word, &i, &c)) return false;
     const auto mask = U_GET_GC_MASK(static_cast<UChar32>(c));
     const bool bullet = c == '*' || c == 0x2022 || c == 0x00B7 || c == 0x2023 || c == 0x25E6;
     // Joiners and variation selectors hold emoji sequences together.
@@ -161,8 +207,7 @@ std::size_t section_number_length(std::string_view line) {
   }
   if (numbers < 2) return 0;
   if (i < line.size() && line[i] == '.') ++i;
-  std::size_t after = i;
-  while (after < line.size() && (line[after] == ' ' || line[after] == '\t')) ++after;
+  const std::size_t after = skip_blank(line, i, line.size());  // a no-break space too
   if (after == i || after == line.size()) return 0;
   UChar32 next = 0;
   const auto length = static_cast<std::int32_t>(line.size());
@@ -373,37 +418,91 @@ Range without_edge_markup(std::string_view text, std::size_t first, std::size_t 
   return {first + begin, first + end};
 }
 
+// Quotation marks and brackets, opening and closing, that may stand around a segment.
+constexpr std::string_view kQuotes[][2] = {
+    {"\"", "\""},         {"'", "'"},           {"\u201C", "\u201D"}, {"\u201E", "\u201C"},
+    {"\u201E", "\u201D"}, {"\u2018", "\u2019"}, {"\u201A", "\u2018"}, {"\u00AB", "\u00BB"},
+    {"\u00BB", "\u00AB"}, {"\u2039", "\u203A"}, {"\u300C", "\u300D"}, {"\u300E", "\u300F"}};
+constexpr std::string_view kBrackets[][2] = {{"(", ")"},           {"[", "]"},
+                                             {"\uFF08", "\uFF09"}, {"\uFF3B", "\uFF3D"},
+                                             {"\u3010", "\u3011"}, {"\u3014", "\u3015"}};
+
 // The inside of the quotation marks or brackets around all of text[first, last) ("Then save
 // it.", (Open the file.), «Ouvrir»), or nothing (begin == end == 0) when there are none or the
 // marks recur inside ("Open" or "Save", 'Don't'): the demo models, trained on bare UI strings,
 // garbled or dropped a quoted sentence ("Open the file." came back as "OpenDatei.").
 Range inside_marks(std::string_view text, std::size_t first, std::size_t last) {
-  static constexpr std::string_view kPairs[][2] = {
-      {"\"", "\""},         {"'", "'"},           {"(", ")"},           {"[", "]"},
-      {"\u201C", "\u201D"}, {"\u201E", "\u201C"}, {"\u201E", "\u201D"}, {"\u2018", "\u2019"},
-      {"\u201A", "\u2018"}, {"\u00AB", "\u00BB"}, {"\u00BB", "\u00AB"}, {"\u2039", "\u203A"},
-      {"\u300C", "\u300D"}, {"\u300E", "\u300F"}};
   const std::string_view content = text.substr(first, last - first);
-  for (const auto& [open, close] : kPairs) {
-    if (content.size() <= open.size() + close.size() || !content.starts_with(open) ||
-        !content.ends_with(close)) {
-      continue;
-    }
-    const std::string_view inside =
-        content.substr(open.size(), content.size() - open.size() - close.size());
-    if (inside.find(open) == std::string_view::npos &&
-        inside.find(close) == std::string_view::npos) {
-      return {first + open.size(), last - close.size()};
+  using Marks = std::span<const std::string_view[2]>;
+  for (const Marks marks : {Marks(kQuotes), Marks(kBrackets)}) {
+    for (const auto& [open, close] : marks) {
+      if (content.size() <= open.size() + close.size() || !content.starts_with(open) ||
+          !content.ends_with(close)) {
+        continue;
+      }
+      const std::string_view inside =
+          content.substr(open.size(), content.size() - open.size() - close.size());
+      if (inside.find(open) == std::string_view::npos &&
+          inside.find(close) == std::string_view::npos) {
+        return {first + open.size(), last - close.size()};
+      }
     }
   }
   return {};
 }
 
+// Whether `inside` is one tag pair around words and nothing else: "<a href=\"i.html\">Index</a>".
+bool is_one_tag_pair(std::string_view inside) {
+  const std::vector<ProtectedSpan> spans = find_protected_spans(inside);
+  return spans.size() >= 2 && spans.front().kind == SpanKind::kTag && spans.front().begin == 0 &&
+         spans.front().partner == static_cast<int>(spans.size() - 1) &&
+         spans.back().end == inside.size() && has_words(inside);
+}
+
+// Where text[first, last) (no blank edges) is cut in two when it starts or ends with a reference:
+// brackets around one tag pair, set off by blank from words of its own ("See also
+// [<a href=\"i.html\">Index</a>]", "(<b>Beta</b>) Open the file"). The cut is the start of that
+// blank; 0 when there is none. The reference is a segment of its own, its brackets and tags layout
+// (inside_marks, without_edge_markup) like the blank between: read in the sentence, the demo models
+// doubled or dropped its closing bracket, and the blank (a no-break space) came back as theirs.
+// Not quotation marks: a quoted link is what the sentence speaks of ("Click \"<b>Save</b>\"").
+std::size_t reference_cut(std::string_view text, std::size_t first, std::size_t last) {
+  const std::string_view content = text.substr(first, last - first);
+  for (const auto& [open, close] : kBrackets) {
+    if (content.size() <= open.size() + close.size()) continue;
+    if (content.ends_with(close)) {
+      const std::size_t inside_end = content.size() - close.size();
+      const std::size_t at = content.rfind(open, inside_end - 1);
+      const std::size_t cut = at == std::string_view::npos ? 0 : blank_start(content, 0, at);
+      if (cut > 0 && cut < at &&
+          is_one_tag_pair(content.substr(at + open.size(), inside_end - at - open.size())) &&
+          has_words(content.substr(0, cut))) {
+        return first + cut;
+      }
+    }
+    if (content.starts_with(open)) {
+      const std::size_t inside_end = content.find(close, open.size());
+      if (inside_end != std::string_view::npos && inside_end > open.size() &&
+          is_one_tag_pair(content.substr(open.size(), inside_end - open.size()))) {
+        const std::size_t cut = inside_end + close.size();
+        const std::size_t rest = skip_blank(content, cut, content.size());
+        if (rest > cut && rest < content.size() && has_words(content.substr(rest))) {
+          return first + cut;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 // Builds a SegmentedText from left to right: layout accumulates until the next segment.
 class Builder {
  public:
-  Builder(std::string_view text, bool edge_markup_is_layout)
-      : text_(text), edge_markup_is_layout_(edge_markup_is_layout) {}
+  // `sentences`: the text is cut into sentences, a reference at a sentence's edge is a segment of
+  // its own (reference_cut) and a number after markup at its start layout; false where each text
+  // is one segment (SplitSentences::kNone).
+  Builder(std::string_view text, bool edge_markup_is_layout, bool sentences)
+      : text_(text), edge_markup_is_layout_(edge_markup_is_layout), sentences_(sentences) {}
 
   void layout(std::size_t begin, std::size_t end) {
     pending_.append(text_.substr(begin, end - begin));
@@ -433,7 +532,13 @@ class Builder {
     std::size_t first = skip_blank(text_, begin, end);
     std::size_t last = trim_blank_end(text_, first, end);
     const Range content = content_of(first, last);
-    first = content.begin;
+    // A list marker or section number after markup at the start is layout as at a line's start
+    // (split_block): "<a name=\"intro\"/>1. Introduction", "<a href=\"c.html\">2. Using</a>".
+    if (content.begin > first && sentences_) {
+      first = content.begin + list_marker_length(text_, content.begin, content.end, false);
+    } else {
+      first = content.begin;
+    }
     last = content.end;
     while (true) {
       const std::size_t word_end = next_blank(text_, first, last);
@@ -444,6 +549,13 @@ class Builder {
       const std::size_t word_begin = previous_blank_end(text_, first, last);
       if (word_begin == first || !only_symbols(text_.substr(word_begin, last - word_begin))) break;
       last = blank_start(text_, first, word_begin);
+    }
+    if (const std::size_t cut =
+            sentences_ && edge_markup_is_layout_ ? reference_cut(text_, first, last) : 0;
+        cut != 0) {
+      trimmed_segment(begin, cut);
+      trimmed_segment(cut, end);
+      return;
     }
     for (Range inside = inside_marks(text_, first, last); inside.end != 0;
          inside = inside_marks(text_, first, last)) {
@@ -468,8 +580,55 @@ class Builder {
 
   std::string_view text_;
   bool edge_markup_is_layout_;
+  bool sentences_;
   std::string pending_;
   SegmentedText result_;
+};
+
+// The bracket pairs of a paragraph that stand where sentences stand: after its start or a
+// sentence's end, around text that ends a sentence, before blank or its end ("(See the manual.
+// It explains them.) Then start."). Their brackets are layout and the sentences inside are cut
+// as outside; kept whole, a pair of two sentences lost one to the model ("(Suchen Sie die
+// manuelle Optionen.)"). Offsets are the paragraph's.
+class LayoutBrackets {
+ public:
+  explicit LayoutBrackets(std::string_view content)
+      : content_(content), inside_(content.size() + 1, 0), closing_(content.size() + 1, 0) {}
+
+  // Whether the pair [opening, after_closing) stands alone; if so its brackets are layout.
+  bool take_if_standing_alone(std::size_t opening, std::size_t after_closing) {
+    std::size_t inside = opening;
+    char32_t c = 0;
+    if (!next_code_point(content_, &inside, &c)) return false;
+    const std::size_t closing = previous_code_point(content_, after_closing, &c);
+    const std::size_t before = blank_start(content_, 0, opening);
+    if ((before > 0 && !ends_sentence(before)) ||
+        !ends_sentence(trim_blank_end(content_, inside, closing)) ||
+        (after_closing < content_.size() &&
+         skip_blank(content_, after_closing, content_.size()) == after_closing)) {
+      return false;
+    }
+    inside_[opening] = inside;
+    closing_[after_closing] = closing;
+    return true;
+  }
+  // Where the inside of a standing-alone pair opening at `at` starts, or 0.
+  std::size_t inside_opening(std::size_t at) const { return inside_[at]; }
+  // Where the closing bracket of a standing-alone pair ending at `at` starts, or 0.
+  std::size_t closing_before(std::size_t at) const { return closing_[at]; }
+
+ private:
+  // A sentence-terminal mark (. ! ? 。 ...) ends text[0, at).
+  bool ends_sentence(std::size_t at) const {
+    char32_t c = 0;
+    if (at == 0) return false;
+    previous_code_point(content_, at, &c);
+    return c != 0 && u_hasBinaryProperty(static_cast<UChar32>(c), UCHAR_S_TERM);
+  }
+
+  std::string_view content_;
+  std::vector<std::size_t> inside_;
+  std::vector<std::size_t> closing_;
 };
 
 // The sentences of text[begin, end) (no blank edges). `line_breaks_as_spaces`: single line
@@ -499,7 +658,9 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
   // A tag right after a sentence's end ("file.<br/>Save", "done!<x id=\"1\"/>") reads to ICU as
   // a space and a word: the sentence may end before the tag.
   std::vector<bool> tag_after_end(content.size() + 1, false);
+  std::string words = content;  // without its spans ('#'): where a piece has letters of its own
   for (const ProtectedSpan& span : find_protected_spans(content)) {
+    words.replace(span.begin, span.end - span.begin, span.end - span.begin, '#');
     const std::string_view before = std::string_view(content).substr(0, span.begin);
     const bool after_end = span.kind == SpanKind::kTag && !before.empty() &&
                            std::string_view(".!?").find(before.back()) != std::string_view::npos &&
@@ -508,6 +669,32 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     if (after_end) content[span.begin] = ' ';
     tag_after_end[span.begin] = after_end;
   }
+  // A bracket pair closed in the paragraph holds its sentences in the one around it (spans read
+  // as 'X' now: a bracket inside a placeholder or address pairs with nothing). A pair that stands
+  // where sentences stand ("Saved. (Open it later. It stays here.) Then quit.") holds nothing:
+  // its brackets are layout and its sentences are cut as outside it.
+  LayoutBrackets layout_brackets(content);
+  for (const auto& [opening, after_closing] : bracket_pairs(content)) {
+    if (!layout_brackets.take_if_standing_alone(opening, after_closing)) {
+      unbreakable.add(opening, after_closing);
+    }
+  }
+  // text[begin + from, begin + to) is a sentence, a standing-alone pair's brackets at its edges
+  // layout.
+  auto sentence = [&](std::size_t from, std::size_t to) {
+    const std::size_t first = skip_blank(content, from, to);
+    if (const std::size_t inside = layout_brackets.inside_opening(first); inside != 0) {
+      out.layout(begin + from, begin + inside);
+      from = inside;
+    }
+    const std::size_t closing = layout_brackets.closing_before(trim_blank_end(content, from, to));
+    if (closing > from) {
+      out.trimmed_segment(begin + from, begin + closing);
+      out.layout(begin + closing, begin + to);
+    } else {
+      out.trimmed_segment(begin + from, begin + to);
+    }
+  };
   icu::BreakIterator* iterator = sentence_iterator(options.language);
   if (iterator == nullptr) {
     out.trimmed_segment(begin, end);
@@ -523,7 +710,7 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     return;
   }
   std::size_t sentence_begin = 0;
-  std::size_t scanned = 0;  // has_letter_or_digit has seen [sentence_begin, scanned)
+  std::size_t scanned = 0;  // has_letter has seen [sentence_begin, scanned)
   bool letters = false;
   for (int32_t boundary = iterator->next(); boundary != icu::BreakIterator::DONE;
        boundary = iterator->next()) {
@@ -534,24 +721,26 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     if (at < content.size() && (unbreakable(at) || (!before_tag && !ends_word(content, at)))) {
       continue;
     }
-    // A piece without a letter or digit ("1.", "...") joins the sentence after it.
+    // A piece without a letter outside its spans ("1.", "...", "<a name=\"intro\"/>1.") joins
+    // the sentence after it: a number alone is a heading's or list item's, not a sentence.
     // Scanned once: each boundary looks only at what is new since the last one.
-    letters =
-        letters || has_letter_or_digit(std::string_view(content).substr(scanned, at - scanned));
+    letters = letters || has_letter(std::string_view(words).substr(scanned, at - scanned));
     scanned = at;
     if (at < content.size() && !letters) continue;
     letters = false;
-    out.trimmed_segment(begin + sentence_begin, begin + at);
+    sentence(sentence_begin, at);
     sentence_begin = at;
   }
-  if (sentence_begin < content.size()) out.trimmed_segment(begin + sentence_begin, end);
+  if (sentence_begin < content.size()) sentence(sentence_begin, content.size());
 }
 
-// One line's or paragraph's content [begin, end): indentation and a list marker are layout.
+// One line's or paragraph's content [begin, end): indentation, a list marker and a --help
+// text's option column are layout.
 void split_block(std::string_view text, std::size_t begin, std::size_t end,
                  const SegmentationOptions& options, bool headings, Builder& out) {
   std::size_t content = skip_blank(text, begin, end);
-  content += list_marker_length(text, content, end, headings);
+  const std::size_t marker = list_marker_length(text, content, end, headings);
+  content += marker > 0 ? marker : option_column_length(text, content, end);
   const std::size_t content_end = trim_blank_end(text, content, end);
   out.layout(begin, content);
   if (content < content_end) {
@@ -614,7 +803,7 @@ namespace {
 // case, where it is the plural's number (the model wrote "# files" alone as "# Fichiers").
 SegmentedText segment_lines(std::string_view text, const SegmentationOptions& options,
                             bool headings = true) {
-  Builder out(text, options.edge_markup_is_layout);
+  Builder out(text, options.edge_markup_is_layout, options.split != SplitSentences::kNone);
   if (options.split == SplitSentences::kNone) {
     out.trimmed_segment(0, text.size());
     SegmentedText whole = out.finish();

@@ -4,10 +4,11 @@
 // join_segments(s, s.segments) gives the text back byte for byte. Runs of symbols, emoji or
 // placeholders alone, whitespace, list markers and indentation are layout (has_words false), and
 // so are quotation marks or brackets around a whole segment ("\"Save it.\"" gives "Save it."). No
-// boundary falls inside a protected span or between a pair of tags. A text that is one ICU
-// message with cases is segmented case by case, its syntax layout, and a sentence around one
-// is first moved into its cases (documents/icu_message.h): then the segments and separators
-// join to that text, not to the one given. Thread-safe.
+// boundary falls inside a protected span, between a pair of tags or inside a bracket pair
+// closed in the paragraph (bracket_pairs.h). A text that is one ICU message with cases is
+// segmented case by case, its syntax layout, and a sentence around one is first moved into its
+// cases (documents/icu_message.h): then the segments and separators join to that text, not to
+// the one given. Thread-safe.
 #pragma once
 
 #include <cstddef>

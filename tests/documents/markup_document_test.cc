@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "documents/document.h"
 #include "spans/protected_spans.h"
 
 namespace rpt::documents {
@@ -416,6 +417,49 @@ TEST(MarkupDocument, TextWithoutLettersOrDigitsIsNoUnit) {
   const auto document = MarkupDocument::parse(
       "<p>   </p><p>&mdash; &nbsp;</p><p>42</p><p><img src=\"a.png\"></p><p>é</p>", html());
   EXPECT_EQ(document.units(), (Strings{"42", "é"}));
+}
+
+// A bracketed link after a no-break space is a segment of its own (docs/documents.md, "What is
+// layout"): the no-break space and the brackets come back as they were, whatever the model writes
+// (en-fr gave "Voir également [<a href=\"i.html\">Index</a>]]", the no-break space a space).
+TEST(MarkupDocument, BracketedLinkAfterANoBreakSpaceKeepsItsLayout) {
+  DocumentOptions options;
+  options.format = TextFormat::kHtml;
+  const Document document =
+      Document::parse("<p>See also&nbsp; [<a href=\"i.html\">Index</a>]</p>", options);
+  ASSERT_EQ(document.parts().size(), 1u);
+  const SegmentedText& part = document.parts()[0];
+  EXPECT_EQ(part.segments, (Strings{"See also", "Index"}));
+  const std::string rendered =
+      document.render({join_segments(part, {"Siehe auch", "Verzeichnis"})}).text;
+  EXPECT_NE(rendered.find("<p>Siehe auch\u00A0 [<a href=\"i.html\">Verzeichnis</a>]</p>"),
+            std::string::npos)
+      << rendered;
+}
+
+// A line break in an HTML unit's text is the page source's wrapping, a space to HTML: only
+// sentence ends cut the unit (valgrind's manual-intro.html went to the model as "The <x id=\"1\"/>
+// headers", "that you may wish to include in your code (eg.", ", etc.) are", ...).
+TEST(MarkupDocument, HtmlLineBreaksInAUnitAreSpacesToTheSegmenter) {
+  DocumentOptions options;
+  options.format = TextFormat::kHtml;
+  const Document document = Document::parse(
+      "<p>Some of the <b>test</b> cases\n  are taken from a book.  They are\ndistributed under "
+      "a BSD-style license.</p>",
+      options);
+  ASSERT_EQ(document.parts().size(), 1u);
+  const SegmentedText& part = document.parts()[0];
+  EXPECT_EQ(part.segments, (Strings{"Some of the <b>test</b> cases\n  are taken from a book.",
+                                    "They are\ndistributed under a BSD-style license."}));
+  EXPECT_EQ(part.separators, (Strings{"", "  ", ""}));
+  // Where the caller asks for line breaks, they cut; plain text keeps its own rules.
+  options.segmentation.split = SplitSentences::kNewlines;
+  EXPECT_EQ(Document::parse("<p>Open\nthe file.</p>", options).parts()[0].segments,
+            (Strings{"Open", "the file."}));
+  options.format = TextFormat::kText;
+  options.segmentation.split = SplitSentences::kAuto;
+  EXPECT_EQ(Document::parse("Open\nthe file.", options).parts()[0].segments,
+            (Strings{"Open", "the file."}));
 }
 
 TEST(MarkupDocument, TranslationWhoseTagsDoNotFitKeepsTheSource) {

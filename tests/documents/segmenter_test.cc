@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "documents/bracket_pairs.h"
+
 namespace rpt::documents {
 namespace {
 
@@ -68,6 +70,52 @@ TEST(Segmenter, SectionNumbersOpeningAHeadingAreLayout) {
   }
 }
 
+// After markup at a segment's start a section number is layout as at a line's start, and a
+// number alone ends no sentence: valgrind's "<a name=\"manual-intro\"/>1.\u00A0Introduction" was
+// the segments "1." and "Introduction", "<a href=\"manual-core.html\">2. Using ...</a>" gave the
+// model its number.
+TEST(Segmenter, NumbersAfterMarkupAtASegmentsStartAreLayout) {
+  const SegmentedText anchor = segment("<a name=\"intro\"/>1.\u00A0Introduction");
+  EXPECT_EQ(anchor.segments, Strings{"Introduction"});
+  EXPECT_EQ(anchor.separators, (Strings{"<a name=\"intro\"/>1.\u00A0", ""}));
+  // A DocBook section number before a no-break space (valgrind's "1.1.&#160;An Overview").
+  const SegmentedText section =
+      segment("<a name=\"x\"/>1.1.\u00A0An Overview\n2.1\u00A0The Basics");
+  EXPECT_EQ(section.segments, (Strings{"An Overview", "The Basics"}));
+  EXPECT_EQ(section.separators, (Strings{"<a name=\"x\"/>1.1.\u00A0", "\n2.1\u00A0", ""}));
+  const SegmentedText link = segment("<a href=\"c.html\">2. Using the core</a>");
+  EXPECT_EQ(link.segments, Strings{"Using the core"});
+  EXPECT_EQ(link.separators, (Strings{"<a href=\"c.html\">2. ", "</a>"}));
+  // A number the words need, or inside the line, stays in its sentence.
+  EXPECT_EQ(segment("<b>3.</b> Save it.").segments, Strings{"<b>3.</b> Save it."});
+  EXPECT_EQ(segment("Open it. 2. Save it. Use version 2. Then quit.").segments,
+            (Strings{"Open it.", "2. Save it.", "Use version 2.", "Then quit."}));
+}
+
+// A --help text's option column is layout: given "-I   equivalent to --binary-files=without-match"
+// (grep's catalogue), en-de translated the option and lost the column ("-I Suffix-files=mit
+// --binary-Datei").
+TEST(Segmenter, OptionColumnsOfHelpTextsAreLayout) {
+  const SegmentedText s = segment(
+      "  -I                        equivalent to --binary-files=without-match\n"
+      "  -d, --directories=ACTION  how to handle directories;\n"
+      "                            ACTION is 'read' or 'skip'\n"
+      "      --color[=WHEN],\n"
+      "  -e script, --expression=script\n"
+      "                 add the script\n");
+  EXPECT_EQ(s.segments,
+            (Strings{"equivalent to --binary-files=without-match", "how to handle directories;",
+                     "ACTION is 'read' or 'skip'", "add the script"}));
+  EXPECT_EQ(s.separators,
+            (Strings{"  -I                        ", "\n  -d, --directories=ACTION  ",
+                     "\n                            ",
+                     "\n      --color[=WHEN],\n  -e script, --expression=script\n                 ",
+                     "\n"}));
+  // Not options: a negative number in a sentence, a list item, a dash (a symbol).
+  EXPECT_EQ(segment("-5 degrees is cold\n- item one\n-- see below").segments,
+            (Strings{"-5 degrees is cold", "item one", "see below"}));
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);
@@ -86,6 +134,19 @@ TEST(Segmenter, SymbolsAloneAreLayout) {
   EXPECT_TRUE(segment("%s: {0}\n<br/> &amp;").segments.empty());
   // A symbol inside a sentence stays in it (span protection keeps it, engine/span_protection.h).
   EXPECT_EQ(segment("Save \xE2\x9C\x93 the file").segments, Strings{"Save \xE2\x9C\x93 the file"});
+}
+
+// A markup unit writes '<' and '>' of its text as references: a page's navigation arrows are
+// symbols like "\u2192" (valgrind's "&lt;&lt;\u00A0Valgrind User Manual" lost its no-break space
+// to the model, and "... core &gt;&gt;" came back as "2. Mit dem Valgrind &gt;&gt; wird ...").
+TEST(Segmenter, SymbolReferencesAloneAreLayout) {
+  const SegmentedText s =
+      segment("&lt;&lt;\u00A0Valgrind User Manual\nUsing the core &gt;&gt;\n&#8594; Next &#x2192;");
+  EXPECT_EQ(s.segments, (Strings{"Valgrind User Manual", "Using the core", "Next"}));
+  EXPECT_EQ(s.separators, (Strings{"&lt;&lt;\u00A0", "\n", " &gt;&gt;\n&#8594; ", " &#x2192;"}));
+  // Not a symbol: a letter's reference, an ampersand, a reference inside a word.
+  EXPECT_EQ(segment("&#65; note &amp; Save it&gt;&gt;").segments,
+            Strings{"&#65; note &amp; Save it&gt;&gt;"});
 }
 
 TEST(Segmenter, DomainTextIsNotCutInsideItsTokens) {
@@ -123,6 +184,56 @@ TEST(Segmenter, MarksAroundAWholeSegmentAreLayout) {
       (Strings{"Optional", "Datei \u00F6ffnen", "Ouvrir", "'Don't save.'", "\"Open\" or \"Save\"",
                "(see (a))"}));
   expect_round_trip("\u00AB ( Ouvrir ) \u00BB \"Then save it.\" (x)", SplitSentences::kAuto);
+  EXPECT_EQ(segment("\uFF08Optional\uFF09\n\u3010Open the file.\u3011").segments,
+            (Strings{"Optional", "Open the file."}));
+}
+
+// No sentence ends inside a bracket pair closed in its paragraph: cut there, en-de gave "(siehe
+// den Handbuch) Es gibt die Optionen.)" for "(see the manual. It explains the options.)".
+TEST(Segmenter, NoSentenceEndsInsideABracketPair) {
+  for (const std::string text :
+       {"Read the notes (see the manual. It explains the options.) before you start.",
+        "Read the notes [see the manual. It explains the options.] before you start.",
+        "Read the notes (see [the manual. It] explains the options.) before you start.",
+        "\u8BF7\u9605\u8BFB\uFF08\u89C1\u624B\u518C\u3002\u5B83\u89E3\u91CA\u9009\u9879"
+        "\u3002\uFF09\u7136\u540E\u5F00\u59CB\u3002",
+        "Read the notes \u3010see the manual. It explains the options.\u3011 before you start."}) {
+    EXPECT_EQ(segment(text).segments, Strings{text}) << text;
+  }
+  // A pair standing where sentences stand is layout, its sentences cut as outside it (kept
+  // whole, en-de gave "(Suchen Sie die manuelle Optionen.)" for "(See the manual. It explains
+  // the options.)"); one that does not end a sentence inside holds its words together.
+  const SegmentedText alone = segment("(See the manual. It explains them.) Then start.");
+  EXPECT_EQ(alone.segments, (Strings{"See the manual.", "It explains them.", "Then start."}));
+  EXPECT_EQ(alone.separators, (Strings{"(", " ", ") ", ""}));
+  const SegmentedText after = segment("Saved. (Open it later. It stays here.) Then quit.");
+  EXPECT_EQ(after.segments, (Strings{"Saved.", "Open it later.", "It stays here.", "Then quit."}));
+  EXPECT_EQ(after.separators, (Strings{"", " (", " ", ") ", ""}));
+  EXPECT_EQ(segment("Saved. (Open it later. It stays) here.").segments,
+            (Strings{"Saved.", "(Open it later. It stays) here."}));
+  // A paragraph holds a pair across its single line breaks; a line break still cuts in auto.
+  EXPECT_EQ(segment("Read (the manual.\nIt explains.) now.", SplitSentences::kSentences).segments,
+            Strings{"Read (the manual.\nIt explains.) now."});
+  EXPECT_EQ(segment("Read (the manual.\nIt explains.) now.").segments,
+            (Strings{"Read (the manual.", "It explains.) now."}));
+}
+
+// An opening bracket never closed, a closing one never opened, one inside a placeholder and a
+// pair longer than kMaxKeptBracketBytes hold nothing together: the rest of the paragraph is cut
+// as before.
+TEST(Segmenter, UnbalancedOrLongBracketsHoldNothingTogether) {
+  EXPECT_EQ(
+      segment("Read the notes (see the manual. It explains the options. Then start.").segments,
+      (Strings{"Read the notes (see the manual.", "It explains the options.", "Then start."}));
+  EXPECT_EQ(segment("Pick a) red. B) blue. Then start.").segments,
+            (Strings{"Pick a) red.", "B) blue.", "Then start."}));
+  EXPECT_EQ(segment("Open (the %(name)s file. Then save it. Done.").segments,
+            (Strings{"Open (the %(name)s file.", "Then save it.", "Done."}));
+  std::string inside;
+  while (inside.size() < kMaxKeptBracketBytes) inside += "Open the file. ";
+  const SegmentedText s = segment("Read (" + inside + "Then save it.) Done.");
+  EXPECT_GT(s.segments.size(), 3u);
+  EXPECT_EQ(s.segments.front(), "Read (Open the file.");
 }
 
 TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
@@ -179,6 +290,47 @@ TEST(Segmenter, MarkupAtASegmentsEdgeIsLayout) {
       EXPECT_EQ(s.separators, expected.separators) << text << " " << split_sentences_name(split);
     }
   }
+}
+
+// A reference at a sentence's edge (marks around one tag pair, set off by blank) is a segment of
+// its own, its marks, tags and the blank before it layout: read in the sentence, en-fr gave "Voir
+// également [<a href=\"i.html\">Index</a>]]" and the no-break space came back as a space.
+TEST(Segmenter, AReferenceAtASentencesEdgeIsASegmentOfItsOwn) {
+  struct Case {
+    std::string text;
+    Strings segments;
+    Strings separators;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"See also\u00A0 [<a href=\"i.html\">Index</a>]",
+            {"See also", "Index"},
+            {"", "\u00A0 [<a href=\"i.html\">", "</a>]"}},
+           {"(<b>Beta</b>) Open the file.", {"Beta", "Open the file."}, {"(<b>", "</b>) ", ""}},
+           {"Open the file \uFF08<a href=\"x\">Help</a>\uFF09",
+            {"Open the file", "Help"},
+            {"", " \uFF08<a href=\"x\">", "</a>\uFF09"}},
+           // Not a reference: quoted (what the sentence speaks of), inside the sentence, no tag
+           // pair, more than it, no blank before.
+           {"Click \u201C<b>Save</b>\u201D", {"Click \u201C<b>Save</b>\u201D"}, {"", ""}},
+           {"See [<a href=\"i.html\">Index</a>] now",
+            {"See [<a href=\"i.html\">Index</a>] now"},
+            {"", ""}},
+           {"See also [Index]", {"See also [Index]"}, {"", ""}},
+           {"See also [<a href=\"i.html\">Index</a> page]",
+            {"See also [<a href=\"i.html\">Index</a> page]"},
+            {"", ""}},
+           {"See also[<a href=\"i.html\">Index</a>]",
+            {"See also[<a href=\"i.html\">Index</a>]"},
+            {"", ""}}}) {
+    for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kSentences}) {
+      const SegmentedText s = segment(c.text, split);
+      EXPECT_EQ(s.segments, c.segments) << c.text << " " << split_sentences_name(split);
+      EXPECT_EQ(s.separators, c.separators) << c.text << " " << split_sentences_name(split);
+    }
+  }
+  // One segment per text where the caller asks for it.
+  EXPECT_EQ(segment("See also [<a href=\"i.html\">Index</a>]", SplitSentences::kNone).segments,
+            Strings{"See also [<a href=\"i.html\">Index</a>]"});
 }
 
 // A Markdown image at a segment's edge is layout as <img/> is: the demo models stopped after it
