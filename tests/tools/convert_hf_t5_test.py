@@ -122,12 +122,18 @@ def _data_lines(name, column, step):
 
 
 def _generated_lines(count, seed):
+    """UI-like lines for a checkout without ../shared/data: the words below, made-up ones of two
+    or three syllables (the words alone give 184 pieces, fewer than PIECES) and T5's prefixes."""
     words = ("open save file the a of to print preview folder window cannot be found settings "
              "network connection was lost delete all selected items are you sure quit without "
              "changes directory name new copy paste undo redo help about version update").split()
     rng = random.Random(seed)
-    return [" ".join(rng.choice(words) for _ in range(rng.randint(2, 9))).capitalize()
-            for _ in range(count)]
+    syllables = [c + v for c in "bcdfghklmnprstvwz" for v in "aeiou"]
+    words += ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))) for _ in range(600)]
+    # The task prefixes the tests read: their characters must be pieces.
+    words += ["translate English to German:", "translate English to French:"] * 20
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(2, 9))) for _ in range(count)]
+    return [line[0].upper() + line[1:] for line in lines]  # str.capitalize lowers the rest
 
 
 def training_text():
