@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "documents/translation_count.h"
+
 namespace rpt::documents {
 
 Document Document::parse(std::string_view text, const DocumentOptions& options) {
@@ -48,10 +50,7 @@ std::size_t Document::segments() const {
 }
 
 Document::Rendered Document::render(const std::vector<std::string>& part_translations) const {
-  if (part_translations.size() != parts_.size()) {
-    throw std::invalid_argument("Document::render: " + std::to_string(part_translations.size()) +
-                                " translations for " + std::to_string(parts_.size()) + " parts");
-  }
+  require_translation_count("Document::render", part_translations.size(), parts_.size(), "parts");
   if (catalog_ != nullptr) return render_catalog(part_translations);
   if (markup_ == nullptr) return {part_translations[0], 0};
   MarkupDocument::Rendered rendered = markup_->render(part_translations);

@@ -26,6 +26,9 @@ constexpr std::size_t kMaxLiftedBytes = 4096;
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+// What an apostrophe before it quotes (ICU's default DOUBLE_OPTIONAL apostrophe mode).
+bool is_icu_syntax(char c) { return c == '{' || c == '}' || c == '#' || c == '|'; }
+
 // Braces nested no deeper than kMaxBraceDepth (quoted braces counted too: an upper bound).
 bool shallow(std::string_view text) {
   int depth = 0;
@@ -167,6 +170,23 @@ class ParsedMessage {
   std::vector<std::size_t> utf8_offsets_;  // [i]: where UTF-16 unit i starts in the UTF-8 text
 };
 
+// True when an apostrophe in `text` would start quoted text: a run of an odd number of them
+// before '{', '}', '#' or '|' (`next` stands after the text's end; "''" is one literal
+// apostrophe).
+bool has_quoting_apostrophe(std::string_view text, char next) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] != '\'') {
+      ++i;
+      continue;
+    }
+    std::size_t run = 0;
+    while (i < text.size() && text[i] == '\'') ++i, ++run;
+    const char after = i < text.size() ? text[i] : next;
+    if (run % 2 == 1 && is_icu_syntax(after)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::size_t, std::size_t>> icu_case_texts(std::string_view text) {
@@ -213,6 +233,27 @@ std::optional<std::string> with_sentence_in_cases(std::string_view text) {
   }
   lifted.append(text.substr(done, end - done)).append(text.substr(last));
   return lifted;
+}
+
+std::string with_case_apostrophes_escaped(std::string_view source, char source_next,
+                                          std::string_view translation, char translation_next) {
+  if (translation.find('\'') == std::string_view::npos ||
+      has_quoting_apostrophe(source, source_next)) {
+    return std::string(translation);
+  }
+  std::string escaped;
+  escaped.reserve(translation.size() + 4);
+  for (std::size_t i = 0; i < translation.size();) {
+    if (translation[i] != '\'') {
+      escaped.push_back(translation[i++]);
+      continue;
+    }
+    std::size_t run = 0;
+    while (i < translation.size() && translation[i] == '\'') ++i, ++run;
+    const char after = i < translation.size() ? translation[i] : translation_next;
+    escaped.append(run % 2 == 1 && is_icu_syntax(after) ? run + 1 : run, '\'');
+  }
+  return escaped;
 }
 
 }  // namespace rpt::documents

@@ -30,4 +30,12 @@ std::vector<std::pair<std::size_t, std::size_t>> icu_case_texts(std::string_view
 // apostrophe (ICU reads them otherwise inside a case), or when it would grow past a few KiB.
 std::optional<std::string> with_sentence_in_cases(std::string_view text);
 
+// A case's translation as ICU will read it back: an apostrophe the model wrote before '{', '}',
+// '#' or '|' ("d'{app}", "l'#", a case ending in "'" before its '}') would start quoted text and
+// swallow the syntax after it, so it is doubled ("d''{app}" formats as "d'Writer"). `*_next`:
+// the byte that follows each in the message (0: none). Unchanged when the source case itself
+// quotes syntax that way ("Type '{' first"): the model copied what it meant.
+std::string with_case_apostrophes_escaped(std::string_view source, char source_next,
+                                          std::string_view translation, char translation_next);
+
 }  // namespace rpt::documents

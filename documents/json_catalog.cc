@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/text_hygiene.h"
+#include "documents/translation_count.h"
 
 namespace rpt::documents {
 namespace {
@@ -73,10 +74,7 @@ class JsonCatalog : public Catalog {
   const CatalogStats& stats() const override { return stats_; }
 
   std::string render(const std::vector<std::string>& translations) const override {
-    if (translations.size() != texts_.size()) {
-      throw std::invalid_argument("JSON: " + std::to_string(translations.size()) +
-                                  " translations for " + std::to_string(texts_.size()) + " texts");
-    }
+    require_translation_count("JSON", translations.size(), texts_.size(), "texts");
     Json translated = document_;
     for (std::size_t i = 0; i < translations.size(); ++i) translated[paths_[i]] = translations[i];
     // ARB names its language: the translation is in the target language.

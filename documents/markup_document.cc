@@ -21,6 +21,7 @@
 #include "spans/span_markup.h"
 
 #include "documents/libxml_handles.h"
+#include "documents/translation_count.h"
 
 namespace rpt::documents {
 namespace {
@@ -402,10 +403,7 @@ MarkupDocument MarkupDocument::parse(std::string_view sent, const MarkupOptions&
 
 MarkupDocument::Rendered MarkupDocument::render(
     const std::vector<std::string>& translations) const {
-  if (translations.size() != units_.size()) {
-    throw std::invalid_argument("render: " + std::to_string(translations.size()) +
-                                " translations for " + std::to_string(units_.size()) + " units");
-  }
+  require_translation_count("render", translations.size(), units_.size(), "units");
   const Tree tree = parse_tree(source_, options_);
   xmlDoc* const doc = tree.doc.get();
   if (doc == nullptr || doc->children == nullptr) return {source_, 0};  // nothing but blanks

@@ -26,6 +26,7 @@
 #include "common/text_hygiene.h"
 #include "documents/c_format_order.h"
 #include "documents/plural_forms.h"
+#include "documents/translation_count.h"
 #include "spans/protected_spans.h"
 
 namespace rpt::documents {
@@ -263,10 +264,7 @@ class PoCatalog : public Catalog {
   const CatalogStats& stats() const override { return stats_; }
 
   std::string render(const std::vector<std::string>& translations) const override {
-    if (translations.size() != texts_.size()) {
-      throw std::invalid_argument("PO: " + std::to_string(translations.size()) +
-                                  " translations for " + std::to_string(texts_.size()) + " texts");
-    }
+    require_translation_count("PO", translations.size(), texts_.size(), "texts");
     GettextSession session;
     PoFile file = read_po(source_, session.log());
     if (pending_.empty()) return write(file.get(), session.log());

@@ -55,6 +55,9 @@ struct SegmentedText {
   // Segmented with SplitSentences::kNone: each segment is translated whole, cut only where it is
   // longer than the model reads (never for what it translates whole: engine/text_segments.h).
   bool whole = false;
+  // The segments are the case texts of one ICU message (icu_message.h): join_segments writes
+  // their translations back as ICU reads them (apostrophes before syntax doubled).
+  bool message_cases = false;
 };
 
 // `text` must be valid UTF-8 (the callers check it; invalid bytes are kept as layout).

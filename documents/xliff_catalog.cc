@@ -31,6 +31,7 @@
 
 #include "documents/libxml_handles.h"
 #include "documents/xliff_pairs.h"
+#include "documents/translation_count.h"
 
 namespace rpt::documents {
 namespace {
@@ -650,10 +651,7 @@ class XliffCatalog : public Catalog {
   const CatalogStats& stats() const override { return stats_; }
 
   std::string render(const std::vector<std::string>& translations) const override {
-    if (translations.size() != texts_.size()) {
-      throw std::invalid_argument("XLIFF: " + std::to_string(translations.size()) +
-                                  " translations for " + std::to_string(texts_.size()) + " texts");
-    }
+    require_translation_count("XLIFF", translations.size(), texts_.size(), "texts");
     if (texts_.empty()) return source_;  // nothing changes: the bytes as they came
     const Tree tree = read_xliff(source_);
     const Scan scan = Scanner(tree, options_.max_entries).scan(tree.doc.get());

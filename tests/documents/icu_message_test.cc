@@ -1,6 +1,7 @@
 #include "documents/icu_message.h"
 
 #include <gtest/gtest.h>
+#include <unicode/msgfmt.h>
 
 #include <string>
 #include <vector>
@@ -11,6 +12,20 @@ namespace rpt::documents {
 namespace {
 
 using Strings = std::vector<std::string>;
+
+// `message` formatted by ICU for French with the arguments n (a number) and app ("Writer").
+std::string formatted(const std::string& message, int n) {
+  UErrorCode status = U_ZERO_ERROR;
+  icu::MessageFormat format(icu::UnicodeString::fromUTF8(message), icu::Locale("fr"), status);
+  EXPECT_TRUE(U_SUCCESS(status)) << message << ": " << u_errorName(status);
+  const icu::UnicodeString names[] = {"n", "app"};
+  const icu::Formattable values[] = {icu::Formattable(n), icu::Formattable("Writer")};
+  icu::UnicodeString result;
+  format.format(names, values, 2, result, status);
+  EXPECT_TRUE(U_SUCCESS(status)) << message << ": " << u_errorName(status);
+  std::string utf8;
+  return result.toUTF8String(utf8);
+}
 
 Strings case_texts(std::string_view text) {
   Strings texts;
@@ -136,6 +151,45 @@ TEST(IcuMessage, SegmentsAreTheCasesAndTheSyntaxIsLayout) {
   EXPECT_TRUE(whole.whole);
   EXPECT_EQ(whole.segments, (Strings{"One file. Open it?", "# files"}));
   EXPECT_EQ(whole.separators, (Strings{"{n, plural, =0 {} =1 {✓} one {", "} other {", "}}"}));
+}
+
+TEST(IcuMessage, AnApostropheBeforeSyntaxInATranslationIsDoubled) {
+  // French elides before a vowel: "d'{app}", "l'#" and a case ending in "'" before its '}' would
+  // quote the syntax after the apostrophe, and ICU would print the braces or fail.
+  const std::string text = "{n, plural, one {# file of {app}} other {# files of {app}}}";
+  const SegmentedText s = segment_text(text, {});
+  ASSERT_TRUE(s.message_cases);
+  ASSERT_EQ(s.segments.size(), 2u) << ::testing::PrintToString(s.segments);
+  EXPECT_EQ(join_segments(s, s.segments), text);
+  const std::string joined =
+      join_segments(s, {"# fichier d'{app}", "# fichiers de l'auteur d'{app}'"});
+  EXPECT_EQ(joined,
+            "{n, plural, one {# fichier d''{app}} other {# fichiers de l'auteur d''{app}''}}");
+  EXPECT_EQ(formatted(joined, 1), "1 fichier d'Writer");
+  EXPECT_EQ(formatted(joined, 3), "3 fichiers de l'auteur d'Writer'");
+  // Already doubled: left as it is.
+  EXPECT_EQ(join_segments(s, {"# fichier d''{app}", "# fichiers"}),
+            "{n, plural, one {# fichier d''{app}} other {# fichiers}}");
+  // Without a message around them the same translations are left alone.
+  const SegmentedText plain = segment_text("One file of {app}.", {});
+  EXPECT_FALSE(plain.message_cases);
+  EXPECT_EQ(join_segments(plain, {"Un fichier d'{app}."}), "Un fichier d'{app}.");
+}
+
+TEST(IcuMessage, ASourceThatQuotesSyntaxKeepsItsTranslationsQuotes) {
+  // The case means a literal brace: the model copied the quoting, which must stay as written.
+  const std::string text = "{n, plural, one {Type '{' once} other {Type '{' # times}}";
+  const SegmentedText s = segment_text(text, {});
+  ASSERT_TRUE(s.message_cases);
+  EXPECT_EQ(join_segments(s, s.segments), text);
+  const std::string joined = join_segments(s, {"Tapez '{' une fois", "Tapez '{' # fois"});
+  EXPECT_EQ(joined, "{n, plural, one {Tapez '{' une fois} other {Tapez '{' # fois}}");
+  EXPECT_EQ(formatted(joined, 2), "Tapez { 2 fois");
+  EXPECT_EQ(with_case_apostrophes_escaped("Type '{' # times", 0, "Tapez '{' # fois", 0),
+            "Tapez '{' # fois");
+  EXPECT_EQ(with_case_apostrophes_escaped("Open # files", 0, "l'# fichiers", 0), "l''# fichiers");
+  EXPECT_EQ(with_case_apostrophes_escaped("Open it", '}', "l'ouvrir'", '}'), "l'ouvrir''");
+  EXPECT_EQ(with_case_apostrophes_escaped("Open it", '}', "l'''", '}'), "l''''");
 }
 
 }  // namespace
