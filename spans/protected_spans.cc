@@ -15,6 +15,7 @@
 
 #include "spans/span_address.h"
 #include "spans/span_emphasis.h"
+#include "spans/span_option.h"
 #include "spans/span_format.h"
 #include "spans/span_markup.h"
 
@@ -269,13 +270,35 @@ std::vector<ProtectedSpan> symbol_spans(std::string_view text, const std::vector
   return symbols;
 }
 
+// The spans found word by word, before the scan for markers: web and mail addresses (kUrl) and
+// command-line options (kCode), in text order; where both claim a word the earlier start wins
+// ("--url=https://example.com" is one option).
+std::vector<ProtectedSpan> word_spans(std::string_view text) {
+  std::vector<ProtectedSpan> words;
+  for (const auto& [first, second] : spans::find_addresses(text)) {
+    words.push_back({first, second, SpanKind::kUrl, -1});
+  }
+  if (text.find('-') == std::string_view::npos) return words;
+  for (const auto& [first, second] : spans::find_command_options(text)) {
+    words.push_back({first, second, SpanKind::kCode, -1});
+  }
+  std::stable_sort(words.begin(), words.end(), [](const ProtectedSpan& a, const ProtectedSpan& b) {
+    return a.begin < b.begin;
+  });
+  std::vector<ProtectedSpan> apart;
+  for (const ProtectedSpan& word : words) {
+    if (apart.empty() || word.begin >= apart.back().end) apart.push_back(word);
+  }
+  return apart;
+}
+
 }  // namespace
 
 std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
                                                 const SpanRecognitionOptions& options) {
   const spans::TextFacts facts(text);
-  const std::vector<std::pair<std::size_t, std::size_t>> addresses = spans::find_addresses(text);
-  auto address = addresses.begin();
+  const std::vector<ProtectedSpan> words = word_spans(text);
+  auto word = words.begin();
   const std::vector<spans::EmphasisPair> emphasis = spans::find_emphasis(text);
   // Their delimiter runs in text order.
   struct Delimiter {
@@ -298,17 +321,17 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   std::size_t next = text.find_first_of(kStarts);  // kept while ahead: linear among markers
   for (std::size_t i = 0; i < text.size();) {
     if (next != std::string_view::npos && next < i) next = text.find_first_of(kStarts, i);
-    while (address != addresses.end() && address->first < i) ++address;  // inside a span
+    while (word != words.end() && word->begin < i) ++word;  // inside a span
     while (delimiter != delimiters.end() && delimiter->begin < i) ++delimiter;
-    // Leftmost wins (npos: none); an address before a recognizer's start.
-    const std::size_t url_at = address != addresses.end() ? address->first : std::string_view::npos;
+    // Leftmost wins (npos: none); an address or option before a recognizer's start.
+    const std::size_t word_at = word != words.end() ? word->begin : std::string_view::npos;
     const std::size_t marker_at =
         delimiter != delimiters.end() ? delimiter->begin : std::string_view::npos;
-    if (url_at != std::string_view::npos && url_at <= next && url_at <= marker_at) {
-      Candidate url;
-      url.span = {address->first, address->second, SpanKind::kUrl, -1};
-      candidates.push_back(url);
-      i = address->second;
+    if (word_at != std::string_view::npos && word_at <= next && word_at <= marker_at) {
+      Candidate found;
+      found.span = *word;
+      candidates.push_back(found);
+      i = word->end;
       continue;
     }
     if (marker_at < next) {

@@ -117,7 +117,7 @@ TEST(ProtectedSpans, InlineCode) {
       {"Use `git commit -m \"%s\"` or ``a ` b``.",
        {{"`git commit -m \"%s\"`", C}, {"``a ` b``", C}}},
       {"Set `$HOME` and <b>`x`</b>", {{"`$HOME`", C}, {"<b>", T, 3}, {"`x`", C}, {"</b>", T, 1}}},
-      {"Try `%s --help' for more, `a' or `b'.", {{"%s", P}}},
+      {"Try `%s --help' for more, `a' or `b'.", {{"%s", P}, {"--help", C}}},
   });
   for (const char* text : {"a ` b", "` x`", "`x `", "``", "`a\nb`", "```code```", "``x`"}) {
     const std::vector<ProtectedSpan> spans = find_protected_spans(text);
@@ -126,6 +126,30 @@ TEST(ProtectedSpans, InlineCode) {
   // Longer than any inline code: not a span, and the scan stays linear.
   const std::string long_code = "`" + std::string(200, 'x') + "`";
   EXPECT_TRUE(find_protected_spans(long_code).empty());
+}
+
+// Command-line options named in prose are code (en-fr wrote "--directoriels=rectorescoriel" for
+// "--directories=recurse"); a dash that opens no option word is text.
+TEST(ProtectedSpans, CommandLineOptions) {
+  expect_table({
+      {"Use --directories=recurse to search every folder.", {{"--directories=recurse", C}}},
+      {"cannot combine signal with -l or -t", {{"-l", C}, {"-t", C}}},
+      {"--name requires --namespace argument", {{"--name", C}, {"--namespace", C}}},
+      {"-r, -R, --recursive remove directories", {{"-r", C}, {"-R", C}, {"--recursive", C}}},
+      {"Try 'e2fsck -f %s' or (--dry-run).", {{"-f", C}, {"%s", P}, {"--dry-run", C}}},
+      {"--color[=WHEN] colors the output; --width=80.", {{"--color[=WHEN]", C}, {"--width=80", C}}},
+      {"Set --format=%s or --url=https://example.com/x.",
+       {{"--format=%s", C}, {"--url=https://example.com/x", C}}},
+      {"Run “--help” or «-v» now", {{"--help", C}, {"-v", C}}},
+      {"See `ls -l` and <b>--all</b>",
+       {{"`ls -l`", C}, {"<b>", T, 3}, {"--all", C}, {"</b>", T, 1}}},
+  });
+  for (const char* text :
+       {"yes -- no", "a--b", "e-mail and x-ray", "-5% off", "Use -rf here", "- item", "---", "--",
+        "--1", "a-b -", "well-known --- fine", "x-- y", "-ish", "--foo-", "-"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    EXPECT_TRUE(spans.empty()) << describe(text, spans);
+  }
 }
 
 // Markdown's emphasis markers are tags that open and close alike: paired as md4c (CommonMark)
