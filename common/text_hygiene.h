@@ -55,6 +55,21 @@ inline bool is_valid_utf8(std::string_view text) {
   return true;
 }
 
+// The start of the code point that ends at text[at] (at > 0), and that code point in *c (0, and
+// at - 1 returned, when the bytes before `at` are not well-formed UTF-8).
+inline std::size_t previous_code_point(std::string_view text, std::size_t at, char32_t* c) {
+  std::size_t begin = at - 1;
+  while (begin > 0 && at - begin < 4 && (static_cast<unsigned char>(text[begin]) & 0xC0) == 0x80) {
+    --begin;
+  }
+  std::size_t i = begin;
+  if (!next_code_point(text, &i, c) || i != at) {
+    *c = 0;
+    return at - 1;
+  }
+  return begin;
+}
+
 // Unicode White_Space, the C0/C1 controls, and the invisible format characters that carry no
 // text on their own (zero-width space/joiners, word joiner, BOM, Mongolian vowel separator).
 inline bool is_blank_code_point(char32_t c) {

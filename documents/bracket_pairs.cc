@@ -1,24 +1,78 @@
 #include "documents/bracket_pairs.h"
 
+#include <unicode/uchar.h>
+
+#include "common/text_hygiene.h"
+
 namespace rpt::documents {
 namespace {
 
-struct Bracket {
+struct Pair {
   std::string_view opening;
   std::string_view closing;
 };
 
-constexpr Bracket kBrackets[] = {{"(", ")"},
-                                 {"[", "]"},
-                                 {"\xEF\xBC\x88" /* （ */, "\xEF\xBC\x89" /* ） */},
-                                 {"\xEF\xBC\xBB" /* ［ */, "\xEF\xBC\xBD" /* ］ */},
-                                 {"\xE3\x80\x90" /* 【 */, "\xE3\x80\x91" /* 】 */},
-                                 {"\xE3\x80\x94" /* 〔 */, "\xE3\x80\x95" /* 〕 */}};
+constexpr std::string_view kStraightQuote = "\"";
+constexpr std::string_view kApostrophe = "\u2019";  // ’, also the closing of ‘ ’
+
+constexpr Pair kPairs[] = {{"(", ")"},
+                           {"[", "]"},
+                           {"\uFF08" /* （ */, "\uFF09" /* ） */},
+                           {"\uFF3B" /* ［ */, "\uFF3D" /* ］ */},
+                           {"\u3010" /* 【 */, "\u3011" /* 】 */},
+                           {"\u3014" /* 〔 */, "\u3015" /* 〕 */},
+                           {"\u201C" /* “ */, "\u201D" /* ” */},
+                           {"\u201E" /* „ */, "\u201C" /* “ */},
+                           {"\u201E" /* „ */, "\u201D" /* ” */},
+                           {"\u2018" /* ‘ */, "\u2019" /* ’ */},
+                           {"\u201A" /* ‚ */, "\u2018" /* ‘ */},
+                           {"\u00AB" /* « */, "\u00BB" /* » */},
+                           {"\u00BB" /* » */, "\u00AB" /* « */},
+                           {"\u2039" /* ‹ */, "\u203A" /* › */},
+                           {"\u300C" /* 「 */, "\u300D" /* 」 */},
+                           {"\u300E" /* 『 */, "\u300F" /* 』 */},
+                           {"\"", "\""}};
 
 struct Open {
-  std::size_t kind = 0;  // index in kBrackets
+  std::size_t kind = 0;  // index in kPairs
   std::size_t at = 0;
 };
+
+bool is_blank_at(std::string_view text, std::size_t at) {
+  std::size_t i = at;
+  char32_t c = 0;
+  return at < text.size() && next_code_point(text, &i, &c) && is_blank_code_point(c);
+}
+
+bool is_blank_before(std::string_view text, std::size_t at) {
+  char32_t c = 0;
+  if (at == 0) return false;
+  previous_code_point(text, at, &c);
+  return is_blank_code_point(c);
+}
+
+bool is_letter_at(std::string_view text, std::size_t at) {
+  std::size_t i = at;
+  char32_t c = 0;
+  return at < text.size() && next_code_point(text, &i, &c) &&
+         u_isalpha(static_cast<UChar32>(c)) != 0;
+}
+
+// Whether kPairs[kind]'s closing mark at text[at, end) may close: a straight " after a
+// non-blank; ’ not before a letter (an apostrophe).
+bool may_close(std::string_view text, std::size_t kind, std::size_t at, std::size_t end) {
+  const std::string_view closing = kPairs[kind].closing;
+  if (closing == kStraightQuote) return at > 0 && !is_blank_before(text, at);
+  return closing != kApostrophe || !is_letter_at(text, end);
+}
+
+// Whether kPairs[kind]'s opening mark at text[at, end) may open: a straight " before a non-blank,
+// after the text's start, a blank or an opening bracket.
+bool may_open(std::string_view text, std::size_t kind, std::size_t at, std::size_t end) {
+  if (kPairs[kind].opening != kStraightQuote) return true;
+  if (end >= text.size() || is_blank_at(text, end)) return false;
+  return at == 0 || is_blank_before(text, at) || text[at - 1] == '(' || text[at - 1] == '[';
+}
 
 }  // namespace
 
@@ -29,21 +83,31 @@ std::vector<std::pair<std::size_t, std::size_t>> bracket_pairs(std::string_view 
   for (std::size_t at = 0; at < text.size();) {
     const std::string_view rest = text.substr(at);
     std::size_t length = 1;
-    for (std::size_t kind = 0; kind < std::size(kBrackets); ++kind) {
-      if (rest.starts_with(kBrackets[kind].opening)) {
-        open.push_back({kind, at});
-        length = kBrackets[kind].opening.size();
-        break;
-      }
-      if (!rest.starts_with(kBrackets[kind].closing)) continue;
-      length = kBrackets[kind].closing.size();
+    bool done = false;
+    // A closing mark whose kind is open closes it (before any reading as an opening mark).
+    for (std::size_t kind = 0; kind < std::size(kPairs) && !done; ++kind) {
+      const std::string_view closing = kPairs[kind].closing;
+      if (!rest.starts_with(closing) || !may_close(text, kind, at, at + closing.size())) continue;
       std::size_t match = open.size();
       while (match > 0 && open[match - 1].kind != kind) --match;
-      if (match == 0) break;  // never opened: pairs with nothing
-      const std::size_t end = at + length;
-      if (end - open[match - 1].at <= max_bytes) pairs.emplace_back(open[match - 1].at, end);
+      if (match == 0) continue;  // never opened: maybe another kind's opening mark
+      const std::size_t end = at + closing.size();
+      const std::size_t opened_at = open[match - 1].at;
+      if (end - opened_at <= max_bytes) pairs.emplace_back(opened_at, end);
       open.resize(match - 1);
-      break;
+      while (!open.empty() && open.back().at == opened_at) open.pop_back();  // „'s other kind
+      length = closing.size();
+      done = true;
+    }
+    for (std::size_t kind = 0; kind < std::size(kPairs) && !done; ++kind) {
+      const std::string_view opening = kPairs[kind].opening;
+      if (!rest.starts_with(opening) || !may_open(text, kind, at, at + opening.size())) continue;
+      // One opening mark of several kinds („ opens „ “ and „ ”): each kind open, one closes.
+      for (std::size_t also = kind; also < std::size(kPairs); ++also) {
+        if (kPairs[also].opening == opening) open.push_back({also, at});
+      }
+      length = opening.size();
+      done = true;
     }
     at += length;
   }

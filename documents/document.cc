@@ -9,13 +9,17 @@
 namespace rpt::documents {
 
 Document Document::parse(std::string_view text, const DocumentOptions& options) {
+  return parse(text, options, false);
+}
+
+Document Document::parse(std::string_view text, const DocumentOptions& options, bool in_catalog) {
   Document document;
   if (is_catalog_format(options.format)) {
     document.catalog_ = Catalog::parse(text, options.format, options.catalog);
     for (const CatalogText& entry : document.catalog_->texts()) {
       DocumentOptions own = options;
       own.format = entry.format;
-      Document parsed = parse(entry.text, own);
+      Document parsed = parse(entry.text, own, true);
       document.entries_.push_back({parsed.parts_.size(), parsed.markup_});
       std::move(parsed.parts_.begin(), parsed.parts_.end(), std::back_inserter(document.parts_));
     }
@@ -30,15 +34,19 @@ Document Document::parse(std::string_view text, const DocumentOptions& options) 
   markup.ignore_tags = options.ignore_tags;
   markup.target_language = options.target_language;
   document.markup_ = std::make_shared<const MarkupDocument>(MarkupDocument::parse(text, markup));
-  SegmentationOptions segmentation = options.segmentation;
-  // HTML collapses whitespace: a line break in a unit's text is a space where the page's source
-  // wraps a paragraph (<br> and blocks end units; <pre> is never translated). Cut there, a
-  // sentence reached the model in pieces ("The <x id=\"1\"/> headers" "that you may wish ...").
-  if (markup.kind == MarkupKind::kHtml && segmentation.split == SplitSentences::kAuto) {
-    segmentation.split = SplitSentences::kSentences;
-  }
-  for (const std::string& unit : document.markup_->units()) {
-    document.parts_.push_back(segment_text(unit, segmentation));
+  // A line break in a unit's text is mostly a space where the source wraps a paragraph (HTML
+  // collapses whitespace; <br> and blocks end units; DocBook and DITA wrap their paragraphs).
+  // Cut there, a sentence reached the model in pieces ("The <x id=\"1\"/> headers" "that you may
+  // wish ..."). Not in an XLIFF unit's inline markup (the string's own line breaks) nor where
+  // the markup keeps its lines (markup_document.h).
+  const std::vector<std::string>& units = document.markup_->units();
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    SegmentationOptions segmentation = options.segmentation;
+    if (segmentation.split == SplitSentences::kAuto && !in_catalog &&
+        document.markup_->line_breaks_are_spaces(i)) {
+      segmentation.split = SplitSentences::kSentences;
+    }
+    document.parts_.push_back(segment_text(units[i], segmentation));
   }
   return document;
 }

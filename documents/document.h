@@ -51,6 +51,8 @@ class Document {
   Rendered render(const std::vector<std::string>& part_translations) const;
 
  private:
+  // `in_catalog`: one text of a localization file, whose line breaks are its own.
+  static Document parse(std::string_view text, const DocumentOptions& options, bool in_catalog);
   Rendered render_catalog(const std::vector<std::string>& part_translations) const;
 
   // A localization file's text: its first part in parts_ and its markup.

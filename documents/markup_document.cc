@@ -363,10 +363,12 @@ std::string with_source_ending(std::string serialized, std::string_view source) 
 }  // namespace
 
 MarkupDocument::MarkupDocument(std::string source, MarkupOptions options,
-                               std::vector<std::string> units, bool fragment)
+                               std::vector<std::string> units,
+                               std::vector<bool> line_breaks_are_spaces, bool fragment)
     : source_(std::move(source)),
       options_(std::move(options)),
       units_(std::move(units)),
+      line_breaks_are_spaces_(std::move(line_breaks_are_spaces)),
       fragment_(fragment) {}
 
 bool is_well_formed_xml(std::string_view source, const MarkupOptions& options) {
@@ -392,13 +394,16 @@ MarkupDocument MarkupDocument::parse(std::string_view sent, const MarkupOptions&
     tree = parse_tree(source, options);
   }
   std::vector<std::string> units;
+  std::vector<bool> line_breaks_are_spaces;
   if (tree.doc != nullptr) {
     for (markup::UnitSlot& slot : markup::find_units(tree.doc.get(), options)) {
       units.push_back(std::move(slot.text));
+      line_breaks_are_spaces.push_back(slot.line_breaks_are_spaces);
     }
   }
   const bool fragment = tree.fragment;
-  return MarkupDocument(std::move(source), options, std::move(units), fragment);
+  return MarkupDocument(std::move(source), options, std::move(units),
+                        std::move(line_breaks_are_spaces), fragment);
 }
 
 MarkupDocument::Rendered MarkupDocument::render(

@@ -51,6 +51,11 @@ class MarkupDocument {
 
   // The text units, in document order (an element's attribute units after its content's).
   const std::vector<std::string>& units() const { return units_; }
+  // Whether a line break in units()[i] is a space where the source wraps a paragraph (HTML,
+  // attribute values, XML but under xml:space="preserve" and in verbatim elements: DocBook's
+  // programlisting, screen, literallayout, synopsis, address; DITA's codeblock, lines, msgblock;
+  // Mallard's code and screen; pre). Where it is not, a line break ends a segment.
+  bool line_breaks_are_spaces(std::size_t i) const { return line_breaks_are_spaces_[i]; }
 
   // True when the source is a fragment, rendered as one (see above).
   bool is_fragment() const { return fragment_; }
@@ -65,11 +70,12 @@ class MarkupDocument {
 
  private:
   MarkupDocument(std::string source, MarkupOptions options, std::vector<std::string> units,
-                 bool fragment);
+                 std::vector<bool> line_breaks_are_spaces, bool fragment);
 
   std::string source_;
   MarkupOptions options_;
   std::vector<std::string> units_;
+  std::vector<bool> line_breaks_are_spaces_;  // per unit
   bool fragment_ = false;
 };
 

@@ -81,6 +81,13 @@ std::string attribute_value(const xmlAttr* attribute) {
   return value;
 }
 
+// XML elements whose line breaks are the text's own, whatever xml:space says: DocBook's, DITA's,
+// Mallard's and XHTML's verbatim and line-by-line elements.
+constexpr std::string_view kXmlVerbatim[] = {
+    "address",       "classsynopsisinfo", "code", "codeblock",      "funcsynopsisinfo", "lines",
+    "literallayout", "msgblock",          "pre",  "programlisting", "screen",           "synopsis"};
+static_assert(std::is_sorted(std::begin(kXmlVerbatim), std::end(kXmlVerbatim)));
+
 bool contains(const std::string_view* begin, const std::string_view* end, std::string_view name) {
   return std::find(begin, end, name) != end;
 }
@@ -238,6 +245,7 @@ class UnitFinder {
     slot.container = container;
     slot.first = first;
     slot.last = last;
+    slot.line_breaks_are_spaces = html_ || !keeps_line_breaks(container);
     RunText run;
     for (xmlNode* node = first;; node = node->next) {
       write_node(node, -1, 1, &slot, &run);
@@ -255,6 +263,15 @@ class UnitFinder {
       push(std::move(slot));
     }
     for (UnitSlot& attribute_unit : run.attribute_units) push(std::move(attribute_unit));
+  }
+
+  // An XML element whose line breaks are its text's: verbatim by name (an ancestor's name does
+  // not count: a <para> in a <screen> is rare and wraps), or under xml:space="preserve".
+  static bool keeps_line_breaks(const xmlNode* element) {
+    if (std::binary_search(std::begin(kXmlVerbatim), std::end(kXmlVerbatim), view(element->name))) {
+      return true;
+    }
+    return xmlNodeGetSpacePreserve(element) == 1;
   }
 
   struct RunText {

@@ -38,6 +38,9 @@ struct UnitSlot {
   std::vector<InlineItem> items;
   // An attribute unit: the attribute (text units have nullptr).
   xmlAttr* attribute = nullptr;
+  // A line break in the unit is a space where the source wraps a paragraph: HTML, attribute
+  // values, XML but under xml:space="preserve" and in verbatim elements (kXmlVerbatim).
+  bool line_breaks_are_spaces = true;
 };
 
 // The units of `doc` in document order. Throws MarkupError past options.max_depth or

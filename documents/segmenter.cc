@@ -152,20 +152,6 @@ std::size_t next_blank(std::string_view text, std::size_t begin, std::size_t end
   return end;
 }
 
-// The start of the code point that ends at `at` (> 0), and that code point (0 if not UTF-8).
-std::size_t previous_code_point(std::string_view text, std::size_t at, char32_t* c) {
-  std::size_t begin = at - 1;
-  while (begin > 0 && at - begin < 4 && (static_cast<unsigned char>(text[begin]) & 0xC0) == 0x80) {
-    --begin;
-  }
-  std::size_t i = begin;
-  if (!next_code_point(text, &i, c) || i != at) {
-    *c = 0;
-    return at - 1;
-  }
-  return begin;
-}
-
 // Where the blank run that ends at `end` starts (not before `begin`): backwards, so trimming
 // word after word from a text's end stays linear.
 std::size_t blank_start(std::string_view text, std::size_t begin, std::size_t end) {
@@ -585,11 +571,11 @@ class Builder {
   SegmentedText result_;
 };
 
-// The bracket pairs of a paragraph that stand where sentences stand: after its start or a
-// sentence's end, around text that ends a sentence, before blank or its end ("(See the manual.
-// It explains them.) Then start."). Their brackets are layout and the sentences inside are cut
-// as outside; kept whole, a pair of two sentences lost one to the model ("(Suchen Sie die
-// manuelle Optionen.)"). Offsets are the paragraph's.
+// The bracket and quotation mark pairs of a paragraph that stand where sentences stand: after
+// its start or a sentence's end, around text that ends a sentence, before blank and no
+// lower-case word, or its end ("(See the manual. It explains them.) Then start."). Their brackets
+// are layout and the sentences inside are cut as outside; kept whole, a pair of two sentences lost
+// one to the model ("(Suchen Sie die manuelle Optionen.)"). Offsets are the paragraph's.
 class LayoutBrackets {
  public:
   explicit LayoutBrackets(std::string_view content)
@@ -602,10 +588,11 @@ class LayoutBrackets {
     if (!next_code_point(content_, &inside, &c)) return false;
     const std::size_t closing = previous_code_point(content_, after_closing, &c);
     const std::size_t before = blank_start(content_, 0, opening);
+    const std::size_t next_word = skip_blank(content_, after_closing, content_.size());
     if ((before > 0 && !ends_sentence(before)) ||
         !ends_sentence(trim_blank_end(content_, inside, closing)) ||
         (after_closing < content_.size() &&
-         skip_blank(content_, after_closing, content_.size()) == after_closing)) {
+         (next_word == after_closing || starts_lower_case(next_word)))) {
       return false;
     }
     inside_[opening] = inside;
@@ -618,6 +605,14 @@ class LayoutBrackets {
   std::size_t closing_before(std::size_t at) const { return closing_[at]; }
 
  private:
+  // A lower-case letter starts text[at]: the pair's sentence goes on after it ('"Open it. Then
+  // save it." he said.').
+  bool starts_lower_case(std::size_t at) const {
+    std::size_t i = at;
+    char32_t c = 0;
+    return at < content_.size() && next_code_point(content_, &i, &c) &&
+           u_islower(static_cast<UChar32>(c)) != 0;
+  }
   // A sentence-terminal mark (. ! ? 。 ...) ends text[0, at).
   bool ends_sentence(std::size_t at) const {
     char32_t c = 0;
@@ -669,10 +664,10 @@ void split_sentences(std::string_view text, std::size_t begin, std::size_t end,
     if (after_end) content[span.begin] = ' ';
     tag_after_end[span.begin] = after_end;
   }
-  // A bracket pair closed in the paragraph holds its sentences in the one around it (spans read
-  // as 'X' now: a bracket inside a placeholder or address pairs with nothing). A pair that stands
-  // where sentences stand ("Saved. (Open it later. It stays here.) Then quit.") holds nothing:
-  // its brackets are layout and its sentences are cut as outside it.
+  // A bracket or quotation pair closed in the paragraph holds its sentences in the one around it
+  // (spans read as 'X' now: a mark inside a placeholder or address pairs with nothing). One that
+  // stands where sentences stand ("Saved. (Open it later. It stays here.) Then quit.") holds
+  // nothing: its brackets are layout and its sentences are cut as outside it.
   LayoutBrackets layout_brackets(content);
   for (const auto& [opening, after_closing] : bracket_pairs(content)) {
     if (!layout_brackets.take_if_standing_alone(opening, after_closing)) {
@@ -948,10 +943,19 @@ bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& kee
   const std::string& segment = text.segments.at(index);
   std::vector<std::pair<std::size_t, std::size_t>> kept;
   if (keep_together) kept = keep_together(segment);
-  // Outside tag pairs where possible; inside one (a whole paragraph in <p>) when not.
-  for (const bool tag_pairs : {true, false}) {
-    Unbreakable unbreakable(segment, tag_pairs);
+  // Outside bracket and quotation pairs and tag pairs where possible (cut inside, each half
+  // reached the model with a bracket that paired with nothing); then inside a bracket pair; then
+  // inside a tag pair too (a whole paragraph in <p>).
+  struct Keep {
+    bool tag_pairs;
+    bool bracket_pairs;
+  };
+  for (const Keep keep : {Keep{true, true}, Keep{true, false}, Keep{false, false}}) {
+    Unbreakable unbreakable(segment, keep.tag_pairs);
     for (const auto& [first, last] : kept) unbreakable.add(first, last);
+    if (keep.bracket_pairs) {
+      for (const auto& [first, last] : bracket_pairs(segment)) unbreakable.add(first, last);
+    }
     if (cut_segment_outside(text, index, unbreakable, places)) return true;
   }
   return false;

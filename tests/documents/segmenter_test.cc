@@ -218,6 +218,36 @@ TEST(Segmenter, NoSentenceEndsInsideABracketPair) {
             (Strings{"Read (the manual.", "It explains.) now."}));
 }
 
+// Quotation marks hold their sentences together like brackets: cut inside, en-fr opened the
+// quotation with « and closed it with " ('He said: "Open the file. Then save it." and left.').
+TEST(Segmenter, NoSentenceEndsInsideAQuotation) {
+  for (const std::string text :
+       {"He said: \"Open the file. Then save it.\" and left.",
+        "He said: \u201COpen the file. Then save it.\u201D and left.",
+        "Er sagte: \u201E\u00D6ffne die Datei. Speichere sie.\u201C und ging.",
+        "Il a dit\u00A0: \u00AB\u00A0Ouvrez le fichier. Enregistrez-le.\u00A0\u00BB et il est "
+        "parti.",
+        "Er sagte: \u00BBDatei \u00F6ffnen. Dann speichern.\u00AB und ging.",
+        "He said \u2018Open the file. Don\u2019t save it.\u2019 and left.",
+        "\"Open the file. Then save it.\" he said."}) {
+    EXPECT_EQ(segment(text).segments, Strings{text}) << text;
+    expect_round_trip(text, SplitSentences::kAuto);
+  }
+  // Standing where sentences stand, the marks are layout and the sentences inside are cut.
+  const SegmentedText alone = segment("\"Open the file. Then save it.\" Done.");
+  EXPECT_EQ(alone.segments, (Strings{"Open the file.", "Then save it.", "Done."}));
+  EXPECT_EQ(alone.separators, (Strings{"\"", " ", "\" ", ""}));
+  EXPECT_EQ(segment("Saved. \u00AB\u00A0Ouvrez-le. Puis quittez.\u00A0\u00BB").segments,
+            (Strings{"Saved.", "Ouvrez-le.", "Puis quittez."}));
+  // Apostrophes, inches and a quotation mark never closed hold nothing together.
+  EXPECT_EQ(segment("Don\u2019t open the file. It\u2019s big.").segments,
+            (Strings{"Don\u2019t open the file.", "It\u2019s big."}));
+  EXPECT_EQ(segment("Get the 5\" screen. Then \"x\" it. Done.").segments,
+            (Strings{"Get the 5\" screen.", "Then \"x\" it.", "Done."}));
+  EXPECT_EQ(segment("He said: \"Open the file. Then save it. Done.").segments,
+            (Strings{"He said: \"Open the file.", "Then save it.", "Done."}));
+}
+
 // An opening bracket never closed, a closing one never opened, one inside a placeholder and a
 // pair longer than kMaxKeptBracketBytes hold nothing together: the rest of the paragraph is cut
 // as before.
@@ -459,6 +489,18 @@ TEST(Segmenter, LongSegmentsAreCutAtAClauseThenABlank) {
   SegmentedText paragraph = segment("<p>Save all files</p>");  // or inside, if it is all
   ASSERT_TRUE(cut_segment(paragraph, 0));
   EXPECT_EQ(paragraph.segments.size(), 2u);
+  // Brackets and quotations likewise: the clause nearest the middle is inside the pair, so the
+  // cut is at the blank outside it; inside only when the pair is all there is.
+  SegmentedText bracketed = segment("Open the settings (colours, fonts and sizes) of the window");
+  ASSERT_TRUE(cut_segment(bracketed, 0));
+  EXPECT_EQ(bracketed.segments,
+            (Strings{"Open the settings", "(colours, fonts and sizes) of the window"}));
+  SegmentedText quoted = segment("He said \u201Cred, green and blue\u201D and left");
+  ASSERT_TRUE(cut_segment(quoted, 0));
+  EXPECT_EQ(quoted.segments, (Strings{"He said \u201Cred, green and blue\u201D", "and left"}));
+  SegmentedText all = segment("x (red, green) y");
+  ASSERT_TRUE(cut_segment(all, 0, {}, CutPlaces::kClauses));
+  EXPECT_EQ(all.segments, (Strings{"x (red", "green) y"}));
 }
 
 TEST(Segmenter, RandomTextRoundTrips) {
