@@ -93,15 +93,18 @@ TEST_F(LoadgenTest, OpenLoopLatencyGrowsWithTheQueuePastCapacity) {
   // The light rate holds at least one call in its one second (the first arrival comes 1 / rate
   // after the start: a server slowed to capacity < 4 calls/s, as under sanitizers beside other
   // tests, gave the light run no call at all); a single call waits behind nothing.
-  // Each rate runs at least 3 service times (a slow server's calls, e.g. 1 s under sanitizers,
+  // Each rate runs at least 2 service times (a slow server's calls, e.g. 2 s under sanitizers,
   // would otherwise fill a one-second run with too few calls for the heavy run's p90 to pass 10
-  // service times: the queue drains ~1.2x faster than calls made one at a time).
+  // service times: the queue drains ~1.2x faster than calls made one at a time; 32 calls put the
+  // p90 near 22 service times).
+  // The heavy run queues ~32 service times of work: under sanitizers beside other tests that
+  // passed loadgen's default 120 s deadline (DEADLINE_EXCEEDED, seen), so calls get 250 s.
   const double low = std::max(capacity / 4, 1.5), high = capacity * 16, slo = 10 * service;
-  const double duration = std::max(1.0, 3 * service);
-  const auto runs =
-      loadgen({"--rates", std::to_string(low) + "," + std::to_string(high), "--arrivals",
-               "constant", "--duration", std::to_string(duration), "--slo-ms",
-               std::to_string(slo * 1e3), "--texts-per-call", std::to_string(kHeavyCall)});
+  const double duration = std::max(1.0, 2 * service);
+  const auto runs = loadgen({"--rates", std::to_string(low) + "," + std::to_string(high),
+                             "--arrivals", "constant", "--duration", std::to_string(duration),
+                             "--slo-ms", std::to_string(slo * 1e3), "--texts-per-call",
+                             std::to_string(kHeavyCall), "--timeout", "250"});
   ASSERT_EQ(runs.size(), 2u);
   const auto& light = runs[0];
   const auto& heavy = runs[1];

@@ -243,12 +243,13 @@ TEST(ServerLoadTest, DeadlinesExpireInTheQueueAndWhileDecoding) {
         server, kActiveRows, [](double v) { return v == 0; }, 5))
         << "the expired call's rows were not freed";
   }
-  // Queued behind a long call (one active sentence at a time): four sentences of 1,900 forced
-  // tokens, seconds of work (one alone takes ~0.5 s here, which the metric poll could miss).
+  // Queued behind a long call (one active sentence at a time): three sentences of 1,900 forced
+  // tokens, over a second of work (one alone takes ~0.5 s here, which the metric poll could
+  // miss; under sanitizers beside other tests four took over 120 s, seen).
   auto running = std::async(std::launch::async, [&] {
     v1::TranslateResponse response;
-    auto context = context_with_deadline(120);
-    return stub->Translate(context.get(), long_request(4, 1900), &response);
+    auto context = context_with_deadline(240);
+    return stub->Translate(context.get(), long_request(3, 1900), &response);
   });
   ASSERT_TRUE(wait_for_metric(server, kActiveRows, [](double v) { return v > 0; }));
   v1::TranslateResponse response;
