@@ -62,6 +62,14 @@ std::size_t value_end(std::string_view text, std::size_t at) {
     return close > at + 2 ? close + 1 : at;
   }
   if (at >= text.size() || text[at] != '=') return at;
+  // A quoted value, quotes and all: --color='auto', --format="%s".
+  if (at + 1 < text.size() && (text[at + 1] == '\'' || text[at + 1] == '"')) {
+    const std::size_t close = text.find(text[at + 1], at + 2);
+    if (close == std::string_view::npos || close - at > kMaxValueBytes) return at;
+    const std::string_view value = text.substr(at + 2, close - at - 2);
+    if (value.empty() || value.find_first_of("\r\n") != std::string_view::npos) return at;
+    return close + 1;
+  }
   std::size_t end = at + 1;
   while (end < text.size() && end - at <= kMaxValueBytes && in_value(text[end])) ++end;
   while (end > at + 1 && std::strchr(".,;:!?)]'", text[end - 1]) != nullptr) --end;

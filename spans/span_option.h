@@ -8,7 +8,8 @@
 // mark (“ ” „ ‘ ’ ‚ « » ‹ ›):
 //   - a long option: "--", a letter, then letters, digits, '_' and inner '-' ("--dry-run"), then
 //     maybe "=VALUE" (printable ASCII but < > " ` \ and no blank; its edge punctuation
-//     . , ; : ! ? ) ] ' left out) or "[=VALUE]" ("--color[=WHEN]");
+//     . , ; : ! ? ) ] ' left out), a quoted "='VALUE'" or '="VALUE"' (quotes kept, no line
+//     break inside) or "[=VALUE]" ("--color[=WHEN]");
 //   - a short option: '-' and one letter or digit ("-r", "-1"), ending the word (a blank, the
 //     text's end, a tag's '<', a quotation mark, or . , ; : ! ? ) ] ' " ` after it).
 // Not options: "--" alone or in prose ("yes -- no", "a--b"), "e-mail", "-5%", "-rf" (several

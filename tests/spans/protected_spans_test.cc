@@ -141,6 +141,9 @@ TEST(ProtectedSpans, CommandLineOptions) {
       {"Set --format=%s or --url=https://example.com/x.",
        {{"--format=%s", C}, {"--url=https://example.com/x", C}}},
       {"Run “--help” or «-v» now", {{"--help", C}, {"-v", C}}},
+      // A quoted value whole (its closing quote cut off, en-de lost it: --color='auto).
+      {"plain --color means --color='auto'.", {{"--color", C}, {"--color='auto'", C}}},
+      {"Use --format=\"%s\" or --x=\"\" here", {{"--format=\"%s\"", C}}},
       {"See `ls -l` and <b>--all</b>",
        {{"`ls -l`", C}, {"<b>", T, 3}, {"--all", C}, {"</b>", T, 1}}},
   });
