@@ -2,6 +2,9 @@
 
 #include <unicode/uchar.h>
 
+#include <array>
+#include <optional>
+
 #include "common/text_hygiene.h"
 
 namespace rpt::documents {
@@ -33,9 +36,36 @@ constexpr Pair kPairs[] = {{"(", ")"},
                            {"\u300E" /* 『 */, "\u300F" /* 』 */},
                            {"\"", "\""}};
 
-struct Open {
-  std::size_t kind = 0;  // index in kPairs
-  std::size_t at = 0;
+// The marks opened and not yet closed, innermost last. Linear in all: a closing mark looks down
+// the stack only when its kind is open, and what it passes over is closed with it (a text of
+// 500,000 '(' and then 500,000 ']' must not cost their product).
+class OpenMarks {
+ public:
+  void push(std::size_t kind, std::size_t at) {
+    stack_.push_back({kind, at});
+    ++count_[kind];
+  }
+  // Where the innermost open mark of `kind` opened, closing it and every mark opened after it
+  // (and the other kinds of its opening mark: „ opens „ “ and „ ”); nullopt when none is open.
+  std::optional<std::size_t> close(std::size_t kind) {
+    if (count_[kind] == 0) return std::nullopt;
+    std::size_t match = stack_.size();
+    while (stack_[match - 1].kind != kind) --match;
+    const std::size_t opened_at = stack_[match - 1].at;
+    while (stack_.size() >= match || (!stack_.empty() && stack_.back().at == opened_at)) {
+      --count_[stack_.back().kind];
+      stack_.pop_back();
+    }
+    return opened_at;
+  }
+
+ private:
+  struct Open {
+    std::size_t kind = 0;  // index in kPairs
+    std::size_t at = 0;
+  };
+  std::vector<Open> stack_;
+  std::array<std::size_t, std::size(kPairs)> count_{};
 };
 
 bool is_blank_at(std::string_view text, std::size_t at) {
@@ -79,7 +109,7 @@ bool may_open(std::string_view text, std::size_t kind, std::size_t at, std::size
 std::vector<std::pair<std::size_t, std::size_t>> bracket_pairs(std::string_view text,
                                                                std::size_t max_bytes) {
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
-  std::vector<Open> open;
+  OpenMarks open;
   for (std::size_t at = 0; at < text.size();) {
     const std::string_view rest = text.substr(at);
     std::size_t length = 1;
@@ -88,14 +118,10 @@ std::vector<std::pair<std::size_t, std::size_t>> bracket_pairs(std::string_view 
     for (std::size_t kind = 0; kind < std::size(kPairs) && !done; ++kind) {
       const std::string_view closing = kPairs[kind].closing;
       if (!rest.starts_with(closing) || !may_close(text, kind, at, at + closing.size())) continue;
-      std::size_t match = open.size();
-      while (match > 0 && open[match - 1].kind != kind) --match;
-      if (match == 0) continue;  // never opened: maybe another kind's opening mark
+      const std::optional<std::size_t> opened_at = open.close(kind);
+      if (!opened_at) continue;  // never opened: maybe another kind's opening mark
       const std::size_t end = at + closing.size();
-      const std::size_t opened_at = open[match - 1].at;
-      if (end - opened_at <= max_bytes) pairs.emplace_back(opened_at, end);
-      open.resize(match - 1);
-      while (!open.empty() && open.back().at == opened_at) open.pop_back();  // „'s other kind
+      if (end - *opened_at <= max_bytes) pairs.emplace_back(*opened_at, end);
       length = closing.size();
       done = true;
     }
@@ -104,7 +130,7 @@ std::vector<std::pair<std::size_t, std::size_t>> bracket_pairs(std::string_view 
       if (!rest.starts_with(opening) || !may_open(text, kind, at, at + opening.size())) continue;
       // One opening mark of several kinds („ opens „ “ and „ ”): each kind open, one closes.
       for (std::size_t also = kind; also < std::size(kPairs); ++also) {
-        if (kPairs[also].opening == opening) open.push_back({also, at});
+        if (kPairs[also].opening == opening) open.push(also, at);
       }
       length = opening.size();
       done = true;

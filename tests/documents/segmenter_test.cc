@@ -264,6 +264,14 @@ TEST(Segmenter, UnbalancedOrLongBracketsHoldNothingTogether) {
   const SegmentedText s = segment("Read (" + inside + "Then save it.) Done.");
   EXPECT_GT(s.segments.size(), 3u);
   EXPECT_EQ(s.segments.front(), "Read (Open the file.");
+  // Marks that never pair cost no look back over one another (quadratic, this took minutes).
+  const std::string unpaired = std::string(200000, '(') + std::string(200000, ']');
+  EXPECT_TRUE(bracket_pairs(unpaired).empty());
+  const std::string nested =
+      std::string(100000, '[') + "(" + std::string(100000, '(') + std::string(100000, ']');
+  // The first ']' passes over the '(' once and closes them with its '['; each next ']' pairs at
+  // once.
+  EXPECT_EQ(bracket_pairs(nested, nested.size()).size(), 100000u);
 }
 
 TEST(Segmenter, ASentenceEndsBeforeATagAfterAPlaceholderAndAfterCapitals) {
