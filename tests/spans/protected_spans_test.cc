@@ -134,6 +134,7 @@ TEST(ProtectedSpans, CommandLineOptions) {
   expect_table({
       {"Use --directories=recurse to search every folder.", {{"--directories=recurse", C}}},
       {"cannot combine signal with -l or -t", {{"-l", C}, {"-t", C}}},
+      {"Try -h/--help or [-a|--all]", {{"-h", C}, {"--help", C}, {"-a", C}, {"--all", C}}},
       {"--name requires --namespace argument", {{"--name", C}, {"--namespace", C}}},
       {"-r, -R, --recursive remove directories", {{"-r", C}, {"-R", C}, {"--recursive", C}}},
       {"Try 'e2fsck -f %s' or (--dry-run).", {{"-f", C}, {"%s", P}, {"--dry-run", C}}},
