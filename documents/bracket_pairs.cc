@@ -10,6 +10,11 @@
 namespace rpt::documents {
 namespace {
 
+// The first bytes of every mark of kPairs: ( ) [ ] " and the UTF-8 lead bytes of the others
+// (0xC2 « », 0xE2 “ ” „ ‘ ’ ‚ ‹ ›, 0xE3 【 】 〔 〕 「 」 『 』, 0xEF （ ） ［ ］): the scan jumps
+// between them (a megabyte of text without a mark is one search).
+constexpr std::string_view kFirstBytes = "()[]\"\xC2\xE2\xE3\xEF";
+
 struct Pair {
   std::string_view opening;
   std::string_view closing;
@@ -110,7 +115,8 @@ std::vector<std::pair<std::size_t, std::size_t>> bracket_pairs(std::string_view 
                                                                std::size_t max_bytes) {
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
   OpenMarks open;
-  for (std::size_t at = 0; at < text.size();) {
+  for (std::size_t at = text.find_first_of(kFirstBytes); at < text.size();
+       at = text.find_first_of(kFirstBytes, at)) {
     const std::string_view rest = text.substr(at);
     std::size_t length = 1;
     bool done = false;

@@ -946,15 +946,18 @@ bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& kee
   // Outside bracket and quotation pairs and tag pairs where possible (cut inside, each half
   // reached the model with a bracket that paired with nothing); then inside a bracket pair; then
   // inside a tag pair too (a whole paragraph in <p>).
+  // Each try reads the whole segment: the one for brackets only where it has a pair.
+  const std::vector<std::pair<std::size_t, std::size_t>> brackets = bracket_pairs(segment);
   struct Keep {
     bool tag_pairs;
     bool bracket_pairs;
   };
   for (const Keep keep : {Keep{true, true}, Keep{true, false}, Keep{false, false}}) {
+    if (keep.bracket_pairs && brackets.empty()) continue;
     Unbreakable unbreakable(segment, keep.tag_pairs);
     for (const auto& [first, last] : kept) unbreakable.add(first, last);
     if (keep.bracket_pairs) {
-      for (const auto& [first, last] : bracket_pairs(segment)) unbreakable.add(first, last);
+      for (const auto& [first, last] : brackets) unbreakable.add(first, last);
     }
     if (cut_segment_outside(text, index, unbreakable, places)) return true;
   }

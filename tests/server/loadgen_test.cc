@@ -108,8 +108,11 @@ TEST_F(LoadgenTest, OpenLoopLatencyGrowsWithTheQueuePastCapacity) {
   ASSERT_EQ(runs.size(), 2u);
   const auto& light = runs[0];
   const auto& heavy = runs[1];
-  for (const auto& run : runs) {  // evenly spaced arrivals: rate x duration calls, whatever happens
-    EXPECT_NEAR(run["calls"].get<double>(), run["offered_rate"].get<double>() * duration, 1.0)
+  // Evenly spaced arrivals: rate x duration calls, whatever happens. Here that product is a whole
+  // number (16 x capacity x 2 service times = 32): the last arrival falls on the run's end and
+  // counts or not by rounding (31 seen under sanitizers, 32.0000007 expected), hence 1.5.
+  for (const auto& run : runs) {
+    EXPECT_NEAR(run["calls"].get<double>(), run["offered_rate"].get<double>() * duration, 1.5)
         << run;
     EXPECT_EQ(run["codes"].value("OK", 0), run["calls"].get<int>()) << run;
   }
