@@ -2,10 +2,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/text_hygiene.h"
+#include "documents/json_string_ranges.h"
 #include "documents/translation_count.h"
 
 namespace rpt::documents {
@@ -20,30 +25,10 @@ constexpr int kMaxDepth = 64;
 // (description, placeholders): Chrome's messages.json and FormatJS's extracted messages.
 constexpr const char* kMessageKeys[] = {"message", "defaultMessage"};
 
-// How the file indents, so that its translation diffs line by line against it: the blank run
-// that opens its first indented line (none: written on one line, as it came).
-struct Indent {
-  int width = -1;  // -1: no line breaks
-  char character = ' ';
-};
-
-Indent indent_of(std::string_view bytes) {
-  for (std::size_t line = bytes.find('\n'); line != std::string_view::npos;
-       line = bytes.find('\n', line + 1)) {
-    std::size_t end = line + 1;
-    while (end < bytes.size() && (bytes[end] == ' ' || bytes[end] == '\t')) ++end;
-    if (end == line + 1 || end >= bytes.size() || bytes[end] == '\n' || bytes[end] == '\r') {
-      continue;
-    }
-    return {static_cast<int>(end - line - 1), bytes[line + 1]};
-  }
-  return bytes.find('\n') == std::string_view::npos ? Indent{} : Indent{0, ' '};
-}
-
 class JsonCatalog : public Catalog {
  public:
   JsonCatalog(std::string_view bytes, const CatalogOptions& options)
-      : options_(options), indent_(indent_of(bytes)) {
+      : options_(options), bytes_(bytes) {
     if (!is_valid_utf8(bytes)) throw CatalogError("JSON: the file is not valid UTF-8");
     try {
       document_ = Json::parse(bytes, [](int depth, Json::parse_event_t, Json&) {
@@ -66,36 +51,50 @@ class JsonCatalog : public Catalog {
     }
     collect(document_, Json::json_pointer());
     stats_.entries = stats_.to_translate = static_cast<int>(texts_.size());
-    ends_with_newline_ = !bytes.empty() && bytes.back() == '\n';
-    crlf_ = bytes.find("\r\n") != std::string_view::npos;
+    // The DOM names the texts; the file's bytes give where each one is written.
+    try {
+      const JsonStringRanges ranges(bytes);
+      for (const Json::json_pointer& path : paths_) {
+        text_ranges_.push_back(ranges.at(path.to_string()));
+      }
+      // ARB names its language: the translation is in the target language.
+      if (document_.is_object() && document_.contains("@@locale") &&
+          document_["@@locale"].is_string()) {
+        locale_range_ = ranges.at("/@@locale");
+      }
+    } catch (const std::exception& error) {  // the two readers disagree: a defect, reported
+      throw CatalogError(error.what());
+    }
   }
 
   const std::vector<CatalogText>& texts() const override { return texts_; }
   const CatalogStats& stats() const override { return stats_; }
 
+  // The file's bytes with each text's string replaced by its translation (and ARB's locale by
+  // the target language), written as nlohmann-json writes a string: UTF-8, escapes as needed.
   std::string render(const std::vector<std::string>& translations) const override {
     require_translation_count("JSON", translations.size(), texts_.size(), "texts");
-    Json translated = document_;
-    for (std::size_t i = 0; i < translations.size(); ++i) translated[paths_[i]] = translations[i];
-    // ARB names its language: the translation is in the target language.
-    if (translated.is_object() && translated.contains("@@locale") &&
-        translated["@@locale"].is_string()) {
-      translated["@@locale"] = options_.target_language;
+    std::vector<std::pair<ByteRange, std::string_view>> edits;
+    for (std::size_t i = 0; i < translations.size(); ++i) {
+      edits.emplace_back(text_ranges_[i], translations[i]);
     }
+    if (locale_range_) edits.emplace_back(*locale_range_, options_.target_language);
+    std::sort(edits.begin(), edits.end(),
+              [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
     std::string out;
+    out.reserve(bytes_.size());
+    std::size_t copied = 0;
     try {
-      out = translated.dump(indent_.width, indent_.character, /*ensure_ascii=*/false);
+      for (const auto& [range, text] : edits) {
+        out.append(bytes_, copied, range.begin - copied);
+        out += Json(text).dump(-1, ' ', /*ensure_ascii=*/false);
+        copied = range.end;
+      }
     } catch (const Json::exception& error) {
       throw CatalogError(std::string("JSON: ") + without_prefix(error.what()));
     }
-    if (ends_with_newline_) out.push_back('\n');
-    if (!crlf_) return out;
-    std::string with_crlf;  // the writer escapes line breaks in strings: these are its own
-    for (const char c : out) {
-      if (c == '\n') with_crlf.push_back('\r');
-      with_crlf.push_back(c);
-    }
-    return with_crlf;
+    out.append(bytes_, copied);
+    return out;
   }
 
  private:
@@ -152,12 +151,12 @@ class JsonCatalog : public Catalog {
   }
 
   CatalogOptions options_;
-  Indent indent_;
+  std::string bytes_;  // the file as read
   Json document_;
-  bool ends_with_newline_ = false;
-  bool crlf_ = false;  // lines end in CR LF
   std::vector<CatalogText> texts_;
   std::vector<Json::json_pointer> paths_;
+  std::vector<ByteRange> text_ranges_;     // texts_[i]'s string in bytes_
+  std::optional<ByteRange> locale_range_;  // ARB's "@@locale"
   CatalogStats stats_;
 };
 

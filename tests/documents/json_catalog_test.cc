@@ -57,10 +57,7 @@ TEST(JsonCatalog, NestedResourcesAreTranslatedInPlace) {
     "title": "~Save the file",
     "items_one": "~{{count}} file",
     "items_other": "~{{count}} files",
-    "menu": [
-      "~Open",
-      "~Close"
-    ]
+    "menu": ["~Open", "~Close"]
   },
   "empty": "~",
   "retries": 3,
@@ -111,6 +108,38 @@ TEST(JsonCatalog, TheFilesLayoutComesBack) {
   EXPECT_EQ(texts_of(*escaped), (Strings{"café"}));
 }
 
+TEST(JsonCatalog, OnlyTheTranslatedStringsChange) {
+  // Chrome's messages.json as people write it: entries on one line beside expanded ones, a
+  // space before the colon, an escaped slash and a number's own spelling in what is not a text,
+  // a duplicate key (the later value is the one readers see), a BOM-less file without a final
+  // newline. Only the five texts' bytes change.
+  const std::string source =
+      "{\n"
+      "  \"ok\" : {\"message\": \"OK\", \"description\": \"Button \\/ label\"},\n"
+      "  \"title\": {\n"
+      "      \"message\":\"Save \\\"all\\\"\",\n"
+      "      \"placeholders\": {\"n\": {\"content\": \"$1\", \"example\": 1.50}}\n"
+      "  },\n"
+      "  \"list\": [ \"One\" ,\"Two\", 3e2 ],\n"
+      "  \"twice\": \"first\", \"twice\": \"Second\"\n"
+      "}";
+  const auto catalog = parse_json(source);
+  EXPECT_EQ(texts_of(*catalog), (Strings{"OK", "Save \"all\"", "One", "Two", "Second"}));
+  EXPECT_EQ(catalog->render({"Gut", "Alle „speichern“", "Eins", "Zwei\tZwei", "Zweite"}),
+            "{\n"
+            "  \"ok\" : {\"message\": \"Gut\", \"description\": \"Button \\/ label\"},\n"
+            "  \"title\": {\n"
+            "      \"message\":\"Alle „speichern“\",\n"
+            "      \"placeholders\": {\"n\": {\"content\": \"$1\", \"example\": 1.50}}\n"
+            "  },\n"
+            "  \"list\": [ \"Eins\" ,\"Zwei\\tZwei\", 3e2 ],\n"
+            "  \"twice\": \"first\", \"twice\": \"Zweite\"\n"
+            "}");
+  // The source texts written back give the file back, escapes that JSON needs included.
+  EXPECT_EQ(parse_json(R"({"a": ["x\"y", "\\"], "b": "z"})")->render({"x\"y", "\\", "z"}),
+            R"({"a": ["x\"y", "\\"], "b": "z"})");
+}
+
 TEST(JsonCatalog, BadFilesGetClearErrors) {
   const auto error_of = [](std::string_view bytes, CatalogOptions options = {}) -> std::string {
     try {
@@ -155,7 +184,7 @@ TEST(JsonCatalog, TextsAreSegmentedAsTexts) {
   EXPECT_EQ(
       document.render({"{n, plural, one {# Datei} other {# Dateien}}", "Gespeichert. Öffnen?"})
           .text,
-      R"({"files":"{n, plural, one {# Datei} other {# Dateien}}","intro":"Gespeichert. Öffnen?"})");
+      R"({"files": "{n, plural, one {# Datei} other {# Dateien}}", "intro": "Gespeichert. Öffnen?"})");
 }
 
 }  // namespace
