@@ -15,8 +15,15 @@ WORKDIR /src
 COPY tools/setup.sh tools/setup.sh
 RUN RPT_SETUP_TEST_TOOLS=0 bash tools/setup.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
+# A compiler cache lent by the builder (deploy/image/test.sh: --volume CACHE:/ccache --build-arg
+# CCACHE_DIR=/ccache --build-arg CCACHE_READONLY=1): objects of the same sources compiled with the
+# same compiler come from it (cmake/RptCcache.cmake). Unset, this stage compiles everything.
+ARG CCACHE_DIR
+ARG CCACHE_READONLY
+ARG CCACHE_NOSTATS
+ARG CCACHE_TEMPDIR=/tmp/ccache
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRPT_BUILD_TESTS=OFF \
-      -DRPT_BUILD_BENCH=OFF -DRPT_WITH_CUDA=OFF \
+      -DRPT_BUILD_BENCH=OFF -DRPT_WITH_CUDA=OFF "-DRPT_CCACHE=${CCACHE_DIR:+ON}" \
  && cmake --build build --target rpt-server rpt-translate rpt-spans \
  && cmake --install build --prefix /opt/rpt --component runtime \
  && mkdir -p /opt/rpt/share/rpt \

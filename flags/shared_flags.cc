@@ -3,6 +3,8 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace rpt::flags {
 namespace {
 

@@ -6,14 +6,17 @@
 #include <cstddef>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "documents/segmenter.h"
 #include "engine/beam_search.h"
 #include "engine/device.h"
 #include "engine/engine.h"
 #include "engine/glossary.h"
 #include "kernels/precision.h"
+
+// CLI11 is heavy to parse: declared here, included where the flags are added.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace rpt::flags {
 

@@ -48,7 +48,12 @@ CallRecord::CallRecord(ServiceContext& service, const char* method, const char* 
       protocol_(protocol),
       number_(service.next_call_id.fetch_add(1)) {
   service_.in_flight.fetch_add(1);
-  id_ = usable_request_id(request_id) ? std::string(request_id) : "r" + std::to_string(number_);
+  if (usable_request_id(request_id)) {
+    id_ = request_id;
+  } else {
+    id_ = "r";  // appended, not "r" + ...: GCC 12's -Wrestrict misfires on that (PR 105651)
+    id_ += std::to_string(number_);
+  }
 }
 
 void CallRecord::complete(const RequestStatus& status) {

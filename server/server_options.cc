@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <CLI/CLI.hpp>
+
 #include "engine/errors.h"
 
 namespace rpt::server {

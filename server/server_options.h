@@ -5,11 +5,14 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "common/default_ports.h"
 #include "engine/beam_search.h"
 #include "flags/shared_flags.h"
+
+// CLI11 is heavy to parse: declared here, included where the flags are added.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace rpt::server {
 

@@ -11,6 +11,7 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 # What building rpt needs (the Dockerfile's build stage installs only these).
 build_packages=(
   build-essential cmake ninja-build pkg-config
+  ccache                  # cmake/RptCcache.cmake: rebuilds; the image build reuses host objects
   protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc
   golang-google-grpc-dev  # gRPC health and reflection .proto files (CMake generates C++ from them)
   libsentencepiece-dev

@@ -25,5 +25,7 @@ fi
 if [ "${RPT_IMAGE_TEST:-1}" != 0 ]; then
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" env RPT_BUILD_DIR="$build_dir" bash deploy/image/test.sh
+  # The compiler cache the build above filled (this user's, not root's under sudo).
+  "${sudo_cmd[@]}" env RPT_BUILD_DIR="$build_dir" \
+    RPT_CCACHE_DIR="$(ccache -k cache_dir 2>/dev/null || true)" bash deploy/image/test.sh
 fi

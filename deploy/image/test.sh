@@ -15,10 +15,20 @@ start=$SECONDS
 base=$(bash deploy/image/base-image.sh)
 # The image the Deployment names (rpt:0.1.0 -> localhost/rpt:0.1.0, podman's name for it).
 image=localhost/$(awk '$1 == "image:" {print $2; exit}' deploy/kubernetes/rpt.yaml)
-podman build --quiet --build-arg "DEBIAN_IMAGE=$base" --tag "$image" . > /dev/null
+# The host's compiler cache, when its build used one (cmake/RptCcache.cmake), lent read-only:
+# the build stage compiles only what the host has not (RPT_CCACHE_DIR, else ccache's own).
+cache_args=()
+cache_dir=${RPT_CCACHE_DIR:-$(ccache -k cache_dir 2>/dev/null || true)}
+if [ -n "$cache_dir" ] && [ -d "$cache_dir" ]; then
+  cache_args=(--volume "$cache_dir:/ccache:ro" --build-arg CCACHE_DIR=/ccache
+              --build-arg CCACHE_READONLY=1 --build-arg CCACHE_NOSTATS=1)
+fi
+podman build --quiet --build-arg "DEBIAN_IMAGE=$base" "${cache_args[@]}" --tag "$image" . \
+  > /dev/null
 built=$SECONDS
 size=$(podman image inspect --format '{{.Size}}' "$image")
-echo "image test: $image built in $((built - start)) s (base $base), $((size / 1000000)) MB"
+echo "image test: $image built in $((built - start)) s (base $base, compiler cache" \
+  "${cache_dir:-none}), $((size / 1000000)) MB"
 proto_dir=$(sed -n 's/^RPT_GRPC_PROTO_DIR:PATH=//p' "${RPT_BUILD_DIR:-build}/CMakeCache.txt" \
   2>/dev/null || true)
 proto_dir=${proto_dir:-/usr/share/gocode/src/google.golang.org/grpc/debian/missing-sources/grpc/grpc-proto/master}

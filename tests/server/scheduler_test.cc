@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
 #include "engine/errors.h"
