@@ -82,6 +82,7 @@ rpt::documents::SegmentationOptions segmentation(const CliOptions& cli,
       translator.model().language_pairs()[translator.options().language_pair];
   const std::string source = pair.reads_any_source() ? std::string() : pair.source;
   options.language = !cli.language.empty() ? cli.language : source.empty() ? "en" : source;
+  options.target_language = !cli.target_language.empty() ? cli.target_language : pair.target;
   if (!glossary.empty()) options.keep_together = rpt::glossary_terms_of(glossary);
   options.edge_markup_is_layout = cli.protect_spans;  // else markup is text the model reads
   return options;

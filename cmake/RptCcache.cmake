@@ -10,6 +10,9 @@
 option(RPT_CCACHE "Compile through ccache when it is installed" ON)
 find_program(RPT_CCACHE_PROGRAM ccache)
 if(RPT_CCACHE AND RPT_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
-  set(CMAKE_CXX_COMPILER_LAUNCHER env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=1
-      CCACHE_COMPILERCHECK=content CCACHE_DEPEND=1 ${RPT_CCACHE_PROGRAM})
+  # ccache keys on the locale variables too (they change the compiler's messages): one locale
+  # for every compile, so that a build stage without LANG finds what a shell with LANG stored.
+  set(CMAKE_CXX_COMPILER_LAUNCHER env -u LANG -u LC_CTYPE -u LC_MESSAGES LC_ALL=C.UTF-8
+      CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=1 CCACHE_COMPILERCHECK=content
+      CCACHE_DEPEND=1 ${RPT_CCACHE_PROGRAM})
 endif()

@@ -26,9 +26,41 @@ std::vector<std::pair<std::size_t, std::size_t>> icu_case_texts(std::string_view
 // (a translation needs the whole sentence, and word order differs between languages): "You have
 // {n, plural, one {# file} other {# files}}." becomes "{n, plural, one {You have # file.} other
 // {You have # files.}}", blank edges kept outside. nullopt when `text` is not a sentence around
-// exactly one plural, selectordinal or select argument, when the text around it holds '#' or an
-// apostrophe (ICU reads them otherwise inside a case), or when it would grow past a few KiB.
+// exactly one plural, selectordinal or select argument, when the text around it holds '#', an
+// apostrophe or a lone brace (ICU reads them otherwise inside a case), when it would grow past a
+// few KiB, or when the result would not be one message with cases (icu_case_texts).
 std::optional<std::string> with_sentence_in_cases(std::string_view text);
+
+// A case a plural message gains for its target language: the target's plural rules have a
+// category the message lacks ("few" and "many" in Russian, "two" in Welsh), and the model is
+// shown the message's "other" case with a number of that category in place of '#', so that it
+// inflects for that number: "# files" with 3 becomes "3 files" ("3 файла" in Russian).
+struct PluralSample {
+  std::string keyword;  // "few"
+  std::string number;   // "3", written where the other case has '#'
+};
+
+struct MessageWithTargetCases {
+  std::string text;  // the message with the added cases, before its "other" case
+  std::vector<PluralSample> samples;
+};
+
+// `text` (one plural message, blank edges apart: icu_case_texts) with a case for each cardinal
+// plural category of `target_language` (an ICU locale: "ru", "pl", "fr") that it has neither as
+// a keyword nor needs ("other" is always there), each the "other" case with the category's first
+// integer sample of at least 2 (else its first integer) in place of '#'. nullopt when nothing is
+// added: not one plural message, its "other" case holds no '#' or holds a message of its own,
+// the target's rules have no category the message lacks.
+std::optional<MessageWithTargetCases> with_target_plural_cases(std::string_view text,
+                                                               std::string_view target_language);
+
+// The translation of a message with_target_plural_cases made, as the target language's file
+// holds it: in each added case the sample number becomes '#' again (written with group
+// separators too: "1 000 000", "1.000.000"); a case whose translation lost its number takes
+// the "other" case's translation; an added case that then reads as "other" does is dropped
+// (ICU formats its numbers with "other" anyway). Unchanged when ICU cannot parse `translation`.
+std::string with_plural_samples_restored(std::string_view translation,
+                                         const std::vector<PluralSample>& samples);
 
 // A case's translation as ICU will read it back: an apostrophe the model wrote before '{', '}',
 // '#' or '|' ("d'{app}", "l'#", a case ending in "'" before its '}') would start quoted text and

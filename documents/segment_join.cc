@@ -38,7 +38,8 @@ std::string join_segments(const SegmentedText& text, const std::vector<std::stri
     }
     joined += text.separators[i + 1];
   }
-  return joined;
+  return text.plural_samples.empty() ? joined
+                                     : with_plural_samples_restored(joined, text.plural_samples);
 }
 
 }  // namespace rpt::documents

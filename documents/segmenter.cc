@@ -850,9 +850,15 @@ SegmentedText segment_cases(std::string_view text,
 
 SegmentedText segment_text(std::string_view text, const SegmentationOptions& options) {
   const std::optional<std::string> lifted = with_sentence_in_cases(text);
-  const std::string_view message = lifted ? std::string_view(*lifted) : text;
+  std::string_view message = lifted ? std::string_view(*lifted) : text;
+  const std::optional<MessageWithTargetCases> for_target =
+      with_target_plural_cases(message, options.target_language);
+  if (for_target) message = for_target->text;
   const auto cases = icu_case_texts(message);
-  return cases.empty() ? segment_lines(text, options) : segment_cases(message, cases, options);
+  if (cases.empty()) return segment_lines(text, options);
+  SegmentedText segmented = segment_cases(message, cases, options);
+  if (for_target) segmented.plural_samples = for_target->samples;
+  return segmented;
 }
 
 namespace {

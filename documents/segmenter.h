@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "documents/icu_message.h"
+
 namespace rpt::documents {
 
 enum class SplitSentences {
@@ -40,6 +42,9 @@ struct SegmentationOptions {
   // ICU locale of the source language ("en", "de", ...): its sentence rules and the
   // abbreviations after which a full stop ends no sentence ("e.g.", "Mr.").
   std::string language = "en";
+  // The target language ("ru", "pl"; empty: unknown): a plural message gains the cases its
+  // plural rules need and the source lacks (icu_message.h, with_target_plural_cases).
+  std::string target_language = {};
   // Called on each line or paragraph before it is cut: what must stay in one segment besides
   // protected spans (the call's glossary terms: "Acme Inc. Cloud"). Empty: nothing more.
   KeepTogether keep_together;
@@ -58,6 +63,9 @@ struct SegmentedText {
   // The segments are the case texts of one ICU message (icu_message.h): join_segments writes
   // their translations back as ICU reads them (apostrophes before syntax doubled).
   bool message_cases = false;
+  // The plural cases added for the target language, their sample numbers put back as '#' by
+  // join_segments (with_plural_samples_restored); the segments join to the message with them.
+  std::vector<PluralSample> plural_samples = {};
 };
 
 // `text` must be valid UTF-8 (the callers check it; invalid bytes are kept as layout).

@@ -293,6 +293,7 @@ RequestStatus prepare_request(const v1::TranslateRequest& request, const ServedM
       to_split(given.split_sentences(), options.text.split_sentences);
   prepared->document.segmentation.language =
       pair.source_language.empty() ? "en" : pair.source_language;
+  prepared->document.segmentation.target_language = target_language;
   prepared->return_scores = request.options().return_scores();
   prepared->return_tokens = request.options().return_tokens();
   prepared->use_cache = !request.options().has_use_cache() || request.options().use_cache();

@@ -13,10 +13,11 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-// `message` formatted by ICU for French with the arguments n (a number) and app ("Writer").
-std::string formatted(const std::string& message, int n) {
+// `message` formatted by ICU for `locale` (French unless told) with the arguments n (a number)
+// and app ("Writer").
+std::string formatted(const std::string& message, int n, const char* locale = "fr") {
   UErrorCode status = U_ZERO_ERROR;
-  icu::MessageFormat format(icu::UnicodeString::fromUTF8(message), icu::Locale("fr"), status);
+  icu::MessageFormat format(icu::UnicodeString::fromUTF8(message), icu::Locale(locale), status);
   EXPECT_TRUE(U_SUCCESS(status)) << message << ": " << u_errorName(status);
   const icu::UnicodeString names[] = {"n", "app"};
   const icu::Formattable values[] = {icu::Formattable(n), icu::Formattable("Writer")};
@@ -25,6 +26,12 @@ std::string formatted(const std::string& message, int n) {
   EXPECT_TRUE(U_SUCCESS(status)) << message << ": " << u_errorName(status);
   std::string utf8;
   return result.toUTF8String(utf8);
+}
+
+SegmentationOptions into(const char* target_language) {
+  SegmentationOptions options;
+  options.target_language = target_language;
+  return options;
 }
 
 Strings case_texts(std::string_view text) {
@@ -190,6 +197,73 @@ TEST(IcuMessage, ASourceThatQuotesSyntaxKeepsItsTranslationsQuotes) {
   EXPECT_EQ(with_case_apostrophes_escaped("Open # files", 0, "l'# fichiers", 0), "l''# fichiers");
   EXPECT_EQ(with_case_apostrophes_escaped("Open it", '}', "l'ouvrir'", '}'), "l'ouvrir''");
   EXPECT_EQ(with_case_apostrophes_escaped("Open it", '}', "l'''", '}'), "l''''");
+}
+
+// Russian has one (1, 21), few (2-4, 22-24), many (0, 5-20) and other (fractions); English
+// sources have one and other. The model sees each added case with a number of its category.
+TEST(IcuMessage, APluralGainsTheTargetLanguagesCategories) {
+  const std::string text = "{n, plural, one {# file} other {# files}}";
+  const SegmentedText s = segment_text(text, into("ru"));
+  ASSERT_TRUE(s.message_cases);
+  EXPECT_EQ(s.segments, (Strings{"# file", "2 files", "5 files", "# files"}));
+  EXPECT_EQ(s.separators, (Strings{"{n, plural, one {", "} few {", "} many {", "} other {", "}}"}));
+  ASSERT_EQ(s.plural_samples.size(), 2u);
+  EXPECT_EQ(s.plural_samples[0].keyword, "few");
+  EXPECT_EQ(s.plural_samples[1].number, "5");
+  // The numbers become '#' again; a case that reads as "other" does is dropped.
+  const std::string joined = join_segments(s, {"# файл", "2 файла", "5 файлов", "# файлов"});
+  EXPECT_EQ(joined, "{n, plural, one {# файл} few {# файла} other {# файлов}}");
+  EXPECT_EQ(formatted(joined, 1, "ru"), "1 файл");
+  EXPECT_EQ(formatted(joined, 23, "ru"), "23 файла");
+  EXPECT_EQ(formatted(joined, 7, "ru"), "7 файлов");
+  // Languages with the source's categories, or none of their own, add nothing.
+  EXPECT_TRUE(segment_text(text, into("de")).plural_samples.empty());
+  EXPECT_TRUE(segment_text(text, into("ja")).plural_samples.empty());
+  EXPECT_TRUE(segment_text(text, {}).plural_samples.empty());
+  EXPECT_EQ(segment_text(text, into("de")).segments, (Strings{"# file", "# files"}));
+  // POSIX and BCP 47 names; an explicit case the target does not name stays as it is.
+  const SegmentedText polish =
+      segment_text("{n, plural, =0 {No files} one {# file} other {# files}}", into("pl_PL.UTF-8"));
+  EXPECT_EQ(polish.segments, (Strings{"No files", "# file", "2 files", "5 files", "# files"}));
+}
+
+TEST(IcuMessage, AnAddedCaseWithoutItsNumberTakesTheOtherCase) {
+  const SegmentedText s = segment_text("{n, plural, one {# file} other {# files}}", into("ru"));
+  // "2" written as a word: the case cannot hold '#', and "other" stands for it.
+  EXPECT_EQ(join_segments(s, {"# файл", "два файла", "5 файлов", "# файлов"}),
+            "{n, plural, one {# файл} other {# файлов}}");
+  // French "many" (1,000,000) written with group separators: "1 000 000 de fichiers".
+  const SegmentedText french =
+      segment_text("{n, plural, one {# file} other {# files}}", into("fr"));
+  ASSERT_EQ(french.plural_samples.size(), 1u);
+  EXPECT_EQ(french.plural_samples[0].keyword, "many");
+  EXPECT_EQ(french.segments[1], french.plural_samples[0].number + " files");
+  const std::string joined =
+      join_segments(french, {"# fichier", "1 000 000 de fichiers", "# fichiers"});
+  EXPECT_EQ(joined, "{n, plural, one {# fichier} many {# de fichiers} other {# fichiers}}");
+  EXPECT_EQ(formatted(joined, 2000000), "2\u202f000\u202f000 de fichiers");
+  EXPECT_EQ(formatted(joined, 3), "3 fichiers");
+  // Translated as "other" is: dropped, blanks after it too.
+  EXPECT_EQ(join_segments(french, {"# fichier", "1.000.000 fichiers", "# fichiers"}),
+            "{n, plural, one {# fichier} other {# fichiers}}");
+}
+
+TEST(IcuMessage, OnlyPluralsWhoseOtherCaseShowsTheNumberGainCases) {
+  for (const std::string text : {
+           "{n, plural, one {A file} other {Files}}",                        // no '#'
+           "{n, selectordinal, one {#st} two {#nd} few {#rd} other {#th}}",  // ordinal rules
+           "{g, select, male {He} other {They}}",
+           "{n, plural, one {# file} other {{k, select, a {# files} other {# items}}}}",
+           "{n, plural, one {# file} other {# files}}, {k, plural, other {# dirs}}",  // two
+       }) {
+    const SegmentedText s = segment_text(text, into("ru"));
+    EXPECT_TRUE(s.plural_samples.empty()) << text;
+    EXPECT_EQ(join_segments(s, s.segments), text);
+  }
+  // Text that ICU cannot read back is left as the model wrote it.
+  EXPECT_EQ(
+      with_plural_samples_restored("{n, plural, one {# f} few {2 {f} other {# f}}", {{"few", "2"}}),
+      "{n, plural, one {# f} few {2 {f} other {# f}}");
 }
 
 }  // namespace
