@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -268,8 +269,9 @@ std::unique_ptr<icu::PluralRules> plural_rules(std::string_view language) {
 }
 
 // The number shown for `keyword`: its first integer sample of at least 2 (a model is likelier to
-// write 1 and 0 as words), else its first integer; empty when it has none (only decimals).
-std::string sample_number(icu::PluralRules& rules, const std::string& keyword) {
+// write 1 and 0 as words), else its first integer, that `accept` takes; empty when none does.
+std::string sample_number(icu::PluralRules& rules, const std::string& keyword,
+                          const std::function<bool(const std::string&)>& accept) {
   constexpr int32_t kSamples = 32;
   double samples[kSamples];
   UErrorCode status = U_ZERO_ERROR;
@@ -281,6 +283,7 @@ std::string sample_number(icu::PluralRules& rules, const std::string& keyword) {
     const double value = samples[i];
     if (value != std::floor(value) || value < 0 || value > 1e12) continue;
     const std::string written = std::to_string(static_cast<long long>(value));
+    if (!accept(written)) continue;
     if (value >= 2) return written;
     if (first_integer.empty()) first_integer = written;
   }
@@ -422,7 +425,10 @@ std::optional<MessageWithTargetCases> with_target_plural_cases(std::string_view 
                     [&](const auto& c) { return c.selector == keyword; })) {
       continue;
     }
-    const std::string number = sample_number(*rules, keyword);
+    // A number the case already shows would become '#' too when the translation comes back.
+    const std::string number = sample_number(*rules, keyword, [&](const std::string& n) {
+      return !with_number_as_hash(text.substr(other_begin, other_end - other_begin), n);
+    });
     if (number.empty()) continue;
     added.append(keyword).append(" {");
     std::size_t done = other_begin;

@@ -225,6 +225,12 @@ TEST(IcuMessage, APluralGainsTheTargetLanguagesCategories) {
   const SegmentedText polish =
       segment_text("{n, plural, =0 {No files} one {# file} other {# files}}", into("pl_PL.UTF-8"));
   EXPECT_EQ(polish.segments, (Strings{"No files", "# file", "2 files", "5 files", "# files"}));
+  // A sample the case already shows is passed over: "2" would come back as '#' twice.
+  const SegmentedText two =
+      segment_text("{n, plural, one {# file} other {# files in 2 dirs}}", into("ru"));
+  EXPECT_EQ(two.segments[1], "3 files in 2 dirs");
+  EXPECT_EQ(join_segments(two, two.segments),
+            "{n, plural, one {# file} other {# files in 2 dirs}}");
 }
 
 TEST(IcuMessage, AnAddedCaseWithoutItsNumberTakesTheOtherCase) {
