@@ -418,6 +418,7 @@ std::optional<MessageWithTargetCases> with_target_plural_cases(std::string_view 
   MessageWithTargetCases result;
   std::string added;
   const auto [other_begin, other_end] = message.text_of(other->message);
+  const std::string_view other_text = text.substr(other_begin, other_end - other_begin);
   for (const char* category : kPluralCategories) {
     const std::string keyword = category;
     if (!rules->isKeyword(icu::UnicodeString::fromUTF8(keyword)) ||
@@ -427,7 +428,7 @@ std::optional<MessageWithTargetCases> with_target_plural_cases(std::string_view 
     }
     // A number the case already shows would become '#' too when the translation comes back.
     const std::string number = sample_number(*rules, keyword, [&](const std::string& n) {
-      return !with_number_as_hash(text.substr(other_begin, other_end - other_begin), n);
+      return !with_number_as_hash(other_text, n);
     });
     if (number.empty()) continue;
     added.append(keyword).append(" {");
