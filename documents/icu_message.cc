@@ -238,6 +238,13 @@ class ParsedMessage {
   std::vector<std::size_t> utf8_offsets_;  // [i]: where UTF-16 unit i starts in the UTF-8 text
 };
 
+// The case of `cases` whose selector is `selector`, else cases.end().
+std::vector<ParsedMessage::Case>::const_iterator case_named(
+    const std::vector<ParsedMessage::Case>& cases, std::string_view selector) {
+  return std::find_if(cases.begin(), cases.end(),
+                      [&](const ParsedMessage::Case& c) { return c.selector == selector; });
+}
+
 // True when an apostrophe in `text` would start quoted text: a run of an odd number of them
 // before '{', '}', '#' or '|' (`next` stands after the text's end; "''" is one literal
 // apostrophe).
@@ -407,8 +414,7 @@ std::optional<MessageWithTargetCases> with_target_plural_cases(std::string_view 
     return std::nullopt;
   }
   const auto cases = message.selected_cases(argument);
-  const auto other =
-      std::find_if(cases.begin(), cases.end(), [](const auto& c) { return c.selector == "other"; });
+  const auto other = case_named(cases, "other");
   if (other == cases.end()) return std::nullopt;
   const std::optional<std::vector<int32_t>> numbers = message.number_parts(other->message);
   if (!numbers || numbers->empty()) return std::nullopt;
@@ -422,14 +428,12 @@ std::optional<MessageWithTargetCases> with_target_plural_cases(std::string_view 
   for (const char* category : kPluralCategories) {
     const std::string keyword = category;
     if (!rules->isKeyword(icu::UnicodeString::fromUTF8(keyword)) ||
-        std::any_of(cases.begin(), cases.end(),
-                    [&](const auto& c) { return c.selector == keyword; })) {
+        case_named(cases, keyword) != cases.end()) {
       continue;
     }
     // A number the case already shows would become '#' too when the translation comes back.
-    const std::string number = sample_number(*rules, keyword, [&](const std::string& n) {
-      return !with_number_as_hash(other_text, n);
-    });
+    const std::string number = sample_number(
+        *rules, keyword, [&](const std::string& n) { return !with_number_as_hash(other_text, n); });
     if (number.empty()) continue;
     added.append(keyword).append(" {");
     std::size_t done = other_begin;
@@ -455,8 +459,7 @@ std::string with_plural_samples_restored(std::string_view translation,
   const int32_t argument = message.sole_argument(0);
   if (argument < 0) return restored;
   const auto cases = message.selected_cases(argument);
-  const auto other =
-      std::find_if(cases.begin(), cases.end(), [](const auto& c) { return c.selector == "other"; });
+  const auto other = case_named(cases, "other");
   if (other == cases.end()) return restored;
   const auto [other_begin, other_end] = message.text_of(other->message);
   const std::string_view other_text = translation.substr(other_begin, other_end - other_begin);
