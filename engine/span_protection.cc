@@ -219,10 +219,10 @@ SpanProtector::SpanProtector(std::shared_ptr<const Model> model) : model_(std::m
     const std::string& piece = source.to_token(id);
     const auto spans = find_protected_spans(piece, {.accelerators = false});
     if (spans.size() != 1 || spans[0].begin != 0 || spans[0].end != piece.size()) continue;
-    // ° © are words of the model, and a piece that reads as an address (a host name) is a word
-    // too: neither is a placeholder to mask with.
+    // ° © are words of the model, and so are a piece that reads as an address (a host name) and
+    // brackets ("(", "[."): none is a placeholder to mask with.
     if (spans[0].kind == SpanKind::kSymbol || spans[0].kind == SpanKind::kUrl ||
-        spans[0].kind == SpanKind::kPluralNumber) {
+        spans[0].kind == SpanKind::kPluralNumber || spans[0].kind == SpanKind::kLoneBracket) {
       continue;
     }
     if (!model_->target_vocabulary().contains(piece)) continue;

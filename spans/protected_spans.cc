@@ -17,6 +17,7 @@
 #include "spans/span_emphasis.h"
 #include "spans/span_option.h"
 #include "spans/span_format.h"
+#include "spans/span_lone_bracket.h"
 #include "spans/span_markup.h"
 
 namespace rpt {
@@ -270,6 +271,16 @@ std::vector<ProtectedSpan> symbol_spans(std::string_view text, const std::vector
   return symbols;
 }
 
+// One flag per byte of `text`: whether one of `spans` holds it.
+std::vector<bool> covered_by(const std::vector<ProtectedSpan>& spans, std::string_view text) {
+  std::vector<bool> covered(text.size(), false);
+  for (const ProtectedSpan& span : spans) {
+    std::fill(covered.begin() + static_cast<long>(span.begin),
+              covered.begin() + static_cast<long>(span.end), true);
+  }
+  return covered;
+}
+
 // The spans found word by word, before the scan for markers: web and mail addresses (kUrl) and
 // command-line options (kCode), in text order; where both claim a word the earlier start wins
 // ("--url=https://example.com" is one option).
@@ -367,14 +378,18 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     }
   }
 
+  if (text.find_first_of("()[]{}") != std::string_view::npos) {
+    std::vector<ProtectedSpan> lone;
+    for (const auto& [first, second] :
+         spans::find_lone_bracket_words(text, covered_by(result, text))) {
+      lone.push_back({first, second, SpanKind::kLoneBracket, -1});
+    }
+    merge_spans(result, lone);
+  }
+
   if (std::any_of(text.begin(), text.end(),
                   [](char c) { return static_cast<unsigned char>(c) >= 0xC2; })) {
-    std::vector<bool> covered(text.size(), false);
-    for (const ProtectedSpan& span : result) {
-      std::fill(covered.begin() + static_cast<long>(span.begin),
-                covered.begin() + static_cast<long>(span.end), true);
-    }
-    merge_spans(result, symbol_spans(text, covered));
+    merge_spans(result, symbol_spans(text, covered_by(result, text)));
   }
 
   if (options.accelerators && text.find_first_of("&_") != std::string_view::npos) {
@@ -450,6 +465,8 @@ const char* span_kind_name(SpanKind kind) {
       return "number";
     case SpanKind::kPluralNumber:
       return "plural_number";
+    case SpanKind::kLoneBracket:
+      return "lone_bracket";
   }
   return "unknown";
 }

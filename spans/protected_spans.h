@@ -33,6 +33,7 @@ enum class SpanKind {
             // prose: --dry-run, --color[=WHEN], -r
   kNumber,  // 2024, 10:30, 2024-01-03, 1.5, 1,234,567 (two digits or a separator)
   kPluralNumber,  // # standing alone: an ICU plural case's number ("{n, plural, other {# files}}")
+  kLoneBracket,   // a bracket nothing pairs, with the syntax around it: "(" "\(" "[^" "(?C" "1)"
 };
 
 struct ProtectedSpan {
@@ -62,8 +63,8 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
 void merge_spans(std::vector<ProtectedSpan>& spans, const std::vector<ProtectedSpan>& added);
 
 // "printf", "percent", "positional", "brace", "icu_message", "variable", "tag", "entity",
-// "escape", "accelerator", "symbol", "url", "code", "number", "plural_number": the names rpt-spans
-// prints and the metrics use.
+// "escape", "accelerator", "symbol", "url", "code", "number", "plural_number", "lone_bracket": the
+// names rpt-spans prints and the metrics use.
 const char* span_kind_name(SpanKind kind);
 
 }  // namespace rpt

@@ -116,6 +116,28 @@ TEST(Segmenter, OptionColumnsOfHelpTextsAreLayout) {
             (Strings{"-5 degrees is cold", "item one", "see below"}));
 }
 
+// A term of syntax and its description, as date's and diff's --help list format directives and
+// metavariables: the term is layout (en-de wrote "%[-][VREC]][.[PREC]] printf-Stil{doxX}LETTER"
+// and "Spaltennummer" for "F  first line number").
+TEST(Segmenter, SyntaxTermColumnsOfHelpTextsAreLayout) {
+  const SegmentedText s = segment(
+      "  %%   a literal %\n"
+      "  %a   locale's abbreviated weekday name (e.g., Sun)\n"
+      "  %[-][WIDTH][.[PREC]]{doxX}LETTER  printf-style spec for LETTER\n"
+      "      F  first line number\n"
+      "  GTYPE  input group type\n"
+      "%c'C'  the single character C\n");
+  EXPECT_EQ(s.segments, (Strings{"a literal %", "locale's abbreviated weekday name (e.g., Sun)",
+                                 "printf-style spec for LETTER", "first line number",
+                                 "input group type", "the single character C"}));
+  EXPECT_EQ(s.separators, (Strings{"  %%   ", "\n  %a   ", "\n  %[-][WIDTH][.[PREC]]{doxX}LETTER  ",
+                                   "\n      F  ", "\n  GTYPE  ", "\n%c'C'  ", "\n"}));
+  // Prose: a word and two blanks at a line's start, one blank after a directive, a name not
+  // indented, a term with nothing after it.
+  EXPECT_EQ(segment("Note:  read this\n%s was saved\nFILE  is missing\n  %d  ").segments,
+            (Strings{"Note:  read this", "%s was saved", "FILE  is missing"}));
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);

@@ -67,6 +67,7 @@ constexpr SpanKind U = SpanKind::kUrl;
 constexpr SpanKind C = SpanKind::kCode;
 constexpr SpanKind N = SpanKind::kNumber;
 constexpr SpanKind Num = SpanKind::kPluralNumber;
+constexpr SpanKind Lone = SpanKind::kLoneBracket;
 
 // Web and mail addresses, with a scheme or without: hosts with a path or port, www., e-mail;
 // the punctuation around them is not theirs; a tag that holds one wins (leftmost).
@@ -154,6 +155,53 @@ TEST(ProtectedSpans, CommandLineOptions) {
     const std::vector<ProtectedSpan> spans = find_protected_spans(text);
     EXPECT_TRUE(spans.empty()) << describe(text, spans);
   }
+}
+
+// A bracket nothing pairs, with the syntax around it, is copied as written (the demo models
+// closed "\(" as "\(n)" and repeated "[:" ten times); its prose punctuation and quotation marks
+// are not its own. Pairs, intervals, words and placeholders around a bracket are not spans.
+TEST(ProtectedSpans, LoneBrackets) {
+  expect_table({
+      {"Unmatched ( or \\(", {{"(", Lone}, {"\\(", Lone}}},
+      {"Unmatched [, [^, [:, [., or [=",
+       {{"[", Lone}, {"[^", Lone}, {"[:", Lone}, {"[.", Lone}, {"[=", Lone}}},
+      {"missing ) after (?C or (?P", {{")", Lone}, {"(?C", Lone}, {"(?P", Lone}}},
+      {"')' expected", {{")", Lone}}},
+      {"Missing ).", {{")", Lone}}},
+      {"To number \"1.)\", enter \".)\" here.", {{"1.)", Lone}, {".)", Lone}}},
+      {"Choose: a) Red, b) Blue.", {{"a)", Lone}, {"b)", Lone}}},
+      {"That was fun :-)", {{":-)", Lone}}},
+      {"Unmatched \\{ after ( x )", {{"\\{", Lone}}},
+      // The escaped pair is a pair; the plain bracket inside it is alone.
+      {"Use \\( [ \\) here", {{"[", Lone}}},
+      // The brackets inside a span are the span's.
+      {"Expected %<(%> at %C", {{"%<(%>", P}, {"%C", P}}},
+  });
+  for (const char* text :
+       {"Read the notes (see below) now.", "See [1] and [2].", "in [0, 1) or (0, 1]",
+        "Use \\(foo\\) to group", "(see the manual", "f(x) = [a]", "word) and (other", "(\xC3\xA9",
+        "(0123456789abcdefghij"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    EXPECT_TRUE(spans.empty()) << describe(text, spans);
+  }
+  // A lone bracket touching a placeholder is the placeholder's neighbour, not a span.
+  for (const char* text : {"\"%s\")", "({0}", "[%1"}) {
+    const std::vector<ProtectedSpan> spans = find_protected_spans(text);
+    ASSERT_EQ(spans.size(), 1u) << describe(text, spans);
+    EXPECT_NE(spans[0].kind, Lone) << describe(text, spans);
+  }
+  // 200,000 brackets, each alone or closing another kind's: linear.
+  const std::string many = std::string(100000, '(') + std::string(100000, ']');
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<ProtectedSpan> spans = find_protected_spans(many);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  EXPECT_TRUE(spans.empty());  // one word of 200,000 bytes: no span
+  const std::string words = [] {
+    std::string text;
+    for (int i = 0; i < 50000; ++i) text += "( } ";
+    return text;
+  }();
+  EXPECT_EQ(find_protected_spans(words).size(), 100000u);
 }
 
 // Markdown's emphasis markers are tags that open and close alike: paired as md4c (CommonMark)
@@ -334,8 +382,8 @@ TEST(ProtectedSpans, IcuMessages) {
        {{"{0, number}", Icu}, {"{d, date, short}", Icu}, {"{t, time}", Icu}}},
       {"{a, plural, one {{b, select, x {#} other {y}}} other {z}}",
        {{"{a, plural, one {{b, select, x {#} other {y}}} other {z}}", Icu}}},
-      // Unbalanced: not a message; its inner fields still are fields.
-      {"{a, plural, one {x} other {y}", {{"{x}", Br}, {"{y}", Br}}},
+      // Unbalanced: not a message; its inner fields still are fields, its first brace a lone one.
+      {"{a, plural, one {x} other {y}", {{"{a", Lone}, {"{x}", Br}, {"{y}", Br}}},
   });
 }
 
@@ -404,7 +452,7 @@ TEST(ProtectedSpans, NumberedTags) {
       {"x <0 > y, a<12345>b", {{"12345", N}}},  // no tag: a number between two brackets
       // i18next's, Mustache's and Jinja's double braces are one span.
       {"Hi {{ user.name }}, {{count|upper}} {{}} {{ a b",
-       {{"{{ user.name }}", Br}, {"{{count|upper}}", Br}, {"{}", Br}}},
+       {{"{{ user.name }}", Br}, {"{{count|upper}}", Br}, {"{}", Br}, {"{{", Lone}}},
   });
 }
 
@@ -458,8 +506,8 @@ TEST(ProtectedSpans, NotSpans) {
       {"%100 and %0", {}},
       {"function() { return 0; }", {}},
       {"{ \"a\": 1 }", {}},
-      {"{ unbalanced", {}},
-      {"} {", {}},
+      {"{ unbalanced", {{"{", Lone}}},  // no field: a brace nothing pairs
+      {"} {", {{"}", Lone}, {"{", Lone}}},
       {"{...} {!} {K,M,G}", {}},
       {"<old>=<new>", {}},
       {"a < b > c", {}},
@@ -549,6 +597,7 @@ TEST(ProtectedSpans, KindNames) {
   EXPECT_STREQ(span_kind_name(SpanKind::kCode), "code");
   EXPECT_STREQ(span_kind_name(SpanKind::kNumber), "number");
   EXPECT_STREQ(span_kind_name(SpanKind::kPluralNumber), "plural_number");
+  EXPECT_STREQ(span_kind_name(SpanKind::kLoneBracket), "lone_bracket");
 }
 
 }  // namespace
