@@ -99,11 +99,15 @@ std::pair<std::size_t, std::size_t> without_punctuation(std::string_view text, s
   return without_quotes(text, begin, end);
 }
 
-// Whether text[begin, end) reads as syntax, not a word: no two letters in a row, ASCII only.
+// Whether `word` reads as syntax, not prose: ASCII, no two letters in a row, and no opening
+// bracket right before a letter ("(a third per turn," is a clause cut from its sentence).
 bool is_syntax(std::string_view word) {
   for (std::size_t i = 0; i < word.size(); ++i) {
     if (static_cast<unsigned char>(word[i]) >= 0x80) return false;
-    if (i > 0 && is_letter(word[i - 1]) && is_letter(word[i])) return false;
+    if (i > 0 && is_letter(word[i]) &&
+        (is_letter(word[i - 1]) || std::strchr("([{", word[i - 1]) != nullptr)) {
+      return false;
+    }
   }
   return true;
 }

@@ -9,9 +9,11 @@
 // with the nearest open one of its kind, closing those opened after it); an escaped bracket
 // (\( \) ...) pairs only with escaped ones. A lone bracket's word (a run of non-blanks, less a
 // trailing , or ; and the quotation marks around it: the ( of "'(' expected", whose quotes
-// translators localize) is a span when it has no run of two letters, nothing outside ASCII, no
-// byte of an earlier span and at most kMaxLoneBracketWordBytes: "(", "\(", "[^", "(?C", "1)",
-// ":-)", ").". Not spans: "(see below" (a word), "%s)" (holds a placeholder), brackets that pair.
+// translators localize) is a span when it has no run of two letters, no letter right after an
+// opening bracket, nothing outside ASCII, no byte of an earlier span and at most
+// kMaxLoneBracketWordBytes: "(", "\(", "[^", "(?C", "1)", ":-)", ")". Not spans: "(see below"
+// and "(a" (words: a clause cut from its sentence begins so), "%s)" (holds a placeholder),
+// brackets that pair.
 #pragma once
 
 #include <cstddef>

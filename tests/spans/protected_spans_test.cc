@@ -180,7 +180,7 @@ TEST(ProtectedSpans, LoneBrackets) {
   for (const char* text :
        {"Read the notes (see below) now.", "See [1] and [2].", "in [0, 1) or (0, 1]",
         "Use \\(foo\\) to group", "(see the manual", "f(x) = [a]", "word) and (other", "(\xC3\xA9",
-        "(0123456789abcdefghij"}) {
+        "(0123456789abcdefghij", "(a third per turn,", "[b", "\\(x"}) {
     const std::vector<ProtectedSpan> spans = find_protected_spans(text);
     EXPECT_TRUE(spans.empty()) << describe(text, spans);
   }
@@ -382,8 +382,8 @@ TEST(ProtectedSpans, IcuMessages) {
        {{"{0, number}", Icu}, {"{d, date, short}", Icu}, {"{t, time}", Icu}}},
       {"{a, plural, one {{b, select, x {#} other {y}}} other {z}}",
        {{"{a, plural, one {{b, select, x {#} other {y}}} other {z}}", Icu}}},
-      // Unbalanced: not a message; its inner fields still are fields, its first brace a lone one.
-      {"{a, plural, one {x} other {y}", {{"{a", Lone}, {"{x}", Br}, {"{y}", Br}}},
+      // Unbalanced: not a message; its inner fields still are fields.
+      {"{a, plural, one {x} other {y}", {{"{x}", Br}, {"{y}", Br}}},
   });
 }
 
