@@ -1,6 +1,6 @@
 // rpt-translate: offline translation, source lines on stdin, translations on stdout, streamed in
-// input order; --format html|xml|po|xliff|json translates one document or localization file. The
-// options and what each does: docs/offline.md "rpt-translate".
+// input order; --format markdown|html|xml|po|xliff|json translates one document or localization
+// file. The options and what each does: docs/offline.md "rpt-translate".
 //
 //   rpt-translate --model models/en-de [--beam-size 4] [--n-best 1] [--with-scores] < in > out
 //   rpt-translate --model models/en-de --format po --input app.pot --output de.po
@@ -92,7 +92,8 @@ rpt::documents::SegmentationOptions segmentation(const CliOptions& cli,
 std::string document_option_conflict(const CliOptions& cli) {
   if (cli.format == "text") {
     if (cli.input.empty() && cli.output.empty()) return {};
-    return "--input and --output go with --format html|xml|po|xliff|json (text streams stdin)";
+    return "--input and --output go with --format markdown|html|xml|po|xliff|json (text streams "
+           "stdin)";
   }
   if (cli.decoding.n_best > 1) {
     return "--n-best " + std::to_string(cli.decoding.n_best) +
@@ -179,7 +180,8 @@ rpt::tools::DocumentTranslationOptions document_translation_options(
   return options;
 }
 
-// --format html|xml|po|xliff|json: the input as one document, its translation to the output.
+// --format markdown|html|xml|po|xliff|json: the input as one document, its translation to the
+// output.
 int translate_whole_document(const CliOptions& cli, const rpt::Translator& translator,
                              const rpt::GlossaryUse& glossary) {
   const auto start = std::chrono::steady_clock::now();
@@ -385,13 +387,14 @@ int main(int argc, char** argv) {
                  "Source language: its sentence rules cut lines and, with --target-language, it "
                  "picks a multilingual model's language pair (default: the model's)");
   app.add_option("--format", cli.format,
-                 "text: each stdin line translated on its own; html, xml: all of stdin one "
+                 "text: each stdin line translated on its own; markdown: all of stdin one "
+                 "text, its code blocks (fenced, indented) kept; html, xml: all of stdin one "
                  "document (or fragment) translated with its markup kept, written to stdout as "
                  "it comes back, nothing added; po, xliff, json: a gettext catalogue, XLIFF "
                  "file or JSON resource file with its missing translations filled in (--n-best 1 "
                  "only, no --with-scores, "
                  "--inter-threads unused; a file that cannot be parsed exits 1)")
-      ->check(CLI::IsMember({"text", "html", "xml", "po", "xliff", "json"}))
+      ->check(CLI::IsMember({"text", "html", "xml", "po", "xliff", "json", "markdown"}))
       ->capture_default_str();
   app.add_option("--ignore-tags", cli.ignore_tags,
                  "--format html|xml: elements whose content is left untouched, comma-separated "

@@ -25,8 +25,10 @@ Document Document::parse(std::string_view text, const DocumentOptions& options, 
     }
     return document;
   }
-  if (options.format == TextFormat::kText) {
-    document.parts_.push_back(segment_text(text, options.segmentation));
+  if (options.format == TextFormat::kText || options.format == TextFormat::kMarkdown) {
+    SegmentationOptions segmentation = options.segmentation;
+    segmentation.markdown = options.format == TextFormat::kMarkdown;
+    document.parts_.push_back(segment_text(text, segmentation));
     return document;
   }
   MarkupOptions markup;

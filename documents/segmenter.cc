@@ -15,6 +15,7 @@
 
 #include "common/text_hygiene.h"
 #include "documents/bracket_pairs.h"
+#include "documents/code_blocks.h"
 #include "documents/icu_message.h"
 #include "documents/option_column.h"
 #include "spans/protected_spans.h"
@@ -810,11 +811,26 @@ SegmentedText segment_lines(std::string_view text, const SegmentationOptions& op
   for (std::size_t i = 0; i < lines.size(); ++i) {
     blank[i] = is_blank_text(text.substr(lines[i].begin, lines[i].end - lines[i].begin));
   }
+  // Lines of code blocks are layout, and end a paragraph.
+  std::vector<bool> code(lines.size(), false);
+  {
+    std::size_t line = 0;
+    for (const auto& [first, last] : code_blocks(text, {.indented = options.markdown})) {
+      while (line < lines.size() && lines[line].end < first) ++line;
+      for (; line < lines.size() && lines[line].begin < last; ++line) code[line] = true;
+    }
+  }
   // A block: one line, or with kSentences a paragraph (lines up to a blank one).
   for (std::size_t i = 0; i < lines.size();) {
     std::size_t last = i;
+    if (code[i]) {
+      out.layout(lines[i].begin, lines[i].end);
+      if (last + 1 < lines.size()) out.layout(lines[last].end, lines[last + 1].begin);
+      i = last + 1;
+      continue;
+    }
     if (options.split == SplitSentences::kSentences) {
-      while (last + 1 < lines.size() && !blank[last + 1] && !blank[i]) ++last;
+      while (last + 1 < lines.size() && !blank[last + 1] && !code[last + 1] && !blank[i]) ++last;
     }
     split_block(text, lines[i].begin, lines[last].end, options, headings, out);
     if (last + 1 < lines.size()) out.layout(lines[last].end, lines[last + 1].begin);

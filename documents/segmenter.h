@@ -52,6 +52,9 @@ struct SegmentationOptions {
   // out of what the model reads and put back at the same edge. false: it is text, for callers
   // that send markup to the model as plain text (span protection off).
   bool edge_markup_is_layout = true;
+  // The text is a Markdown document: indented code blocks are layout too (fenced ones always
+  // are; documents/code_blocks.h).
+  bool markdown = false;
 };
 
 struct SegmentedText {

@@ -12,8 +12,9 @@ TextFormat parse_text_format(std::string_view name) {
   if (name == "po" || name == "pot") return TextFormat::kPo;
   if (name == "xliff" || name == "xlf") return TextFormat::kXliff;
   if (name == "json" || name == "arb") return TextFormat::kJson;
+  if (name == "markdown" || name == "md") return TextFormat::kMarkdown;
   throw std::invalid_argument("format is '" + std::string(name) +
-                              "'; it must be text, html, xml, po, xliff or json");
+                              "'; it must be text, html, xml, po, xliff, json or markdown");
 }
 
 const char* text_format_name(TextFormat format) {
@@ -30,6 +31,8 @@ const char* text_format_name(TextFormat format) {
       return "xliff";
     case TextFormat::kJson:
       return "json";
+    case TextFormat::kMarkdown:
+      return "markdown";
   }
   return "text";
 }

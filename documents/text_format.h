@@ -1,4 +1,5 @@
-// What a text is: plain text, an HTML or XML document (or fragment), or a localization file
+// What a text is: plain text, a Markdown document, an HTML or XML document (or fragment), or a
+// localization file
 // (gettext PO/POT, XLIFF, JSON) whose missing translations are filled in.
 #pragma once
 
@@ -6,9 +7,10 @@
 
 namespace rpt::documents {
 
-enum class TextFormat { kText, kHtml, kXml, kPo, kXliff, kJson };
+enum class TextFormat { kText, kHtml, kXml, kPo, kXliff, kJson, kMarkdown };
 
-// "text", "html", "xml", "po" (also "pot"), "xliff" (also "xlf"), "json" (also "arb"); parse throws
+// "text", "html", "xml", "po" (also "pot"), "xliff" (also "xlf"), "json" (also "arb"),
+// "markdown" (also "md": plain text whose indented code blocks are code too); parse throws
 // std::invalid_argument naming the choices.
 TextFormat parse_text_format(std::string_view name);
 const char* text_format_name(TextFormat format);

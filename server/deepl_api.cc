@@ -506,6 +506,8 @@ constexpr DocumentFormat kDocumentFormats[] = {
     {".pot", v1::TEXT_FORMAT_PO, "text/x-po; charset=utf-8"},
     {".json", v1::TEXT_FORMAT_JSON, "application/json"},
     {".arb", v1::TEXT_FORMAT_JSON, "application/json"},
+    {".md", v1::TEXT_FORMAT_MARKDOWN, "text/markdown; charset=utf-8"},
+    {".markdown", v1::TEXT_FORMAT_MARKDOWN, "text/markdown; charset=utf-8"},
 };
 
 const DocumentFormat* document_format(const std::string& filename) {

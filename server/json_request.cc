@@ -247,7 +247,7 @@ RequestStatus read_options(const json& body, v1::DecodingOptions* options) {
   accept_short_name(given, "split_sentences", "SPLIT_SENTENCES_",
                     {"auto", "newlines", "sentences", "none"});
   accept_short_name(given, "format", "TEXT_FORMAT_",
-                    {"text", "html", "xml", "po", "xliff", "json"});
+                    {"text", "html", "xml", "po", "xliff", "json", "markdown"});
   const auto parsed = google::protobuf::util::JsonStringToMessage(given.dump(), options);
   if (!parsed.ok()) return invalid("options: " + std::string(parsed.message()));
   return RequestStatus::Ok();

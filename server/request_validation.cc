@@ -151,6 +151,8 @@ documents::TextFormat to_format(v1::TextFormat format) {
       return documents::TextFormat::kXliff;
     case v1::TEXT_FORMAT_JSON:
       return documents::TextFormat::kJson;
+    case v1::TEXT_FORMAT_MARKDOWN:
+      return documents::TextFormat::kMarkdown;
     default:
       return documents::TextFormat::kText;
   }

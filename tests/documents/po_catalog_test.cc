@@ -403,6 +403,8 @@ TEST(PoCatalog, FormatNames) {
   EXPECT_EQ(parse_text_format("pot"), TextFormat::kPo);
   EXPECT_EQ(parse_text_format("xlf"), TextFormat::kXliff);
   EXPECT_STREQ(text_format_name(TextFormat::kXliff), "xliff");
+  EXPECT_EQ(parse_text_format("md"), TextFormat::kMarkdown);
+  EXPECT_STREQ(text_format_name(TextFormat::kMarkdown), "markdown");
   EXPECT_THROW(parse_text_format("docx"), std::invalid_argument);
   EXPECT_THROW(Catalog::parse("", TextFormat::kHtml, {}), std::invalid_argument);
 }

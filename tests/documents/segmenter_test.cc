@@ -138,6 +138,42 @@ TEST(Segmenter, SyntaxTermColumnsOfHelpTextsAreLayout) {
             (Strings{"Note:  read this", "%s was saved", "FILE  is missing"}));
 }
 
+// A code block's lines are layout (documents/code_blocks.h): given a README, the demo models
+// rewrote its commands and turned the fence "```sh" into "»inline«".
+TEST(Segmenter, FencedCodeBlocksAreLayout) {
+  const std::string readme =
+      "Run this:\n\n```sh\npip install --upgrade example\nexport PATH=$HOME/bin:$PATH\n```\n\n"
+      "Then open the file.\n~~~\nSave it\n~~~\n";
+  for (const SplitSentences split : {SplitSentences::kAuto, SplitSentences::kSentences}) {
+    const SegmentedText s = segment(readme, split);
+    EXPECT_EQ(s.segments, (Strings{"Run this:", "Then open the file."}));
+    EXPECT_EQ(s.separators[1],
+              "\n\n```sh\npip install --upgrade example\nexport PATH=$HOME/bin:$PATH\n```\n\n");
+    expect_round_trip(readme, split);
+  }
+  // In a list item and a quotation, with CRLF line breaks; a block with no code but its info
+  // string; an unclosed fence runs to the end, as CommonMark reads it.
+  EXPECT_EQ(segment("- Install it:\r\n  ```\r\n  make install\r\n  ```\r\n- Done.").segments,
+            (Strings{"Install it:", "Done."}));
+  EXPECT_EQ(segment("> Quote\n> ```js\n> let x = 1;\n> ```\nAfter").segments,
+            (Strings{"Quote", "After"}));
+  EXPECT_EQ(segment("Before\n```python\n```\nAfter").segments, (Strings{"Before", "After"}));
+  EXPECT_EQ(segment("Before\n```\nrun it\nand this").segments, Strings{"Before"});
+  // Not code: backticks inside a line, inline code, fewer than three.
+  EXPECT_EQ(segment("Type ``` to open a block.\n``Open`` it\n`` not a fence").segments,
+            (Strings{"Type ``` to open a block.", "``Open`` it", "not a fence"}));
+}
+
+// Four blanks of indentation are code only in a Markdown document: in plain text they are a --help
+// text's or a letter's layout.
+TEST(Segmenter, IndentedCodeBlocksAreLayoutInMarkdown) {
+  const std::string text = "Example:\n\n    make install\n    make check\n\nDone.";
+  EXPECT_EQ(segment(text).segments, (Strings{"Example:", "make install", "make check", "Done."}));
+  const SegmentedText markdown = segment_text(text, {.keep_together = {}, .markdown = true});
+  EXPECT_EQ(markdown.segments, (Strings{"Example:", "Done."}));
+  EXPECT_EQ(markdown.separators[1], "\n\n    make install\n    make check\n\n");
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);

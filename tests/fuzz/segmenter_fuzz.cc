@@ -32,12 +32,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (SplitSentences split : {SplitSentences::kAuto, SplitSentences::kNewlines,
                                SplitSentences::kSentences, SplitSentences::kNone}) {
     // Into Russian a plural gains cases (few, many); given back as their own translations
-    // they read as "other" does and are dropped, so the round trip holds for them too.
+    // they read as "other" does and are dropped, so the round trip holds for them too. Read as
+    // Markdown in the sentence mode (indented code blocks layout too).
     SegmentedText segmented =
         segment_text(text, {.split = split,
                             .language = "en",
                             .target_language = split == SplitSentences::kAuto ? "ru" : "",
-                            .keep_together = {}});
+                            .keep_together = {},
+                            .markdown = split == SplitSentences::kSentences});
     check(segmented.separators.size() == segmented.segments.size() + 1, "separator count");
     check(join_segments(segmented, segmented.segments) == whole, "round trip");
     for (const auto& segment : segmented.segments) {

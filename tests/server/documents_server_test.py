@@ -51,6 +51,15 @@ class DocumentsServerTest(unittest.TestCase):
         cls.grpc.close()
         cls.server.close()
 
+    def both_protocols(self, text, grpc_format, json_format):
+        """(protocol, (translation, segments)) of `text` in a format, over gRPC and JSON."""
+        out = self.grpc.translate("en-de", [text], format=grpc_format).translations[0]
+        yield "gRPC", (out.hypotheses[0].text, out.segments)
+        status, _, body = self.server.translate({"texts": [text], "options": {"format": json_format}})
+        self.assertEqual(status, 200, body)
+        yield "JSON", (body["translations"][0]["hypotheses"][0]["text"],
+                       body["translations"][0]["segments"])
+
     def test_paragraphs_keep_their_layout_byte_for_byte(self):
         rng = random.Random(3)
         cases = [paragraph(rng, rng.randint(1, 8)) for _ in range(40)]
@@ -124,17 +133,8 @@ class DocumentsServerTest(unittest.TestCase):
                 "<script>var s = 'Save the file.';</script>"
                 "<img src=\"a.png\" alt=\"Open a new window.\"><!-- Save the file. -->"
                 "<ul><li>Do you want to quit?</li><li>Save &amp; quit.</li></ul></body></html>")
-        for protocol in ("gRPC", "JSON"):
+        for protocol, (text, segments) in self.both_protocols(page, 2, "html"):
             with self.subTest(protocol=protocol):
-                if protocol == "gRPC":
-                    out = self.grpc.translate("en-de", [page], format=2).translations[0]
-                    text, segments = out.hypotheses[0].text, out.segments
-                else:
-                    status, _, body = self.server.translate(
-                        {"texts": [page], "options": {"format": "html"}})
-                    self.assertEqual(status, 200, body)
-                    text = body["translations"][0]["hypotheses"][0]["text"]
-                    segments = body["translations"][0]["segments"]
                 self.assertGreaterEqual(segments, 7)
 
                 def shape(html):
@@ -150,6 +150,23 @@ class DocumentsServerTest(unittest.TestCase):
                     self.assertIn(kept, text)
                 self.assertIn("<h1>" + self.alone["Open a new window."] + "</h1>", text)
                 self.assertNotIn("<h1>Open a new window.</h1>", text)
+
+    def test_markdown_keeps_its_code_blocks(self):
+        fenced = "```sh\nSave the file.\nmake install\n```"
+        indented = "    Open a new window.\n    make check"
+        readme = ("# Save the file.\n\n" + fenced + "\n\nDo you want to quit?\n\n" + indented +
+                  "\n\n- Open a new window.\n")
+        for protocol, (text, segments) in self.both_protocols(readme, 7, "markdown"):
+            with self.subTest(protocol=protocol):
+                self.assertEqual(segments, 3)
+                self.assertEqual(text, (
+                    "# " + self.alone["Save the file."] + "\n\n" + fenced + "\n\n" +
+                    self.alone["Do you want to quit?"] + "\n\n" + indented + "\n\n- " +
+                    self.alone["Open a new window."] + "\n"))
+        # As plain text, the fenced block is code too; the indented lines are prose.
+        reply = self.grpc.translate("en-de", [readme]).translations[0]
+        self.assertEqual(reply.segments, 5)
+        self.assertIn(fenced, reply.hypotheses[0].text)
 
     def test_xml_must_be_well_formed(self):
         status, _, body = self.server.translate(
