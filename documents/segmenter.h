@@ -53,7 +53,8 @@ struct SegmentationOptions {
   // that send markup to the model as plain text (span protection off).
   bool edge_markup_is_layout = true;
   // The text is a Markdown document: indented code blocks are layout too (fenced ones always
-  // are; documents/code_blocks.h).
+  // are), and a paragraph wrapped over lines is one block, cut into sentences whatever `split`
+  // but kNewlines says (documents/markdown_blocks.h).
   bool markdown = false;
 };
 

@@ -167,7 +167,13 @@ std::vector<std::pair<std::size_t, std::size_t>> find_addresses(std::string_view
       --end;
     }
     if (end > begin) {
-      const auto address = address_in(text, begin, end);
+      auto address = address_in(text, begin, end);
+      // Angle brackets around the whole address are its own (a Markdown autolink, "Name
+      // <user@example.com>"): the models dropped them or wrote the address after the sentence.
+      if (address.first == i && address.second == word_end && i > 0 && text[i - 1] == '<' &&
+          word_end < text.size() && text[word_end] == '>') {
+        address = {i - 1, word_end + 1};
+      }
       if (address.second > address.first) addresses.push_back(address);
     }
     i = word_end;

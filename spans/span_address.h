@@ -14,6 +14,8 @@
 //     in lower case ending in one of kWebDomains: example.com, rpt.dev.
 //   - a Markdown link's or image's destination, whatever it is: the setup.md of
 //     [the manual](setup.md), the logo.png of ![Logo](logo.png).
+// An address with nothing but angle brackets around it takes them: <user@example.com>,
+// <https://example.com> (Markdown's autolinks, a mail's "Name <user@example.com>").
 // Not addresses: e.g. i.e. v1.2.3 1.5/2 config.txt README.md Node.js file.Open and/or.
 #pragma once
 

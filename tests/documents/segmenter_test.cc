@@ -174,6 +174,43 @@ TEST(Segmenter, IndentedCodeBlocksAreLayoutInMarkdown) {
   EXPECT_EQ(markdown.separators[1], "\n\n    make install\n    make check\n\n");
 }
 
+// In a Markdown document a paragraph (or list item) wrapped over lines is one block, cut at its
+// sentences only: read line by line, "... installed and if" and "so, builds ..." reached the
+// model apart. Items, headings, quotation lines and hard breaks stay apart.
+TEST(Segmenter, MarkdownParagraphsWrappedOverLinesAreOneBlock) {
+  const std::string text =
+      "Checks whether it is installed and if\nso, builds it. Then stop.\n\n"
+      "* For more, see the\n  [home page](https://example.com).\n- one\n- two\n\n"
+      "## Heading\nText after it.\n> quoted\n> more\n\nA hard break  \nhere.\n";
+  const SegmentedText s = segment_text(text, {.keep_together = {}, .markdown = true});
+  EXPECT_EQ(s.segments,
+            (Strings{"Checks whether it is installed and if\nso, builds it.", "Then stop.",
+                     "For more, see the\n  [home page](https://example.com).", "one", "two",
+                     "Heading", "Text after it.", "quoted", "more", "A hard break", "here."}));
+  EXPECT_EQ(join_segments(s, s.segments), text);
+  // Newlines mode keeps to lines; plain text keeps its line breaks.
+  EXPECT_EQ(segment_text(
+                text, {.split = SplitSentences::kNewlines, .keep_together = {}, .markdown = true})
+                .segments.front(),
+            "Checks whether it is installed and if");
+  EXPECT_EQ(segment(text).segments.front(), "Checks whether it is installed and if");
+}
+
+// A Markdown table is read cell by cell, its pipes and delimiter row layout: read as one
+// paragraph, its rows were joined and the demo models garbled them ("Quietsmodus| Quiet, Keine").
+TEST(Segmenter, MarkdownTablesAreReadCellByCell) {
+  const std::string text =
+      "| Option | Description |\n|---|:--:|\n| `-q` | Quiet mode, print nothing. |\n"
+      "| **Name** |  |\nName | No pipes at the edges\n\nAfter the table.\n";
+  const SegmentedText s = segment_text(text, {.keep_together = {}, .markdown = true});
+  EXPECT_EQ(s.segments, (Strings{"Option", "Description", "Quiet mode, print nothing.", "Name",
+                                 "Name", "No pipes at the edges", "After the table."}));
+  EXPECT_EQ(join_segments(s, s.segments), text);
+  EXPECT_EQ(s.separators[2], " |\n|---|:--:|\n| `-q` | ");
+  // In plain text a table is lines of text.
+  EXPECT_EQ(segment(text).segments.front(), "Option | Description");
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);

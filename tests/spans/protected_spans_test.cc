@@ -93,6 +93,11 @@ TEST(ProtectedSpans, Addresses) {
       // Markdown links and images: the destination, whatever it names.
       {"See [the manual](docs/setup.md) and ![Logo](logo.png) or [x](https://a.org/b).",
        {{"docs/setup.md", U}, {"logo.png", U}, {"https://a.org/b", U}}},
+      // Angle brackets around a whole address are its own (autolinks); not around more.
+      {"Written by Kirill <xi@example.net>. See <https://example.com/a>.",
+       {{"<xi@example.net>", U}, {"<https://example.com/a>", U}}},
+      {"<b>example.com</b> and <example.com/a and b>",
+       {{"<b>", T, 2}, {"example.com", U}, {"</b>", T, 0}, {"example.com/a", U}}},
   });
 }
 

@@ -1,0 +1,141 @@
+// md4c reports blocks as enter/leave events around runs of text, without offsets; the runs (a code
+// block's lines too) and a fence's info string point into the caller's buffer, so they place the
+// blocks. Text md4c makes up (a line's "\n", indentation kept inside a fenced block, a hard
+// break) points elsewhere and is passed over.
+#include "documents/markdown_blocks.h"
+
+#include <md4c.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace rpt::documents {
+namespace {
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+class Reader {
+ public:
+  Reader(std::string_view text, const MarkdownOptions& options) : text_(text), options_(options) {}
+
+  MarkdownReading read() {
+    MD_PARSER parser{};
+    // A document's tables as GitHub's: else a table is one paragraph, its rows joined.
+    parser.flags = MD_DIALECT_COMMONMARK | MD_FLAG_NOHTMLBLOCKS |
+                   (options_.document ? static_cast<unsigned>(MD_FLAG_TABLES)
+                                      : static_cast<unsigned>(MD_FLAG_NOINDENTEDCODEBLOCKS));
+    parser.enter_block = [](MD_BLOCKTYPE type, void* detail, void* self) {
+      auto& reader = *static_cast<Reader*>(self);
+      reader.blocks_.push_back(reader.next_block_++);
+      if (type == MD_BLOCK_CODE) reader.enter(*static_cast<MD_BLOCK_CODE_DETAIL*>(detail));
+      if (type == MD_BLOCK_TD || type == MD_BLOCK_TH) reader.cell_ = {kNone, 0};
+      return 0;
+    };
+    parser.leave_block = [](MD_BLOCKTYPE type, void*, void* self) {
+      auto& reader = *static_cast<Reader*>(self);
+      if (!reader.blocks_.empty()) reader.blocks_.pop_back();
+      if (type == MD_BLOCK_CODE) reader.leave();
+      if ((type == MD_BLOCK_TD || type == MD_BLOCK_TH) && reader.cell_.first != kNone) {
+        reader.reading_.table_cells.push_back(reader.cell_);
+      }
+      return 0;
+    };
+    parser.enter_span = [](MD_SPANTYPE, void*, void*) { return 0; };
+    parser.leave_span = [](MD_SPANTYPE, void*, void*) { return 0; };
+    parser.text = [](MD_TEXTTYPE type, const MD_CHAR* run, MD_SIZE size, void* self) {
+      static_cast<Reader*>(self)->text(type, run, size);
+      return 0;
+    };
+    if (md_parse(text_.data(), static_cast<MD_SIZE>(text_.size()), &parser, this) != 0) return {};
+    return std::move(reading_);
+  }
+
+ private:
+  // The offset of `at` in the text, or kNone when md4c made it up.
+  std::size_t offset(const MD_CHAR* at) const {
+    if (at == nullptr || at < text_.data() || at >= text_.data() + text_.size()) return kNone;
+    return static_cast<std::size_t>(at - text_.data());
+  }
+
+  std::size_t line_start(std::size_t at) const {
+    while (at > 0 && text_[at - 1] != '\n' && text_[at - 1] != '\r') --at;
+    return at;
+  }
+
+  std::size_t line_end(std::size_t at) const {
+    while (at < text_.size() && text_[at] != '\n' && text_[at] != '\r') ++at;
+    return at;
+  }
+
+  void enter(const MD_BLOCK_CODE_DETAIL& detail) {
+    in_code_ = true;
+    fenced_ = detail.fence_char != 0;
+    info_ = detail.info.size > 0 ? offset(detail.info.text) : kNone;
+    first_ = kNone;
+    last_ = 0;
+  }
+
+  void text(MD_TEXTTYPE type, const MD_CHAR* run, MD_SIZE size) {
+    const std::size_t at = offset(run);
+    if (in_code_) {
+      if (type != MD_TEXT_CODE || at == kNone || size == 0) return;
+      first_ = std::min(first_, at);
+      last_ = std::max(last_, at + size);
+      return;
+    }
+    if (!options_.document) return;
+    if (type == MD_TEXT_BR) {
+      reading_.hard_breaks.push_back(last_text_end_);
+    } else if (at != kNone && size > 0 && !blocks_.empty()) {
+      reading_.texts.emplace_back(at, blocks_.back());
+      last_text_end_ = at + size;
+      cell_.first = std::min(cell_.first, at);
+      cell_.second = std::max(cell_.second, at + size);
+    }
+  }
+
+  void leave() {
+    in_code_ = false;
+    std::size_t begin = kNone;
+    std::size_t end = 0;
+    if (first_ != kNone) {
+      begin = line_start(first_);
+      end = line_end(last_ - 1);
+      // The opening fence: the line before the first line of code.
+      if (fenced_ && begin > 0) {
+        begin = line_start(begin - (begin >= 2 && text_.substr(begin - 2, 2) == "\r\n" ? 2 : 1));
+      }
+    }
+    if (fenced_ && info_ != kNone) {
+      begin = std::min(begin, line_start(info_));
+      end = std::max(end, line_end(info_));
+    }
+    if (begin != kNone && begin < end) reading_.code_blocks.emplace_back(begin, end);
+  }
+
+  std::string_view text_;
+  const MarkdownOptions& options_;
+  MarkdownReading reading_;
+  std::vector<int> blocks_;  // the ids of the open blocks, innermost last
+  int next_block_ = 0;
+  std::size_t last_text_end_ = 0;
+  std::pair<std::size_t, std::size_t> cell_{kNone, 0};  // the open table cell's text
+  bool in_code_ = false;
+  bool fenced_ = false;
+  std::size_t info_ = kNone;
+  std::size_t first_ = kNone;
+  std::size_t last_ = 0;
+};
+
+}  // namespace
+
+MarkdownReading read_markdown(std::string_view text, const MarkdownOptions& options) {
+  if (!options.document && text.find("```") == std::string_view::npos &&
+      text.find("~~~") == std::string_view::npos) {
+    return {};
+  }
+  return Reader(text, options).read();
+}
+
+}  // namespace rpt::documents
