@@ -138,7 +138,7 @@ TEST(Segmenter, SyntaxTermColumnsOfHelpTextsAreLayout) {
             (Strings{"Note:  read this", "%s was saved", "FILE  is missing"}));
 }
 
-// A code block's lines are layout (documents/code_blocks.h): given a README, the demo models
+// A code block's lines are layout (documents/markdown_blocks.h): given a README, the demo models
 // rewrote its commands and turned the fence "```sh" into "»inline«".
 TEST(Segmenter, FencedCodeBlocksAreLayout) {
   const std::string readme =
