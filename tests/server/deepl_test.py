@@ -186,7 +186,8 @@ class DeepLTest(unittest.TestCase):
         import io
         translator = self.client("document-key")
         cases = [("notes.txt", "Save the file.\n\nOpen it again?  Quit.\n", "text"),
-                 ("page.html", "<html><body><p>Click <b>Save</b>.</p></body></html>", "html")]
+                 ("page.html", "<html><body><p>Click <b>Save</b>.</p></body></html>", "html"),
+                 ("README.md", "# Save\n\nRun:\n\n    make install\n\nThen quit.\n", "markdown")]
         with open(os.path.join(REPO, "tests", "fixtures", "catalogs", "app.po"),
                   encoding="utf-8") as file:
             cases.append(("app.po", file.read(), "po"))
@@ -205,6 +206,8 @@ class DeepLTest(unittest.TestCase):
                                               filename=name)
                 self.assertEqual(out.getvalue().decode(),
                                  self.native([text], "en-de", format=format_name)[0])
+                if name.endswith(".md"):
+                    self.assertIn("\n\n    make install\n\n", out.getvalue().decode())
                 if name.endswith(".sdlxliff"):
                     self.assertNotIn('mid="1"/>', out.getvalue().decode())
         self.assertEqual(translator.get_usage().character.count,
