@@ -222,17 +222,25 @@ RequestStatus read_glossary(const json& body, v1::TranslateRequest* request) {
   return RequestStatus::Ok();
 }
 
-// An enum option given by its short name ("auto") becomes its proto name (SPLIT_SENTENCES_AUTO).
-void accept_short_name(json& options, const char* field, const std::string& prefix,
-                       std::initializer_list<const char*> names) {
+// An enum option given by its short name ("auto") becomes its proto name (SPLIT_SENTENCES_AUTO);
+// a name that is neither is refused with the choices ("options.format is 'mdx'; it must be ...").
+RequestStatus accept_short_name(json& options, const char* field, const std::string& prefix,
+                                std::initializer_list<const char*> names) {
   const auto value = options.find(field);
-  if (value == options.end() || !value->is_string()) return;
+  if (value == options.end() || !value->is_string()) return RequestStatus::Ok();
+  const std::string given = value->get<std::string>();
+  if (given.starts_with(prefix)) return RequestStatus::Ok();  // the proto name: protobuf judges
+  std::string choices;
   for (const char* name : names) {
-    if (value->get<std::string>() != name) continue;
+    choices += (choices.empty() ? "" : ", ") + std::string(name);
+    if (given != name) continue;
     std::string upper = name;
     for (char& c : upper) c = static_cast<char>(c - 'a' + 'A');
     *value = prefix + upper;
+    return RequestStatus::Ok();
   }
+  return invalid("options." + std::string(field) + " is '" + given + "'; it must be one of " +
+                 choices);
 }
 
 // `options` through protobuf's own JSON parser: the proto3 mapping of DecodingOptions, unknown
@@ -244,10 +252,13 @@ RequestStatus read_options(const json& body, v1::DecodingOptions* options) {
     return invalid(std::string("options must be an object, not ") + found->type_name());
   }
   json given = *found;
-  accept_short_name(given, "split_sentences", "SPLIT_SENTENCES_",
-                    {"auto", "newlines", "sentences", "none"});
-  accept_short_name(given, "format", "TEXT_FORMAT_",
-                    {"text", "html", "xml", "po", "xliff", "json", "markdown"});
+  for (const RequestStatus& named :
+       {accept_short_name(given, "split_sentences", "SPLIT_SENTENCES_",
+                          {"auto", "newlines", "sentences", "none"}),
+        accept_short_name(given, "format", "TEXT_FORMAT_",
+                          {"text", "html", "xml", "po", "xliff", "json", "markdown"})}) {
+    if (!named.ok()) return named;
+  }
   const auto parsed = google::protobuf::util::JsonStringToMessage(given.dump(), options);
   if (!parsed.ok()) return invalid("options: " + std::string(parsed.message()));
   return RequestStatus::Ok();

@@ -138,6 +138,14 @@ class HttpApiTest(unittest.TestCase):
         self.assert_error(self.server.translate({"texts": [text],
                                                  "options": {"split_sentences": "often"}}),
                           400, "INVALID_ARGUMENT", "split_sentences")
+        # An unknown name is refused with the choices; the proto name is taken too.
+        self.assert_error(self.server.translate({"texts": [text], "options": {"format": "mdx"}}),
+                          400, "INVALID_ARGUMENT",
+                          "options.format is 'mdx'; it must be one of text, html, xml, po, "
+                          "xliff, json, markdown")
+        status, _, body = self.server.translate(
+            {"texts": ["Save the file."], "options": {"format": "TEXT_FORMAT_MARKDOWN"}})
+        self.assertEqual(status, 200, body)
 
     def test_the_python_client_keeps_blank_lines_in_place(self):
         """client/python does not send blank lines (Unicode's blanks included), like rpt-client."""
