@@ -854,12 +854,19 @@ MarkdownLines markdown_lines(std::string_view text, const std::vector<Range>& li
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (!cell_texts[i].empty()) out.cells[i] = cells_of_row(text, lines[i], cell_texts[i]);
   }
-  // A line goes on its paragraph unless a quotation's '>' opens it: joined, that marker would be
-  // in the text the model reads.
+  // A line goes on its paragraph unless a quotation's '>' opens it (joined, that marker would be
+  // in the text the model reads) or one of the two has no words of its own: a term of a man
+  // page's option list ("**--debug, -D**" above "Show additional information.") is no part of
+  // the sentence below it, and read with it the model broke the emphasis and the option.
+  std::vector<bool> words(lines.size(), false);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    words[i] =
+        block[i] >= 0 && has_words(text.substr(lines[i].begin, lines[i].end - lines[i].begin));
+  }
   for (std::size_t i = 1; i < lines.size(); ++i) {
     const std::size_t content = skip_blank(text, lines[i].begin, lines[i].end);
     out.joins_previous[i] = block[i] >= 0 && block[i] == block[i - 1] && !hard_break[i - 1] &&
-                            !out.code[i] && !out.code[i - 1] &&
+                            !out.code[i] && !out.code[i - 1] && words[i] && words[i - 1] &&
                             (content == lines[i].end || text[content] != '>');
   }
   return out;

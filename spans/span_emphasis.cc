@@ -203,7 +203,12 @@ class Reader {
            next != found.end() && next->open_begin == after; ++next) {
         after = next->open_end;
       }
-      if (after < text_.size() && is_punct(text_[after]) &&
+      // A command-line option is emphasized text ("**--format**", "*-v*"): man pages in
+      // Markdown write their options so.
+      const std::string_view rest = text_.substr(after);
+      const bool option = rest.starts_with("--") || (rest.size() >= 2 && rest[0] == '-' &&
+                                                     (is_alpha(rest[1]) || is_digit(rest[1])));
+      if (after < text_.size() && is_punct(text_[after]) && !option &&
           std::string_view("`<[").find(text_[after]) == std::string_view::npos) {
         continue;
       }

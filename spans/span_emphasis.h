@@ -22,8 +22,8 @@ struct EmphasisPair {
 // blocks: a segment's indentation or leading <p> does not hide its emphasis), in the order of
 // their openers. Left out: a pair whose delimiters md4c's events do not place beyond doubt (an
 // empty link inside, a reference link's label before a closer), and a pair whose opener is
-// followed by punctuation other than ` < [ or another opener: the file filter "*.png;*.jpg" is
-// emphasis to CommonMark, not to a translator.
+// followed by punctuation other than ` < [, another opener or a command-line option ("**--all**"):
+// the file filter "*.png;*.jpg" is emphasis to CommonMark, not to a translator.
 std::vector<EmphasisPair> find_emphasis(std::string_view text);
 
 }  // namespace rpt::spans

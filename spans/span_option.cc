@@ -20,7 +20,7 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 bool opens_option(std::string_view text, std::size_t at) {
   if (at == 0) return true;
   const char before = text[at - 1];
-  if (is_blank(before) || std::strchr("([{'\"`=,>/|", before) != nullptr) return true;
+  if (is_blank(before) || std::strchr("([{'\"`=,>/|*", before) != nullptr) return true;
   for (std::string_view quote : kQuotes) {
     if (text.substr(0, at).ends_with(quote)) return true;
   }
@@ -30,7 +30,7 @@ bool opens_option(std::string_view text, std::size_t at) {
 // Whether a word ends at text[at]: the text's end, a blank, or punctuation that closes prose.
 bool ends_word(std::string_view text, std::size_t at) {
   if (at == text.size() || is_blank(text[at])) return true;
-  if (std::strchr(",;:!?)]'\"`</|", text[at]) != nullptr) return true;
+  if (std::strchr(",;:!?)]'\"`</|*", text[at]) != nullptr) return true;
   if (text[at] == '.') return at + 1 == text.size() || is_blank(text[at + 1]);
   for (std::string_view quote : kQuotes) {
     if (text.substr(at).starts_with(quote)) return true;

@@ -5,13 +5,14 @@
 // as written. Internal to spans/. One pass over the text: linear.
 //
 // An option starts after the text's start, a blank, a tag's '>', ( [ { ' " ` = , / | (the
-// alternatives of "-h/--help", "-a|--all") or a quotation mark (“ ” „ ‘ ’ ‚ « » ‹ ›):
+// alternatives of "-h/--help", "-a|--all"), Markdown's '*' ("**--all**", as man pages in Markdown
+// write options) or a quotation mark (“ ” „ ‘ ’ ‚ « » ‹ ›):
 //   - a long option: "--", a letter, then letters, digits, '_' and inner '-' ("--dry-run"), then
 //     maybe "=VALUE" (printable ASCII but < > " ` \ and no blank; its edge punctuation
 //     . , ; : ! ? ) ] ' left out), a quoted "='VALUE'" or '="VALUE"' (quotes kept, no line
 //     break inside) or "[=VALUE]" ("--color[=WHEN]");
 //   - a short option: '-' and one letter or digit ("-r", "-1"), ending the word (a blank, the
-//     text's end, a tag's '<', a quotation mark, or . , ; : ! ? ) ] ' " ` / | after it).
+//     text's end, a tag's '<', a quotation mark, or . , ; : ! ? ) ] ' " ` / | * after it).
 // Not options: "--" alone or in prose ("yes -- no", "a--b"), "e-mail", "-5%", "-rf" (several
 // letters could be a word: "-ish"), list dashes ("- item").
 #pragma once

@@ -188,6 +188,11 @@ TEST(Segmenter, MarkdownParagraphsWrappedOverLinesAreOneBlock) {
                      "For more, see the\n  [home page](https://example.com).", "one", "two",
                      "Heading", "Text after it.", "quoted", "more", "A hard break", "here."}));
   EXPECT_EQ(join_segments(s, s.segments), text);
+  // A line without words of its own (a man page's option term) stays apart from its paragraph.
+  EXPECT_EQ(segment_text("**--debug, -D**\nShow more.\nAnd this.",
+                         {.keep_together = {}, .markdown = true})
+                .segments,
+            (Strings{"Show more.", "And this."}));
   // Newlines mode keeps to lines; plain text keeps its line breaks.
   EXPECT_EQ(segment_text(
                 text, {.split = SplitSentences::kNewlines, .keep_together = {}, .markdown = true})

@@ -153,6 +153,9 @@ TEST(ProtectedSpans, CommandLineOptions) {
       {"Use --format=\"%s\" or --x=\"\" here", {{"--format=\"%s\"", C}}},
       {"See `ls -l` and <b>--all</b>",
        {{"`ls -l`", C}, {"<b>", T, 3}, {"--all", C}, {"</b>", T, 1}}},
+      // In Markdown's emphasis, as man pages in Markdown write them.
+      {"**--debug, -D**", {{"**", T, 3}, {"--debug", C}, {"-D", C}, {"**", T, 0}}},
+      {"Use *--all* now", {{"*", T, 2}, {"--all", C}, {"*", T, 0}}},
   });
   for (const char* text :
        {"yes -- no", "a--b", "e-mail and x-ray", "-5% off", "Use -rf here", "- item", "---", "--",
