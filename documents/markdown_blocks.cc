@@ -128,6 +128,30 @@ class Reader {
   std::size_t last_ = 0;
 };
 
+// The end of the front matter opening `text` (Jekyll's and Hugo's YAML between "---" lines,
+// Hugo's TOML between "+++" lines), or 0. md4c knows none: it read the keys as a heading's text.
+std::size_t front_matter_end(std::string_view text) {
+  const std::size_t bom = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  for (const std::string_view fence : {"---", "+++"}) {
+    if (text.substr(bom, 3) != fence) continue;
+    std::size_t at = bom + 3;
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+    if (at < text.size() && text[at] == '\r') ++at;
+    if (at >= text.size() || text[at] != '\n') continue;
+    // The closing fence: a line of its own ("..." closes YAML too).
+    for (std::size_t line = at + 1; line < text.size();) {
+      std::size_t end = text.find('\n', line);
+      if (end == std::string_view::npos) end = text.size();
+      std::string_view content = text.substr(line, end - line);
+      if (content.ends_with('\r')) content.remove_suffix(1);
+      while (content.ends_with(' ') || content.ends_with('\t')) content.remove_suffix(1);
+      if (content == fence || (fence == "---" && content == "...")) return end;
+      line = end + 1;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 MarkdownReading read_markdown(std::string_view text, const MarkdownOptions& options) {
@@ -135,7 +159,13 @@ MarkdownReading read_markdown(std::string_view text, const MarkdownOptions& opti
       text.find("~~~") == std::string_view::npos) {
     return {};
   }
-  return Reader(text, options).read();
+  MarkdownReading reading = Reader(text, options).read();
+  if (options.document) {
+    if (const std::size_t end = front_matter_end(text); end > 0) {
+      reading.code_blocks.insert(reading.code_blocks.begin(), {0, end});
+    }
+  }
+  return reading;
 }
 
 }  // namespace rpt::documents

@@ -24,7 +24,9 @@ struct MarkdownOptions {
 struct MarkdownReading {
   // The byte ranges [first, second) of the code blocks, in text order: a fenced block from the
   // start of its opening fence's line to the end of its last line of code (its closing fence,
-  // holding no words, is layout anyway); an indented block from its first line to its last.
+  // holding no words, is layout anyway); an indented block from its first line to its last. A
+  // Markdown document's front matter (YAML between "---" lines, TOML between "+++" lines, at its
+  // start) is one too: its keys are the site generator's, and md4c read them as a heading.
   std::vector<std::pair<std::size_t, std::size_t>> code_blocks;
   // Markdown documents: each run of text outside code (its offset) with the leaf block it is in
   // (an id, the same for all runs of one block), in text order.

@@ -193,6 +193,14 @@ TEST(Segmenter, MarkdownParagraphsWrappedOverLinesAreOneBlock) {
                          {.keep_together = {}, .markdown = true})
                 .segments,
             (Strings{"Show more.", "And this."}));
+  // A document's front matter is layout: Jekyll's and Hugo's keys.
+  for (const std::string front :
+       {"---\ntitle: Notes\nlayout: default\n---\n", "+++\r\ntitle = \"Notes\"\r\n+++\r\n"}) {
+    const SegmentedText page =
+        segment_text(front + "\nSave it.\n", {.keep_together = {}, .markdown = true});
+    EXPECT_EQ(page.segments, Strings{"Save it."}) << front;
+    EXPECT_EQ(page.separators.front(), front + "\n");
+  }
   // Newlines mode keeps to lines; plain text keeps its line breaks.
   EXPECT_EQ(segment_text(
                 text, {.split = SplitSentences::kNewlines, .keep_together = {}, .markdown = true})
