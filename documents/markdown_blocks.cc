@@ -10,6 +10,8 @@
 #include <limits>
 #include <utility>
 
+#include "documents/segmenter.h"
+
 namespace rpt::documents {
 namespace {
 
@@ -166,6 +168,83 @@ MarkdownReading read_markdown(std::string_view text, const MarkdownOptions& opti
     }
   }
   return reading;
+}
+
+namespace {
+
+// The cells of a table row `line`, from their texts (in order): each reaches out to the pipes
+// around it, the text's delimiters ("**", "`") with it; a row need not open or close with one.
+std::vector<ByteRange> cells_of_row(std::string_view text, ByteRange line,
+                                    const std::vector<ByteRange>& texts) {
+  std::vector<ByteRange> cells;
+  for (std::size_t k = 0; k < texts.size(); ++k) {
+    const std::size_t gap_before = k == 0 ? line.first : texts[k - 1].second;
+    const std::size_t gap_after = k + 1 == texts.size() ? line.second : texts[k + 1].first;
+    const std::size_t pipe_before = text.substr(gap_before, texts[k].first - gap_before).rfind('|');
+    const std::size_t pipe_after =
+        text.substr(texts[k].second, gap_after - texts[k].second).find('|');
+    cells.emplace_back(
+        pipe_before == std::string_view::npos ? gap_before : gap_before + pipe_before + 1,
+        pipe_after == std::string_view::npos ? gap_after : texts[k].second + pipe_after);
+  }
+  return cells;
+}
+
+}  // namespace
+
+MarkdownLines markdown_lines(std::string_view text, const std::vector<ByteRange>& lines,
+                             bool document) {
+  const std::size_t n = lines.size();
+  MarkdownLines out{std::vector<bool>(n, false), std::vector<bool>(n, false),
+                    std::vector<std::vector<ByteRange>>(n)};
+  const MarkdownReading reading = read_markdown(text, {.document = document});
+  // The line holding offset `at`, for offsets given in text order (each walk starts at 0).
+  std::size_t line = 0;
+  const auto line_of = [&](std::size_t at) {
+    while (line < n && lines[line].second < at) ++line;
+    return line;
+  };
+  for (const auto& [first, last] : reading.code_blocks) {
+    for (std::size_t i = line_of(first); i < n && lines[i].first < last; ++i) out.code[i] = true;
+  }
+  // The leaf block of each line's first run of text (-1: none), the lines that end in a hard
+  // break, and the cells of table rows.
+  std::vector<int> block(n, -1);
+  line = 0;
+  for (const auto& [at, id] : reading.texts) {
+    if (const std::size_t i = line_of(at); i < n && block[i] < 0) block[i] = id;
+  }
+  std::vector<bool> hard_break(n, false);
+  line = 0;
+  for (const std::size_t at : reading.hard_breaks) {
+    if (const std::size_t i = line_of(at); i < n) hard_break[i] = true;
+  }
+  std::vector<std::vector<ByteRange>> cell_texts(n);
+  line = 0;
+  for (const ByteRange& cell : reading.table_cells) {
+    const std::size_t i = line_of(cell.first);
+    if (i < n && cell.second <= lines[i].second) cell_texts[i].push_back(cell);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!cell_texts[i].empty()) out.cells[i] = cells_of_row(text, lines[i], cell_texts[i]);
+  }
+  // A line goes on its paragraph unless a quotation's '>' opens it (joined, that marker would be
+  // in the text the model reads) or one of the two has no words of its own: a term of a man
+  // page's option list ("**--debug, -D**" above "Show additional information.") is no part of
+  // the sentence below it, and read with it the model broke the emphasis and the option.
+  std::vector<bool> words(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    words[i] =
+        block[i] >= 0 && has_words(text.substr(lines[i].first, lines[i].second - lines[i].first));
+  }
+  for (std::size_t i = 1; i < n; ++i) {
+    const std::string_view content = text.substr(lines[i].first, lines[i].second - lines[i].first);
+    const std::size_t first = content.find_first_not_of(" \t");
+    out.joins_previous[i] = block[i] >= 0 && block[i] == block[i - 1] && !hard_break[i - 1] &&
+                            !out.code[i] && !out.code[i - 1] && words[i] && words[i - 1] &&
+                            (first == std::string_view::npos || content[first] != '>');
+  }
+  return out;
 }
 
 }  // namespace rpt::documents

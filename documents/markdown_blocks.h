@@ -41,4 +41,18 @@ struct MarkdownReading {
 
 MarkdownReading read_markdown(std::string_view text, const MarkdownOptions& options = {});
 
+using ByteRange = std::pair<std::size_t, std::size_t>;  // [first, second) in the text
+
+// What md4c reads in the lines of `text` (`lines`: each line's range, in order), for the
+// segmenter: `document` as MarkdownOptions::document.
+struct MarkdownLines {
+  std::vector<bool> code;            // a code block's line: layout
+  std::vector<bool> joins_previous;  // a document's: of the paragraph of the line before
+  // A document's table row: its cells with text, each [after the pipe before it, its pipe after).
+  std::vector<std::vector<ByteRange>> cells;
+};
+
+MarkdownLines markdown_lines(std::string_view text, const std::vector<ByteRange>& lines,
+                             bool document);
+
 }  // namespace rpt::documents

@@ -769,108 +769,7 @@ std::vector<Range> lines_of(std::string_view text) {
 
 }  // namespace
 
-SplitSentences parse_split_sentences(std::string_view name) {
-  if (name == "auto") return SplitSentences::kAuto;
-  if (name == "newlines") return SplitSentences::kNewlines;
-  if (name == "sentences") return SplitSentences::kSentences;
-  if (name == "none") return SplitSentences::kNone;
-  throw std::invalid_argument("split_sentences is '" + std::string(name) +
-                              "'; it must be auto, newlines, sentences or none");
-}
-
-const char* split_sentences_name(SplitSentences split) {
-  switch (split) {
-    case SplitSentences::kAuto:
-      return "auto";
-    case SplitSentences::kNewlines:
-      return "newlines";
-    case SplitSentences::kSentences:
-      return "sentences";
-    case SplitSentences::kNone:
-      return "none";
-  }
-  return "auto";
-}
-
 namespace {
-
-// What md4c reads in the lines of `text` (documents/markdown_blocks.h).
-struct MarkdownLines {
-  std::vector<bool> code;            // a code block's line: layout
-  std::vector<bool> joins_previous;  // Markdown: of the paragraph of the line before
-  // Markdown: a table row's cells with text, each [after the pipe before it, its pipe after).
-  std::vector<std::vector<Range>> cells;
-};
-
-// The cells of a table row `line`, from their texts (in order): each reaches out to the pipes
-// around it, the text's delimiters ("**", "`") with it; a row need not open or close with one.
-std::vector<Range> cells_of_row(std::string_view text, Range line,
-                                const std::vector<std::pair<std::size_t, std::size_t>>& texts) {
-  std::vector<Range> cells;
-  for (std::size_t k = 0; k < texts.size(); ++k) {
-    const std::size_t gap_before = k == 0 ? line.begin : texts[k - 1].second;
-    const std::size_t gap_after = k + 1 == texts.size() ? line.end : texts[k + 1].first;
-    const std::string_view before = text.substr(gap_before, texts[k].first - gap_before);
-    const std::string_view after = text.substr(texts[k].second, gap_after - texts[k].second);
-    const std::size_t pipe_before = before.rfind('|');
-    const std::size_t pipe_after = after.find('|');
-    cells.push_back(
-        {pipe_before == std::string_view::npos ? gap_before : gap_before + pipe_before + 1,
-         pipe_after == std::string_view::npos ? gap_after : texts[k].second + pipe_after});
-  }
-  return cells;
-}
-
-MarkdownLines markdown_lines(std::string_view text, const std::vector<Range>& lines,
-                             const SegmentationOptions& options) {
-  MarkdownLines out{std::vector<bool>(lines.size(), false), std::vector<bool>(lines.size(), false),
-                    std::vector<std::vector<Range>>(lines.size())};
-  const MarkdownReading reading = read_markdown(text, {.document = options.markdown});
-  std::size_t line = 0;
-  for (const auto& [first, last] : reading.code_blocks) {
-    while (line < lines.size() && lines[line].end < first) ++line;
-    for (; line < lines.size() && lines[line].begin < last; ++line) out.code[line] = true;
-  }
-  // The leaf block of each line's first run of text (-1: none), and the lines that end in a hard
-  // break.
-  std::vector<int> block(lines.size(), -1);
-  std::vector<bool> hard_break(lines.size(), false);
-  line = 0;
-  for (const auto& [at, id] : reading.texts) {
-    while (line < lines.size() && lines[line].end < at) ++line;
-    if (line < lines.size() && block[line] < 0) block[line] = id;
-  }
-  line = 0;
-  for (const std::size_t at : reading.hard_breaks) {
-    while (line < lines.size() && lines[line].end < at) ++line;
-    if (line < lines.size()) hard_break[line] = true;
-  }
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> cell_texts(lines.size());
-  line = 0;
-  for (const auto& cell : reading.table_cells) {
-    while (line < lines.size() && lines[line].end < cell.first) ++line;
-    if (line < lines.size() && cell.second <= lines[line].end) cell_texts[line].push_back(cell);
-  }
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (!cell_texts[i].empty()) out.cells[i] = cells_of_row(text, lines[i], cell_texts[i]);
-  }
-  // A line goes on its paragraph unless a quotation's '>' opens it (joined, that marker would be
-  // in the text the model reads) or one of the two has no words of its own: a term of a man
-  // page's option list ("**--debug, -D**" above "Show additional information.") is no part of
-  // the sentence below it, and read with it the model broke the emphasis and the option.
-  std::vector<bool> words(lines.size(), false);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    words[i] =
-        block[i] >= 0 && has_words(text.substr(lines[i].begin, lines[i].end - lines[i].begin));
-  }
-  for (std::size_t i = 1; i < lines.size(); ++i) {
-    const std::size_t content = skip_blank(text, lines[i].begin, lines[i].end);
-    out.joins_previous[i] = block[i] >= 0 && block[i] == block[i - 1] && !hard_break[i - 1] &&
-                            !out.code[i] && !out.code[i - 1] && words[i] && words[i - 1] &&
-                            (content == lines[i].end || text[content] != '>');
-  }
-  return out;
-}
 
 // segment_text for a text that is not one ICU message with cases.
 // `headings`: a line's leading '#' marks a Markdown heading (layout); false in an ICU message's
@@ -889,7 +788,9 @@ SegmentedText segment_lines(std::string_view text, const SegmentationOptions& op
   for (std::size_t i = 0; i < lines.size(); ++i) {
     blank[i] = is_blank_text(text.substr(lines[i].begin, lines[i].end - lines[i].begin));
   }
-  const MarkdownLines markdown = markdown_lines(text, lines, options);
+  std::vector<std::pair<std::size_t, std::size_t>> line_ranges;
+  for (const Range& line : lines) line_ranges.emplace_back(line.begin, line.end);
+  const MarkdownLines markdown = markdown_lines(text, line_ranges, options.markdown);
   // A Markdown paragraph's line breaks are blanks: cut at its sentences only.
   SegmentationOptions in_paragraphs = options;
   if (options.markdown && options.split == SplitSentences::kAuto) {
@@ -899,32 +800,27 @@ SegmentedText segment_lines(std::string_view text, const SegmentationOptions& op
   // document the lines of one paragraph (or heading, list item) as md4c reads it.
   for (std::size_t i = 0; i < lines.size();) {
     std::size_t last = i;
-    if (markdown.code[i]) {  // layout
+    if (markdown.code[i]) {
       out.layout(lines[i].begin, lines[i].end);
-      if (last + 1 < lines.size()) out.layout(lines[last].end, lines[last + 1].begin);
-      i = last + 1;
-      continue;
-    }
-    if (!markdown.cells[i].empty()) {  // a table row: cell by cell, the pipes layout
+    } else if (!markdown.cells[i].empty()) {  // a table row: cell by cell, the pipes layout
       std::size_t done = lines[i].begin;
-      for (const Range& cell : markdown.cells[i]) {
-        out.layout(done, cell.begin);
-        split_block(text, cell.begin, cell.end, in_paragraphs, false, out);
-        done = cell.end;
+      for (const auto& [cell_begin, cell_end] : markdown.cells[i]) {
+        out.layout(done, cell_begin);
+        split_block(text, cell_begin, cell_end, in_paragraphs, false, out);
+        done = cell_end;
       }
       out.layout(done, lines[i].end);
-      if (i + 1 < lines.size()) out.layout(lines[i].end, lines[i + 1].begin);
-      ++i;
-      continue;
-    }
-    if (options.markdown && options.split != SplitSentences::kNewlines) {
-      while (last + 1 < lines.size() && markdown.joins_previous[last + 1]) ++last;
-    } else if (options.split == SplitSentences::kSentences) {
-      while (last + 1 < lines.size() && !blank[last + 1] && !markdown.code[last + 1] && !blank[i]) {
-        ++last;
+    } else {
+      if (options.markdown && options.split != SplitSentences::kNewlines) {
+        while (last + 1 < lines.size() && markdown.joins_previous[last + 1]) ++last;
+      } else if (options.split == SplitSentences::kSentences) {
+        while (last + 1 < lines.size() && !blank[last + 1] && !markdown.code[last + 1] &&
+               !blank[i]) {
+          ++last;
+        }
       }
+      split_block(text, lines[i].begin, lines[last].end, in_paragraphs, headings, out);
     }
-    split_block(text, lines[i].begin, lines[last].end, in_paragraphs, headings, out);
     if (last + 1 < lines.size()) out.layout(lines[last].end, lines[last + 1].begin);
     i = last + 1;
   }

@@ -1,5 +1,7 @@
 #include "documents/text_format.h"
 
+#include "documents/segmenter.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +37,29 @@ const char* text_format_name(TextFormat format) {
       return "markdown";
   }
   return "text";
+}
+
+SplitSentences parse_split_sentences(std::string_view name) {
+  if (name == "auto") return SplitSentences::kAuto;
+  if (name == "newlines") return SplitSentences::kNewlines;
+  if (name == "sentences") return SplitSentences::kSentences;
+  if (name == "none") return SplitSentences::kNone;
+  throw std::invalid_argument("split_sentences is '" + std::string(name) +
+                              "'; it must be auto, newlines, sentences or none");
+}
+
+const char* split_sentences_name(SplitSentences split) {
+  switch (split) {
+    case SplitSentences::kAuto:
+      return "auto";
+    case SplitSentences::kNewlines:
+      return "newlines";
+    case SplitSentences::kSentences:
+      return "sentences";
+    case SplitSentences::kNone:
+      return "none";
+  }
+  return "auto";
 }
 
 }  // namespace rpt::documents
