@@ -91,6 +91,34 @@ inline bool is_blank_code_point(char32_t c) {
   }
 }
 
+// The position after the blank code points starting at `begin` (not beyond `end`).
+inline std::size_t skip_blank(std::string_view text, std::size_t begin, std::size_t end) {
+  std::size_t i = begin;
+  while (i < end) {
+    std::size_t next = i;
+    char32_t c = 0;
+    if (!next_code_point(text.substr(0, end), &next, &c) || !is_blank_code_point(c)) break;
+    i = next;
+  }
+  return i;
+}
+
+// The position after the last code point in [begin, end) that is not blank (begin if none).
+inline std::size_t trim_blank_end(std::string_view text, std::size_t begin, std::size_t end) {
+  std::size_t last = begin;
+  std::size_t i = begin;
+  while (i < end) {
+    char32_t c = 0;
+    if (!next_code_point(text.substr(0, end), &i, &c)) {
+      ++i;  // not UTF-8: a byte of text, never blank
+      last = i;
+    } else if (!is_blank_code_point(c)) {
+      last = i;
+    }
+  }
+  return last;
+}
+
 // True when `text` is empty or only blank code points. Text that is not valid UTF-8 is not
 // blank (the server refuses it for that reason instead).
 inline bool is_blank_text(std::string_view text) {

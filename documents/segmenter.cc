@@ -18,6 +18,7 @@
 #include "documents/markdown_blocks.h"
 #include "documents/icu_message.h"
 #include "documents/option_column.h"
+#include "documents/unbreakable.h"
 #include "spans/protected_spans.h"
 
 namespace rpt::documents {
@@ -36,34 +37,6 @@ std::size_t line_break_length(std::string_view text, std::size_t i) {
   if (rest.starts_with("\xC2\x85")) return 2;
   if (rest.starts_with("\xE2\x80\xA8") || rest.starts_with("\xE2\x80\xA9")) return 3;
   return 0;
-}
-
-// The position after the blank code points starting at `begin` (not beyond `end`).
-std::size_t skip_blank(std::string_view text, std::size_t begin, std::size_t end) {
-  std::size_t i = begin;
-  while (i < end) {
-    std::size_t next = i;
-    char32_t c = 0;
-    if (!next_code_point(text.substr(0, end), &next, &c) || !is_blank_code_point(c)) break;
-    i = next;
-  }
-  return i;
-}
-
-// The position after the last code point in [begin, end) that is not blank (begin if none).
-std::size_t trim_blank_end(std::string_view text, std::size_t begin, std::size_t end) {
-  std::size_t last = begin;
-  std::size_t i = begin;
-  while (i < end) {
-    char32_t c = 0;
-    if (!next_code_point(text.substr(0, end), &i, &c)) {
-      ++i;  // not UTF-8: a byte of text, never blank
-      last = i;
-    } else if (!is_blank_code_point(c)) {
-      last = i;
-    }
-  }
-  return last;
 }
 
 bool has_letter_or_digit(std::string_view text) {
@@ -297,41 +270,6 @@ icu::BreakIterator* sentence_iterator(const std::string& language) {
   return iterators.emplace(language, std::move(iterator)).first->second.get();
 }
 
-// Per byte position of `content` (and one past its end), whether no sentence may end there:
-// inside a protected span, or (with `tag_pairs`) inside a tag pair with what it encloses.
-// Linear in the text however the spans nest.
-class Unbreakable {
- public:
-  explicit Unbreakable(std::string_view content, bool tag_pairs = true)
-      : blocked_(content.size() + 1, false) {
-    std::vector<int> opened(content.size() + 2, 0);  // +1 at a range's first inner position
-    const std::vector<ProtectedSpan> spans = find_protected_spans(content);
-    for (std::size_t i = 0; i < spans.size(); ++i) {
-      const ProtectedSpan& span = spans[i];
-      std::size_t end = span.end;
-      if (tag_pairs && span.kind == SpanKind::kTag && span.partner > static_cast<int>(i)) {
-        end = spans[static_cast<std::size_t>(span.partner)].end;
-      }
-      if (end > span.begin + 1) {
-        ++opened[span.begin + 1];
-        --opened[end];
-      }
-    }
-    int depth = 0;
-    for (std::size_t at = 0; at < blocked_.size(); ++at) {
-      depth += opened[at];
-      blocked_[at] = depth > 0;
-    }
-  }
-  bool operator()(std::size_t at) const { return at < blocked_.size() && blocked_[at]; }
-  void add(std::size_t begin, std::size_t end) {
-    for (std::size_t at = begin + 1; at < end && at < blocked_.size(); ++at) blocked_[at] = true;
-  }
-
- private:
-  std::vector<bool> blocked_;
-};
-
 // A sentence may end at `at`: after blank (ICU puts a sentence's trailing spaces in it), or
 // after a terminal mark of a script written without spaces (。！？ ।). Not inside a word:
 // "example.com/a?b=c", "config.txt.bak", "v1.2.3" end no sentence.
@@ -342,31 +280,39 @@ bool ends_word(std::string_view text, std::size_t at) {
   return before > 0x7F && u_hasBinaryProperty(static_cast<UChar32>(before), UCHAR_S_TERM);
 }
 
-// The Markdown image ![alt](destination) whose destination is the address span `url`, as a range
-// of `content`; empty when there is none. An alt text holding brackets, a line break or more
-// than 200 bytes is not looked for: the search back stays short.
-Range markdown_image(std::string_view content, const ProtectedSpan& url) {
-  constexpr std::size_t kMaxAlt = 200;
-  if (url.kind != SpanKind::kUrl || url.begin < 4 || url.end >= content.size() ||
-      content[url.end] != ')' || content.substr(url.begin - 2, 2) != "](") {
-    return {};
+bool opens_image(std::string_view content, const ProtectedSpan& span) {
+  return span.kind == SpanKind::kTag && content.substr(span.begin, 2) == "![";
+}
+
+// Whether spans[i] opens a tag pair that is layout whole at a segment's edge: a Markdown image
+// ("![" of ![alt](src)), or a pair around nothing but images and tags (a badge,
+// [![CI](b.svg)](ci), <a><img src="b.svg"/></a>). Not one around a placeholder: "<b>%s</b>
+// files" is one sentence.
+bool opens_layout_pair(std::string_view content, const std::vector<ProtectedSpan>& spans,
+                       std::size_t i) {
+  if (spans[i].kind != SpanKind::kTag || spans[i].partner <= static_cast<int>(i)) return false;
+  if (opens_image(content, spans[i])) return true;
+  const auto closer = static_cast<std::size_t>(spans[i].partner);
+  std::size_t from = spans[i].end;
+  for (std::size_t k = i + 1; k <= closer; ++k) {
+    if (has_letter_or_digit(content.substr(from, spans[k].begin - from)) ||
+        spans[k].kind != SpanKind::kTag) {
+      return false;
+    }
+    if (opens_image(content, spans[k]) && spans[k].partner > static_cast<int>(k)) {
+      k = static_cast<std::size_t>(spans[k].partner);
+    }
+    from = spans[k].end;
   }
-  const std::size_t alt_end = url.begin - 2;
-  std::size_t alt = alt_end;
-  while (alt > 0 && alt_end - alt < kMaxAlt &&
-         std::string_view("[]\n").find(content[alt - 1]) == std::string_view::npos) {
-    --alt;
-  }
-  if (alt < 2 || content.substr(alt - 2, 2) != "![") return {};
-  return {alt - 2, url.end + 1};
+  return true;
 }
 
 // Markup a model need not see at the edges of text[first, last) (no blank edges), moved out
 // with the blanks beside it: a tag standing alone (<br/>, <img src="a"/>, a markup placeholder
-// <x id="1"/>, a tag whose partner is elsewhere) or a Markdown image at either end, and a tag
-// pair (or Markdown emphasis) around all of it. A tag pair that encloses only part of the text
-// stays: its words need it. The demo models stopped after an image they read at a sentence's
-// start: "![logo](img.png) Welcome to the app." came back as "![logo](img.png)".
+// <x id="1"/>, a tag whose partner is elsewhere), a Markdown image or a pair around no words at
+// either end, and a tag pair (Markdown emphasis, a link) around all of it. A tag pair that encloses
+// only part of the text stays: its words need it. The demo models stopped after an image they read
+// at a sentence's start: "![logo](img.png) Welcome to the app." came back as "![logo](img.png)".
 Range without_edge_markup(std::string_view text, std::size_t first, std::size_t last) {
   const std::string_view content = text.substr(first, last - first);
   const std::vector<ProtectedSpan> spans = find_protected_spans(content);
@@ -377,14 +323,15 @@ Range without_edge_markup(std::string_view text, std::size_t first, std::size_t 
   while (front < back && begin < end) {
     const ProtectedSpan& opening = spans[front];
     const ProtectedSpan& closing = spans[back - 1];
-    const Range first_image = markdown_image(content, opening);
-    const Range last_image = markdown_image(content, closing);
-    if (first_image.end > first_image.begin && first_image.begin == begin) {
-      begin = skip_blank(content, first_image.end, end);
-      ++front;
-    } else if (last_image.end > last_image.begin && last_image.end == end) {
-      end = blank_start(content, begin, last_image.begin);
-      --back;
+    const auto closing_opener = static_cast<std::size_t>(closing.partner);
+    if (opening.begin == begin && opening.partner < static_cast<int>(back) &&
+        opens_layout_pair(content, spans, front)) {
+      begin = skip_blank(content, spans[static_cast<std::size_t>(opening.partner)].end, end);
+      front = static_cast<std::size_t>(opening.partner) + 1;
+    } else if (closing.end == end && closing.partner >= static_cast<int>(front) &&
+               opens_layout_pair(content, spans, closing_opener)) {
+      end = blank_start(content, begin, spans[closing_opener].begin);
+      back = closing_opener;
     } else if (opening.kind == SpanKind::kTag && opening.begin == begin && opening.partner < 0) {
       begin = skip_blank(content, opening.end, end);
       ++front;
@@ -865,80 +812,6 @@ SegmentedText segment_text(std::string_view text, const SegmentationOptions& opt
   return segmented;
 }
 
-namespace {
-
-// The clause mark (, ; : and the full-width ，；：、) that starts at segment[at], or empty.
-std::string_view clause_mark_at(std::string_view segment, std::size_t at) {
-  static constexpr std::string_view kClauseMarks[] = {
-      ",", ";", ":", "\xEF\xBC\x8C", "\xEF\xBC\x9B", "\xEF\xBC\x9A", "\xE3\x80\x81"};
-  for (std::string_view mark : kClauseMarks) {
-    if (segment.substr(at).starts_with(mark)) return mark;
-  }
-  return {};
-}
-
-// cut_segment where no cut falls in `unbreakable`.
-bool cut_segment_outside(SegmentedText& text, std::size_t index, const Unbreakable& unbreakable,
-                         CutPlaces places) {
-  const std::string segment = text.segments[index];
-  const std::size_t middle = segment.size() / 2;
-  // The best cut of each kind: [cut_begin, cut_end) becomes layout.
-  struct Cut {
-    std::size_t begin = 0;
-    std::size_t end = 0;
-    bool found = false;
-  };
-  Cut clause;
-  Cut blank;
-  Cut any;
-  auto closer = [middle](const Cut& best, std::size_t at) {
-    const auto distance = [middle](std::size_t p) { return p > middle ? p - middle : middle - p; };
-    return !best.found || distance(at) < distance(best.begin);
-  };
-  bool previous_blank = false;
-  for (std::size_t i = 0; i < segment.size();) {
-    const std::size_t at = i;
-    char32_t c = 0;
-    if (!next_code_point(segment, &i, &c)) i = at + 1;
-    if (at > 0 && !unbreakable(at)) {
-      // A clause mark and the blank after it: an ASCII mark only before blank ("1,000", "a:b"
-      // are words), a full-width one also without (Chinese and Japanese have no blank).
-      if (const std::string_view mark = clause_mark_at(segment, at); !mark.empty()) {
-        const std::size_t run_end = skip_blank(segment, at + mark.size(), segment.size());
-        const bool spaced = run_end > at + mark.size() || mark.size() > 1;
-        if (spaced && run_end < segment.size() && !unbreakable(run_end) && closer(clause, at)) {
-          clause = {at, run_end, true};
-        }
-      }
-      if (is_blank_code_point(c) && !previous_blank) {  // a blank run starts
-        const std::size_t run_end = skip_blank(segment, at, segment.size());
-        if (run_end < segment.size() && !unbreakable(run_end) && closer(blank, at)) {
-          blank = {at, run_end, true};
-        }
-      }
-      if (closer(any, at)) any = {at, at, true};
-    }
-    previous_blank = is_blank_code_point(c);
-  }
-  const Cut cut = clause.found                                   ? clause
-                  : blank.found && places != CutPlaces::kClauses ? blank
-                  : places == CutPlaces::kAnywhere               ? any
-                                                                 : Cut{};
-  if (!cut.found) return false;
-  // Blank only at the cut: the segment has no blank edge, and the cut's run is skipped whole.
-  const std::size_t first_end = trim_blank_end(segment, 0, cut.begin);
-  const std::size_t second_begin = skip_blank(segment, cut.end, segment.size());
-  if (first_end == 0 || second_begin >= segment.size()) return false;
-  text.segments[index] = segment.substr(0, first_end);
-  text.segments.insert(text.segments.begin() + static_cast<long>(index) + 1,
-                       segment.substr(second_begin));
-  text.separators.insert(text.separators.begin() + static_cast<long>(index) + 1,
-                         segment.substr(first_end, second_begin - first_end));
-  return true;
-}
-
-}  // namespace
-
 bool has_words(std::string_view segment) {
   std::size_t from = 0;
   for (const ProtectedSpan& span : find_protected_spans(segment)) {
@@ -946,52 +819,6 @@ bool has_words(std::string_view segment) {
     from = span.end;
   }
   return has_letter_or_digit(segment.substr(from));
-}
-
-bool cut_segment(SegmentedText& text, std::size_t index, const KeepTogether& keep_together,
-                 CutPlaces places) {
-  const std::string& segment = text.segments.at(index);
-  std::vector<std::pair<std::size_t, std::size_t>> kept;
-  if (keep_together) kept = keep_together(segment);
-  // Outside bracket and quotation pairs and tag pairs where possible (cut inside, each half
-  // reached the model with a bracket that paired with nothing); then inside a bracket pair; then
-  // inside a tag pair too (a whole paragraph in <p>).
-  // Each try reads the whole segment: the one for brackets only where it has a pair.
-  const std::vector<std::pair<std::size_t, std::size_t>> brackets = bracket_pairs(segment);
-  struct Keep {
-    bool tag_pairs;
-    bool bracket_pairs;
-  };
-  for (const Keep keep : {Keep{true, true}, Keep{true, false}, Keep{false, false}}) {
-    if (keep.bracket_pairs && brackets.empty()) continue;
-    Unbreakable unbreakable(segment, keep.tag_pairs);
-    for (const auto& [first, last] : kept) unbreakable.add(first, last);
-    if (keep.bracket_pairs) {
-      for (const auto& [first, last] : brackets) unbreakable.add(first, last);
-    }
-    if (cut_segment_outside(text, index, unbreakable, places)) return true;
-  }
-  return false;
-}
-
-std::size_t cut_at_clauses(SegmentedText& text, std::size_t index,
-                           const KeepTogether& keep_together) {
-  std::size_t parts = 1;
-  for (std::size_t part = index; part < index + parts;) {
-    if (cut_segment(text, part, keep_together, CutPlaces::kClauses)) {
-      ++parts;
-    } else {
-      ++part;
-    }
-  }
-  return parts;
-}
-
-void keep_as_layout(SegmentedText& text, std::size_t index) {
-  const auto at = static_cast<long>(index);
-  text.separators[index] += text.segments.at(index) + text.separators[index + 1];
-  text.separators.erase(text.separators.begin() + at + 1);
-  text.segments.erase(text.segments.begin() + at);
 }
 
 }  // namespace rpt::documents

@@ -1,6 +1,6 @@
 // find_protected_spans: one left-to-right pass asking the recognizers of spans/span_format.h and
 // spans/span_markup.h at each byte that can start a span, and taking the addresses
-// spans/span_address.h and the emphasis delimiters spans/span_emphasis.h found (leftmost wins,
+// spans/span_address.h and the Markdown delimiters spans/span_markdown.h found (leftmost wins,
 // each recognizer returns its longest form), then tag pairing, then the accelerator marker, which
 // needs the whole text to decide.
 #include "spans/protected_spans.h"
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "spans/span_address.h"
-#include "spans/span_emphasis.h"
+#include "spans/span_markdown.h"
 #include "spans/span_option.h"
 #include "spans/span_format.h"
 #include "spans/span_lone_bracket.h"
@@ -32,7 +32,7 @@ using spans::is_upper;
 struct Candidate {
   ProtectedSpan span;
   spans::TagShape tag;  // tag.length > 0 for a tag in angle brackets
-  int emphasis = -1;    // a Markdown emphasis marker: the index of its pair (find_emphasis)
+  int markdown = -1;    // a Markdown delimiter: the index of its pair (find_markdown_pairs)
   bool known_tag = false;
   int partner = -1;  // index into the candidate vector
 };
@@ -112,14 +112,14 @@ void pair_tags(std::vector<Candidate>& candidates) {
   }
 }
 
-// Pairs the emphasis markers the scan kept: a marker whose partner another span took (a URL's
+// Pairs the Markdown delimiters the scan kept: one whose partner another span took (a URL's
 // "a_b" against "_c_") stays unpaired, and so is text.
-void pair_emphasis(std::vector<Candidate>& candidates, std::size_t pairs) {
+void pair_markdown(std::vector<Candidate>& candidates, std::size_t pairs) {
   std::vector<int> opener(pairs, -1);
   for (int i = 0; i < static_cast<int>(candidates.size()); ++i) {
     Candidate& marker = candidates[i];
-    if (marker.emphasis < 0) continue;
-    const auto pair = static_cast<std::size_t>(marker.emphasis);
+    if (marker.markdown < 0) continue;
+    const auto pair = static_cast<std::size_t>(marker.markdown);
     if (!marker.span.closing) {
       opener[pair] = i;
     } else if (opener[pair] >= 0) {
@@ -130,10 +130,10 @@ void pair_emphasis(std::vector<Candidate>& candidates, std::size_t pairs) {
 }
 
 // An unknown name in angle brackets is markup only when paired, self-closing or with attributes;
-// alone it is a metavariable ("<file>") that translators translate. An emphasis marker without
+// alone it is a metavariable ("<file>") that translators translate. A Markdown delimiter without
 // its partner is text (a footnote's "*", "5 * 3").
 bool keep(const Candidate& c) {
-  if (c.emphasis >= 0) return c.partner >= 0;
+  if (c.markdown >= 0) return c.partner >= 0;
   if (c.span.kind != SpanKind::kTag || c.known_tag) return true;
   return c.partner >= 0 || c.tag.self_closing || c.tag.has_attributes;
 }
@@ -310,19 +310,19 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   const spans::TextFacts facts(text);
   const std::vector<ProtectedSpan> words = word_spans(text);
   auto word = words.begin();
-  const std::vector<spans::EmphasisPair> emphasis = spans::find_emphasis(text);
-  // Their delimiter runs in text order.
+  const std::vector<spans::MarkdownPair> markdown = spans::find_markdown_pairs(text);
+  // Their delimiters in text order.
   struct Delimiter {
     std::size_t begin, end;
-    int pair;  // index into emphasis
+    int pair;  // index into markdown
     bool closing;
   };
   std::vector<Delimiter> delimiters;
-  for (std::size_t k = 0; k < emphasis.size(); ++k) {
+  for (std::size_t k = 0; k < markdown.size(); ++k) {
     delimiters.push_back(
-        {emphasis[k].open_begin, emphasis[k].open_end, static_cast<int>(k), false});
+        {markdown[k].open_begin, markdown[k].open_end, static_cast<int>(k), false});
     delimiters.push_back(
-        {emphasis[k].close_begin, emphasis[k].close_end, static_cast<int>(k), true});
+        {markdown[k].close_begin, markdown[k].close_end, static_cast<int>(k), true});
   }
   std::sort(delimiters.begin(), delimiters.end(),
             [](const Delimiter& a, const Delimiter& b) { return a.begin < b.begin; });
@@ -348,7 +348,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     if (marker_at < next) {
       Candidate marker;
       marker.span = {delimiter->begin, delimiter->end, SpanKind::kTag, -1, delimiter->closing};
-      marker.emphasis = delimiter->pair;
+      marker.markdown = delimiter->pair;
       candidates.push_back(marker);
       i = delimiter->end;
       continue;
@@ -363,7 +363,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     }
   }
   pair_tags(candidates);
-  pair_emphasis(candidates, emphasis.size());
+  pair_markdown(candidates, markdown.size());
 
   std::vector<int> new_index(candidates.size(), -1);
   std::vector<ProtectedSpan> result;

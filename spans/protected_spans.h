@@ -15,16 +15,16 @@
 namespace rpt {
 
 enum class SpanKind {
-  kPrintf,       // %s %d %.2f %1$s %lu %qs %q+D %zu %.*s
-  kPercent,      // %% (a literal percent sign in a format string)
-  kPositional,   // Qt / KDE / Windows: %1 %2 %n
-  kBrace,        // ICU / .NET / Python: {0} {} {name} {name:fmt}
-  kIcuMessage,   // {count, plural, one {# file} other {# files}}: the whole message
-  kVariable,     // $(VAR) ${var} $VAR $var_name
-  kTag,          // <b> </b> <br/> <span foreground="red">: markup (paired or known), and
-                 // Markdown's emphasis pairs ** ** * * __ __ _ _
-  kEntity,       // &amp; &#160; &#x2026;
-  kEscape,       // \n \t \r \\ \" written as two characters
+  kPrintf,      // %s %d %.2f %1$s %lu %qs %q+D %zu %.*s
+  kPercent,     // %% (a literal percent sign in a format string)
+  kPositional,  // Qt / KDE / Windows: %1 %2 %n
+  kBrace,       // ICU / .NET / Python: {0} {} {name} {name:fmt}
+  kIcuMessage,  // {count, plural, one {# file} other {# files}}: the whole message
+  kVariable,    // $(VAR) ${var} $VAR $var_name
+  kTag,         // <b> </b> <br/> <span foreground="red">: markup (paired or known), and
+                // Markdown's pairs: emphasis ** ** * * __ __ _ _, links [ ](dest), images ![ ](src)
+  kEntity,      // &amp; &#160; &#x2026;
+  kEscape,      // \n \t \r \\ \" written as two characters
   kAccelerator,  // the marker of a keyboard accelerator: & in "&File", _ in "_Open"
   kSymbol,  // ✓ © ° ™ and emoji sequences (😀 👍🏽 🇩🇪): pictographs a model would
             // swap

@@ -13,11 +13,12 @@
 namespace rpt::spans {
 namespace {
 
-constexpr std::size_t kMaxMappingKey = 64;   // %(name)s
-constexpr std::size_t kMaxFormatSpec = 40;   // {0:yyyy-MM-dd}
-constexpr std::size_t kMaxPriMacro = 16;     // %<PRIuMAX>
-constexpr std::size_t kMaxGccQuote = 120;    // %<...%>: longer is prose, not quoted code
-constexpr std::size_t kMaxDoubleBrace = 64;  // {{ user.profile.display_name | capitalize }}
+constexpr std::size_t kMaxMappingKey = 64;    // %(name)s
+constexpr std::size_t kMaxFormatSpec = 40;    // {0:yyyy-MM-dd}
+constexpr std::size_t kMaxPriMacro = 16;      // %<PRIuMAX>
+constexpr std::size_t kMaxGccQuote = 120;     // %<...%>: longer is prose, not quoted code
+constexpr std::size_t kMaxDoubleBrace = 64;   // {{ user.profile.display_name | capitalize }}
+constexpr std::size_t kMaxTemplateTag = 200;  // {{< figure src="a.png" title="..." >}}
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
@@ -321,9 +322,39 @@ std::size_t double_brace_length(std::string_view text, std::size_t at) {
   return 0;
 }
 
+// A template's tag, whole, on one line: Hugo's shortcodes {{< name args >}} {{% name %}}
+// {{< /name >}}, Jinja's and Django's statements {% if user %} and comments {# note #}; 0 when
+// not one. The demo models translated a shortcode's name and arguments.
+std::size_t template_tag_length(std::string_view text, std::size_t at) {
+  std::string_view close;
+  if (text.substr(at, 3) == "{{<") {
+    close = ">}}";
+  } else if (text.substr(at, 3) == "{{%") {
+    close = "%}}";
+  } else if (text.substr(at, 2) == "{%") {
+    close = "%}";
+  } else if (text.substr(at, 2) == "{#") {
+    close = "#}";
+  } else {
+    return 0;
+  }
+  const std::string_view rest = text.substr(at, kMaxTemplateTag);
+  const std::size_t end = rest.find(close, close.size());
+  if (end == std::string_view::npos || rest.substr(0, end).find('\n') != std::string_view::npos) {
+    return 0;
+  }
+  // Something inside: "{%}" and "{##}" are no tags.
+  const std::string_view inside = rest.substr(close.size(), end - close.size());
+  if (inside.find_first_not_of(' ') == std::string_view::npos) return 0;
+  return end + close.size();
+}
+
 }  // namespace
 
 Match match_brace(const TextFacts& facts, std::size_t at) {
+  if (const std::size_t tag = template_tag_length(facts.text, at); tag > 0) {
+    return {tag, SpanKind::kBrace};
+  }
   if (const std::size_t interpolation = double_brace_length(facts.text, at); interpolation > 0) {
     return {interpolation, SpanKind::kBrace};
   }

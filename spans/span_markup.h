@@ -1,6 +1,7 @@
 // The markup recognizers behind find_protected_spans (spans/protected_spans.h): variables,
 // entities, escapes, Markdown code, and tags, defined in span_markup.cc. What they share with the
-// format-string recognizers is in spans/span_format.h. Markdown emphasis is spans/span_emphasis.h.
+// format-string recognizers is in spans/span_format.h. Markdown emphasis and links are
+// spans/span_markdown.h.
 #pragma once
 
 #include <cstddef>

@@ -22,7 +22,7 @@ build_packages=(
   libcli11-dev nlohmann-json3-dev
   libicu-dev              # Unicode case folding, word and sentence boundaries (glossaries, segmentation)
   libxml2-dev             # HTML and XML documents (documents/markup_document.h)
-  libmd4c-dev             # Markdown emphasis in segments, read by md4c (spans/span_emphasis.cc)
+  libmd4c-dev             # Markdown pairs and blocks, read by md4c (spans/span_markdown.cc)
   libgettextpo-dev        # gettext PO catalogues read and written by gettext itself (po_catalog.cc)
   libmicrohttpd-dev       # the HTTP port: probes, /metrics and the JSON API
   libcurl4-openssl-dev    # rpt-loadgen --protocol http (libcurl's multi interface)

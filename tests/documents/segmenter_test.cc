@@ -491,12 +491,26 @@ TEST(Segmenter, MarkdownImageAtASegmentsEdgeIsLayout) {
     const SegmentedText trailing = segment("Welcome to the app. ![logo](img.png)", split);
     EXPECT_EQ(trailing.segments, Strings{"Welcome to the app."}) << mode;
     EXPECT_EQ(trailing.separators, (Strings{"", " ![logo](img.png)"})) << mode;
-    // Inside, the words need it; a link is text.
+    // Inside, the words need it. A link around all of a segment is a tag pair around it; a
+    // badge (an image in a link) at an edge is layout whole.
     EXPECT_EQ(segment("Click ![icon](a.png) to open the file", split).segments,
               Strings{"Click ![icon](a.png) to open the file"})
         << mode;
-    EXPECT_EQ(segment("[Read the manual](setup.md)", split).segments,
-              Strings{"[Read the manual](setup.md)"})
+    const SegmentedText link = segment("[Read the manual](setup.md)", split);
+    EXPECT_EQ(link.segments, Strings{"Read the manual"}) << mode;
+    EXPECT_EQ(link.separators, (Strings{"[", "](setup.md)"})) << mode;
+    const SegmentedText badge =
+        segment("[![CI](https://ci.example.org/b.svg)](https://ci.example.org) Fast.", split);
+    EXPECT_EQ(badge.segments, Strings{"Fast."}) << mode;
+    EXPECT_EQ(badge.separators,
+              (Strings{"[![CI](https://ci.example.org/b.svg)](https://ci.example.org) ", ""}))
+        << mode;
+    // A pair around a placeholder or an address is part of the sentence.
+    EXPECT_EQ(segment("<b>%s</b> files were saved.", split).segments,
+              Strings{"<b>%s</b> files were saved."})
+        << mode;
+    EXPECT_EQ(segment("[example.org](https://example.org) is our site.", split).segments,
+              Strings{"[example.org](https://example.org) is our site."})
         << mode;
   }
 }
@@ -585,6 +599,14 @@ TEST(Segmenter, LongSegmentsAreCutAtAClauseThenABlank) {
   EXPECT_EQ(cut_at_clauses(items, 0), 4u);
   EXPECT_EQ(items.segments, (Strings{"red", "green", "blue", "black"}));
   EXPECT_EQ(items.separators, (Strings{"", ", ", "; ", ", ", ""}));
+  // Outside brackets first: inside only when there is no clause mark outside.
+  SegmentedText outer = segment("Pick one (for example, 1, 2 or 3), then save, and quit");
+  EXPECT_EQ(cut_at_clauses(outer, 0), 3u);
+  EXPECT_EQ(outer.segments,
+            (Strings{"Pick one (for example, 1, 2 or 3)", "then save", "and quit"}));
+  SegmentedText inner = segment("Pick one (for example, 1, 2 or 3)");
+  EXPECT_EQ(cut_at_clauses(inner, 0), 3u);
+  EXPECT_EQ(inner.segments, (Strings{"Pick one (for example", "1", "2 or 3)"}));
   SegmentedText none = segment("Copied 1,000 files to a:b now");
   EXPECT_EQ(cut_at_clauses(none, 0), 1u);
   EXPECT_FALSE(cut_segment(none, 0, {}, CutPlaces::kClauses));

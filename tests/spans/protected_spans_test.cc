@@ -90,9 +90,9 @@ TEST(ProtectedSpans, Addresses) {
        {{"<a href=\"https://example.com\">", T, 1}, {"</a>", T, 0}}},
       {"example.com/a<b>x</b>", {{"example.com/a", U}, {"<b>", T, 2}, {"</b>", T, 1}}},
       {"&File at example.com/a?x=1&y=2", {{"&", A}, {"example.com/a?x=1&y=2", U}}},
-      // Markdown links and images: the destination, whatever it names.
-      {"See [the manual](docs/setup.md) and ![Logo](logo.png) or [x](https://a.org/b).",
-       {{"docs/setup.md", U}, {"logo.png", U}, {"https://a.org/b", U}}},
+      // A Markdown link md4c does not read as one (empty text): the destination, whatever it
+      // names. Links and images are tag pairs (MarkdownLinksAndImages).
+      {"See [](docs/setup.md) and ![](logo.png).", {{"docs/setup.md", U}, {"logo.png", U}}},
       // Angle brackets around a whole address are its own (autolinks); not around more.
       {"Written by Kirill <xi@example.net>. See <https://example.com/a>.",
        {{"<xi@example.net>", U}, {"<https://example.com/a>", U}}},
@@ -232,7 +232,8 @@ TEST(ProtectedSpans, MarkdownEmphasis) {
       {"Required fields are marked *", {}},
       {"***x*** and ** x **", {{"*", T, 3}, {"**", T, 2}, {"**", T, 1}, {"*", T, 0}}},
       {"** x ** and \\*x\\* and ***", {}},
-      {"_[the guide](https://a.org/x_y)_", {{"_", T, 2}, {"https://a.org/x_y", U}, {"_", T, 0}}},
+      {"_[the guide](https://a.org/x_y)_",
+       {{"_", T, 3}, {"[", T, 2}, {"](https://a.org/x_y)", T, 1}, {"_", T, 0}}},
       {"    *indented* or in <p>**HTML**</p>",
        {{"*", T, 1}, {"*", T, 0}, {"<p>", T, 5}, {"**", T, 4}, {"**", T, 3}, {"</p>", T, 2}}},
       {"_Open", {{"_", A}}},
@@ -243,6 +244,54 @@ TEST(ProtectedSpans, MarkdownEmphasis) {
   EXPECT_TRUE(spans[1].closing);
   EXPECT_FALSE(spans[2].closing);
   EXPECT_TRUE(spans[3].closing);
+}
+
+// Markdown's inline links and images are tag pairs: "[" (an image's "![") opens, and "](" with the
+// destination, the title and the ")" closes. The link text is what a translator translates; the
+// demo models, reading "[text](url)" as words, dropped or doubled its brackets in long sentences
+// ("[PyYAML-Fehlerhttps://..."). Links md4c does not read as links (a reference link's label, a
+// link with no text, brackets alone) keep what they had: text, and the destination an address.
+TEST(ProtectedSpans, MarkdownLinksAndImages) {
+  expect_table({
+      {"See [the manual](docs/setup.md) and ![Logo](logo.png) or [x](https://a.org/b).",
+       {{"[", T, 1},
+        {"](docs/setup.md)", T, 0},
+        {"![", T, 3},
+        {"](logo.png)", T, 2},
+        {"[", T, 5},
+        {"](https://a.org/b)", T, 4}}},
+      // Titles, angle-bracket destinations, brackets in a destination, an empty one.
+      {"[a](u \"Title (x)\") [b](<my file.md>) [c](u(1)) [d]()",
+       {{"[", T, 1},
+        {"](u \"Title (x)\")", T, 0},
+        {"[", T, 3},
+        {"](<my file.md>)", T, 2},
+        {"[", T, 5},
+        {"](u(1))", T, 4},
+        {"[", T, 7},
+        {"]()", T, 6}}},
+      // Spans inside the text; emphasis inside and around; a badge: an image in a link.
+      {"[`make` and *more*](u) *[a](u)* [![CI](ci.svg)](https://ci.example.org)",
+       {{"[", T, 4},
+        {"`make`", C},
+        {"*", T, 3},
+        {"*", T, 2},
+        {"](u)", T, 0},
+        {"*", T, 8},
+        {"[", T, 7},
+        {"](u)", T, 6},
+        {"*", T, 5},
+        {"[", T, 12},
+        {"![", T, 11},
+        {"](ci.svg)", T, 10},
+        {"](https://ci.example.org)", T, 9}}},
+      // Over a line break; an escaped bracket and an entity in the text.
+      {"[the\nguide](g.md) [a\\]b &amp; c](u)",
+       {{"[", T, 1}, {"](g.md)", T, 0}, {"[", T, 4}, {"&amp;", E}, {"](u)", T, 2}}},
+      // Not inline links: a reference link, brackets alone, a checkbox.
+      {"[text][ref] and [ref] or [ ] and [x]", {}},
+      {"See [RFC 2119] (page 3).", {{"2119", N}}},
+  });
 }
 
 // Numbers the demo models garbled ("2024-01-03" as "2024-024-01-01-01-0", "23:59:59" as
@@ -376,6 +425,13 @@ TEST(ProtectedSpans, Braces) {
        {{"{quantity}", Br}, {"{0:N2}", Br}, {"{0,-10}", Br}, {"{0:yyyy-MM-dd}", Br}}},
       {"{node.label} {items[0]} {0!s} {:d}",
        {{"{node.label}", Br}, {"{items[0]}", Br}, {"{0!s}", Br}, {"{:d}", Br}}},
+      // Templates' tags, whole: Hugo's shortcodes, Jinja's and Django's statements and comments.
+      {"See {{< ref \"install.md\" >}} and {{% notice tip %}}Save often.{{% /notice %}}",
+       {{"{{< ref \"install.md\" >}}", Br}, {"{{% notice tip %}}", Br}, {"{{% /notice %}}", Br}}},
+      {"{% if user %}Hello {{ user.name }}{% endif %} {# a note #}",
+       {{"{% if user %}", Br}, {"{{ user.name }}", Br}, {"{% endif %}", Br}, {"{# a note #}", Br}}},
+      // Not tags: nothing inside, no end on the line.
+      {"{##} {# } and {{< open\n>}}", {}},
   });
 }
 

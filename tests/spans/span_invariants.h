@@ -27,9 +27,13 @@ inline std::string check_span_invariants(std::string_view text,
     if (p.partner != i) return at + "partner not symmetric";
     if (s.closing == p.closing) return at + "pairs two opening or two closing tags";
     if (s.closing != (s.partner < i)) return at + "closing tag before its opening tag";
-    // Tags in angle brackets say which they are; Markdown's emphasis markers open and close alike.
+    // Tags in angle brackets say which they are, and a Markdown link's "](" closes; Markdown's
+    // emphasis markers open and close alike.
     const bool markdown = text[s.begin] == '*' || text[s.begin] == '_';
-    if (!markdown && s.closing != (text.substr(s.begin, 2) == "</")) {
+    const std::string_view head = text.substr(s.begin, 2);
+    const bool link = head == "](" || head.starts_with("[") || head == "![";
+    if (link && s.closing != (head == "](")) return at + "link delimiter unlike its side";
+    if (!markdown && !link && s.closing != (head == "</")) {
       return at + "closing flag unlike the tag's </";
     }
     if (markdown &&

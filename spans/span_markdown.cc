@@ -1,11 +1,11 @@
-// find_emphasis: md4c parses the text and reports emphasis as enter/leave events between runs of
-// text, without offsets; the runs of text point into the caller's buffer, so the delimiters of
-// the events between two runs lie in the bytes between them (the gap). There, the closers of the
-// spans that end come first, each right after what it closes (a nested link's "](dest)" before
-// it: skipped by the destination's and title's pointers), and the openers of the spans that begin
-// come last, each right before what it opens (only "[", "![", "`" or "<" of nested spans between).
-// So closers are read forward from the gap's start, openers backward from its end.
-#include "spans/span_emphasis.h"
+// find_markdown_pairs: md4c parses the text and reports emphasis and links as enter/leave events
+// between runs of text, without offsets; the runs of text point into the caller's buffer, so the
+// delimiters of the events between two runs lie in the bytes between them (the gap). There, the
+// closers of the spans that end come first, each right after what it closes (a link's "](dest)"
+// ends after the destination's and title's pointers), and the openers of the spans that begin
+// come last, each right before what it opens (only "`" or "<" of nested spans between). So
+// closers are read forward from the gap's start, openers backward from its end.
+#include "spans/span_markdown.h"
 
 #include <md4c.h>
 
@@ -27,18 +27,21 @@ bool is_delimiter(char c) { return c == '*' || c == '_'; }
 // ASCII punctuation, as CommonMark reads it.
 bool is_punct(char c) { return c > ' ' && c < 0x7F && !is_alpha(c) && !is_digit(c); }
 bool is_emphasis(MD_SPANTYPE type) { return type == MD_SPAN_EM || type == MD_SPAN_STRONG; }
+bool is_link(MD_SPANTYPE type) { return type == MD_SPAN_A || type == MD_SPAN_IMG; }
 
-// A delimiter run of one event: its length from the span's type, its place once found.
+// The delimiters of one event: an emphasis run's length from the span's type, a link's from
+// where its brackets stand; the place once found.
 struct Marker {
   std::size_t begin = kUnplaced;
-  std::size_t length = 0;
+  std::size_t end = kUnplaced;
+  std::size_t length = 0;  // for emphasis
 };
 
 // A span event since the last run of text.
 struct Event {
   bool enter = false;
   MD_SPANTYPE type = MD_SPAN_EM;
-  int marker = -1;  // for emphasis: index into Reader::markers
+  int marker = -1;  // for emphasis and links: index into Reader::markers
   // For leaving a link or image: where its destination and title end in the text, and whether
   // they are all there (an escaped destination is a copy; a reference link's is elsewhere).
   std::size_t link_end = 0;
@@ -50,7 +53,7 @@ class Reader {
  public:
   explicit Reader(std::string_view text) : text_(text) {}
 
-  std::vector<EmphasisPair> read() {
+  std::vector<MarkdownPair> read() {
     MD_PARSER parser{};
     parser.flags = MD_DIALECT_COMMONMARK | MD_FLAG_NOINDENTEDCODEBLOCKS | MD_FLAG_NOHTMLBLOCKS;
     parser.enter_block = [](MD_BLOCKTYPE, void*, void*) { return 0; };
@@ -75,9 +78,9 @@ class Reader {
  private:
   void enter(MD_SPANTYPE type) {
     Event event{.enter = true, .type = type};
-    if (is_emphasis(type)) {
+    if (is_emphasis(type) || is_link(type)) {
       event.marker = static_cast<int>(markers_.size());
-      markers_.push_back({kUnplaced, type == MD_SPAN_EM ? 1u : 2u});
+      markers_.push_back({.length = type == MD_SPAN_EM ? 1u : 2u});
     }
     open_.push_back(event);
     events_.push_back(event);
@@ -91,11 +94,12 @@ class Reader {
     const int opener = it->marker;
     open_.erase(std::next(it).base(), open_.end());
     Event event{.enter = false, .type = type};
-    if (is_emphasis(type)) {
+    if (opener >= 0) {
       event.marker = static_cast<int>(markers_.size());
-      markers_.push_back({kUnplaced, markers_[static_cast<std::size_t>(opener)].length});
+      markers_.push_back({.length = markers_[static_cast<std::size_t>(opener)].length});
       pairs_.emplace_back(opener, event.marker);
-    } else if (type == MD_SPAN_A) {
+    }
+    if (type == MD_SPAN_A) {
       const auto* link = static_cast<const MD_SPAN_A_DETAIL*>(detail);
       link_end(link->href, &event);
       link_end(link->title, &event);
@@ -143,14 +147,14 @@ class Reader {
       bool lost = false;
       for (std::size_t i = 0; i < leaving && !lost; ++i) {
         const Event& event = events_[i];
-        if (event.type == MD_SPAN_A || event.type == MD_SPAN_IMG) {
+        if (is_link(event.type)) {
           lost = !event.link_placed ||
-                 (event.has_link && (event.link_end < text_end_ || event.link_end > next));
-          at = std::max(at, event.link_end);
+                 (event.has_link && (event.link_end < text_end_ || event.link_end > next)) ||
+                 !place_link_closer(event, &at, next);
         } else if (event.marker >= 0) {
           while (at < next && !is_delimiter(text_[at])) ++at;
           lost = !place_run(event.marker, at, next);
-          if (!lost) at += markers_[static_cast<std::size_t>(event.marker)].length;
+          if (!lost) at = markers_[static_cast<std::size_t>(event.marker)].end;
         }
       }
       const std::size_t floor = lost ? text_end_ : at;
@@ -158,6 +162,10 @@ class Reader {
       for (std::size_t i = events_.size(); i > leaving && !lost; --i) {
         const Event& event = events_[i - 1];
         if (event.marker < 0) continue;
+        if (is_link(event.type)) {
+          lost = !place_link_opener(event, &at, floor);
+          continue;
+        }
         while (at > floor && !is_delimiter(text_[at - 1])) --at;
         const std::size_t length = markers_[static_cast<std::size_t>(event.marker)].length;
         lost = at < floor + length || !place_run(event.marker, at - length, at);
@@ -175,31 +183,70 @@ class Reader {
       if (text_[at + i] != text_[at]) return false;
     }
     marker.begin = at;
+    marker.end = at + marker.length;
     return true;
   }
 
-  std::vector<EmphasisPair> pairs() const {
-    std::vector<EmphasisPair> found;
+  // Places an inline link's closer, the "]" at or after *at (after a code span's or autolink's
+  // closer) through the ")" after its destination and title, before `limit`; moves *at past it.
+  // A reference link ("][label]", "]" alone) is not placed: its destination is elsewhere.
+  bool place_link_closer(const Event& event, std::size_t* at, std::size_t limit) {
+    while (*at < limit && text_[*at] != ']' && !is_delimiter(text_[*at])) ++*at;
+    if (*at + 1 >= limit || text_[*at] != ']' || text_[*at + 1] != '(') return false;
+    const std::size_t after = std::max(*at + 2, event.link_end);
+    const std::size_t close = text_.substr(0, limit).find(')', after);
+    if (close == std::string_view::npos) return false;
+    Marker& marker = markers_[static_cast<std::size_t>(event.marker)];
+    marker.begin = *at;
+    marker.end = close + 1;
+    *at = marker.end;
+    return true;
+  }
+
+  // Places a link's opener, "[" (an image's "![") ending at *at, after nested openers and code
+  // or autolink openers ("[`a`](u)", "[<b>x</b>](u)") and not before `floor`; moves *at to it.
+  bool place_link_opener(const Event& event, std::size_t* at, std::size_t floor) {
+    while (*at > floor && text_[*at - 1] != '[') {
+      if (is_delimiter(text_[*at - 1])) return false;  // an opener of emphasis outside
+      --*at;
+    }
+    if (*at == floor) return false;
+    std::size_t begin = *at - 1;
+    if (event.type == MD_SPAN_IMG) {
+      if (begin == floor || text_[begin - 1] != '!') return false;
+      --begin;
+    }
+    Marker& marker = markers_[static_cast<std::size_t>(event.marker)];
+    marker.begin = begin;
+    marker.end = *at;
+    *at = begin;
+    return true;
+  }
+
+  std::vector<MarkdownPair> pairs() const {
+    std::vector<MarkdownPair> found;
     for (const auto& [opener, closer] : pairs_) {
       const Marker& open = markers_[static_cast<std::size_t>(opener)];
       const Marker& close = markers_[static_cast<std::size_t>(closer)];
-      if (open.begin == kUnplaced || close.begin == kUnplaced || open.begin >= close.begin ||
-          text_[open.begin] != text_[close.begin]) {
-        continue;
-      }
-      found.push_back(
-          {open.begin, open.begin + open.length, close.begin, close.begin + close.length});
+      if (open.begin == kUnplaced || close.begin == kUnplaced || open.end > close.begin) continue;
+      const bool emphasis = is_delimiter(text_[open.begin]);
+      if (emphasis && text_[open.begin] != text_[close.begin]) continue;
+      found.push_back({open.begin, open.end, close.begin, close.end});
     }
-    std::sort(found.begin(), found.end(), [](const EmphasisPair& a, const EmphasisPair& b) {
+    std::sort(found.begin(), found.end(), [](const MarkdownPair& a, const MarkdownPair& b) {
       return a.open_begin < b.open_begin;
     });
     // Emphasis opens on a word, code, a tag or a link (or another opener: ***x***).
-    std::vector<EmphasisPair> kept;
-    for (const EmphasisPair& pair : found) {
+    std::vector<MarkdownPair> kept;
+    for (const MarkdownPair& pair : found) {
+      if (!is_delimiter(text_[pair.open_begin])) {
+        kept.push_back(pair);
+        continue;
+      }
       std::size_t after = pair.open_end;
       for (auto next = std::lower_bound(
                found.begin(), found.end(), after,
-               [](const EmphasisPair&p, std::size_t offset) { return p.open_begin < offset; });
+               [](const MarkdownPair&p, std::size_t offset) { return p.open_begin < offset; });
            next != found.end() && next->open_begin == after; ++next) {
         after = next->open_end;
       }
@@ -227,8 +274,9 @@ class Reader {
 
 }  // namespace
 
-std::vector<EmphasisPair> find_emphasis(std::string_view text) {
-  if (text.find_first_of("*_") == std::string_view::npos ||
+std::vector<MarkdownPair> find_markdown_pairs(std::string_view text) {
+  if ((text.find_first_of("*_") == std::string_view::npos &&
+       text.find("](") == std::string_view::npos) ||
       text.size() > std::numeric_limits<MD_SIZE>::max()) {
     return {};
   }
