@@ -205,7 +205,7 @@ MarkdownLines markdown_lines(std::string_view text, const std::vector<ByteRange>
     return line;
   };
   for (const auto& [first, last] : reading.code_blocks) {
-    for (std::size_t i = line_of(first); i < n && lines[i].first < last; ++i) out.code[i] = true;
+    for (std::size_t i = line_of(first); i < n && lines[i].first < last; ++i) out.layout[i] = true;
   }
   // The leaf block of each line's first run of text (-1: none), the lines that end in a hard
   // break, and the cells of table rows.
@@ -232,6 +232,16 @@ MarkdownLines markdown_lines(std::string_view text, const std::vector<ByteRange>
   // in the text the model reads) or one of the two has no words of its own: a term of a man
   // page's option list ("**--debug, -D**" above "Show additional information.") is no part of
   // the sentence below it, and read with it the model broke the emphasis and the option.
+  // A line md4c reads no text in that starts as a link reference definition does ("[label]:",
+  // up to three blanks before) is one: its label and destination are the document's keys.
+  for (std::size_t i = 0; i < n && document; ++i) {
+    const std::string_view content = text.substr(lines[i].first, lines[i].second - lines[i].first);
+    const std::size_t first = content.find_first_not_of(' ');
+    if (block[i] < 0 && first != std::string_view::npos && first <= 3 && content[first] == '[' &&
+        content.find("]:", first) != std::string_view::npos) {
+      out.layout[i] = true;
+    }
+  }
   std::vector<bool> words(n, false);
   for (std::size_t i = 0; i < n; ++i) {
     words[i] =
@@ -241,7 +251,7 @@ MarkdownLines markdown_lines(std::string_view text, const std::vector<ByteRange>
     const std::string_view content = text.substr(lines[i].first, lines[i].second - lines[i].first);
     const std::size_t first = content.find_first_not_of(" \t");
     out.joins_previous[i] = block[i] >= 0 && block[i] == block[i - 1] && !hard_break[i - 1] &&
-                            !out.code[i] && !out.code[i - 1] && words[i] && words[i - 1] &&
+                            !out.layout[i] && !out.layout[i - 1] && words[i] && words[i - 1] &&
                             (first == std::string_view::npos || content[first] != '>');
   }
   return out;

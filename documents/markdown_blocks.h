@@ -46,7 +46,9 @@ using ByteRange = std::pair<std::size_t, std::size_t>;  // [first, second) in th
 // What md4c reads in the lines of `text` (`lines`: each line's range, in order), for the
 // segmenter: `document` as MarkdownOptions::document.
 struct MarkdownLines {
-  std::vector<bool> code;            // a code block's line: layout
+  // Layout: a code block's line, or a document's link reference definition ("[guide]:
+  // https://example.org/guide"; md4c reads no text in it, and the models rewrote destinations).
+  std::vector<bool> layout;
   std::vector<bool> joins_previous;  // a document's: of the paragraph of the line before
   // A document's table row: its cells with text, each [after the pipe before it, its pipe after).
   std::vector<std::vector<ByteRange>> cells;

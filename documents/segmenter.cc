@@ -747,7 +747,7 @@ SegmentedText segment_lines(std::string_view text, const SegmentationOptions& op
   // document the lines of one paragraph (or heading, list item) as md4c reads it.
   for (std::size_t i = 0; i < lines.size();) {
     std::size_t last = i;
-    if (markdown.code[i]) {
+    if (markdown.layout[i]) {
       out.layout(lines[i].begin, lines[i].end);
     } else if (!markdown.cells[i].empty()) {  // a table row: cell by cell, the pipes layout
       std::size_t done = lines[i].begin;
@@ -761,7 +761,7 @@ SegmentedText segment_lines(std::string_view text, const SegmentationOptions& op
       if (options.markdown && options.split != SplitSentences::kNewlines) {
         while (last + 1 < lines.size() && markdown.joins_previous[last + 1]) ++last;
       } else if (options.split == SplitSentences::kSentences) {
-        while (last + 1 < lines.size() && !blank[last + 1] && !markdown.code[last + 1] &&
+        while (last + 1 < lines.size() && !blank[last + 1] && !markdown.layout[last + 1] &&
                !blank[i]) {
           ++last;
         }

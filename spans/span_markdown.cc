@@ -51,7 +51,9 @@ struct Event {
 
 class Reader {
  public:
-  explicit Reader(std::string_view text) : text_(text) {}
+  // `buffer`: the text, then what find_markdown_pairs appended (definitions for its reference
+  // links); pairs are looked for in the text's `size` bytes.
+  Reader(std::string_view buffer, std::size_t size) : text_(buffer), size_(size) {}
 
   std::vector<MarkdownPair> read() {
     MD_PARSER parser{};
@@ -71,7 +73,7 @@ class Reader {
       return 0;
     };
     if (md_parse(text_.data(), static_cast<MD_SIZE>(text_.size()), &parser, this) != 0) return {};
-    place(text_.size());
+    place(size_);
     return pairs();
   }
 
@@ -124,7 +126,7 @@ class Reader {
 
   void text(const MD_CHAR* run, MD_SIZE size) {
     // Line breaks and NUL characters come as md4c's own strings: part of the gap.
-    if (run < text_.data() || run >= text_.data() + text_.size()) return;
+    if (run < text_.data() || run >= text_.data() + size_) return;
     const auto begin = static_cast<std::size_t>(run - text_.data());
     if (begin < text_end_) {  // never seen: text out of order leaves its gap's events unplaced
       events_.clear();
@@ -148,9 +150,7 @@ class Reader {
       for (std::size_t i = 0; i < leaving && !lost; ++i) {
         const Event& event = events_[i];
         if (is_link(event.type)) {
-          lost = !event.link_placed ||
-                 (event.has_link && (event.link_end < text_end_ || event.link_end > next)) ||
-                 !place_link_closer(event, &at, next);
+          lost = !event.link_placed || !place_link_closer(event, &at, next);
         } else if (event.marker >= 0) {
           while (at < next && !is_delimiter(text_[at])) ++at;
           lost = !place_run(event.marker, at, next);
@@ -187,14 +187,20 @@ class Reader {
     return true;
   }
 
-  // Places an inline link's closer, the "]" at or after *at (after a code span's or autolink's
-  // closer) through the ")" after its destination and title, before `limit`; moves *at past it.
-  // A reference link ("][label]", "]" alone) is not placed: its destination is elsewhere.
+  // Places a link's closer, the "]" at or after *at (after a code span's or autolink's closer),
+  // before `limit`, and moves *at past it: an inline link's through the ")" after its destination
+  // and title, a reference link's through its label's "]" ("][label]", "][]"). A shortcut
+  // reference ("[label]") is not placed: the text alone does not say it is a link.
   bool place_link_closer(const Event& event, std::size_t* at, std::size_t limit) {
     while (*at < limit && text_[*at] != ']' && !is_delimiter(text_[*at])) ++*at;
-    if (*at + 1 >= limit || text_[*at] != ']' || text_[*at + 1] != '(') return false;
-    const std::size_t after = std::max(*at + 2, event.link_end);
-    const std::size_t close = text_.substr(0, limit).find(')', after);
+    if (*at + 1 >= limit || text_[*at] != ']') return false;
+    std::size_t close = std::string_view::npos;
+    if (text_[*at + 1] == '(') {
+      if (event.has_link && (event.link_end < text_end_ || event.link_end > limit)) return false;
+      close = text_.substr(0, limit).find(')', std::max(*at + 2, event.link_end));
+    } else if (text_[*at + 1] == '[') {
+      close = text_.substr(0, limit).find(']', *at + 2);
+    }
     if (close == std::string_view::npos) return false;
     Marker& marker = markers_[static_cast<std::size_t>(event.marker)];
     marker.begin = *at;
@@ -265,6 +271,7 @@ class Reader {
   }
 
   std::string_view text_;
+  std::size_t size_ = 0;
   std::size_t text_end_ = 0;   // the end of the last run of text inside text_
   std::vector<Event> events_;  // span events since that run
   std::vector<Event> open_;    // spans entered and not left
@@ -272,15 +279,44 @@ class Reader {
   std::vector<std::pair<int, int>> pairs_;  // opener and closer markers
 };
 
+// The text, and a definition after it for each label of a reference link ("[text][label]",
+// "[text][]"), whose own definition is elsewhere in the document: md4c reads only what it can
+// resolve as a link. The labels' definitions point nowhere ("#"); a link's closer is found by
+// its brackets.
+std::string with_reference_definitions(std::string_view text) {
+  std::string buffer(text);
+  for (std::size_t at = text.find("]["); at != std::string_view::npos;
+       at = text.find("][", at + 2)) {
+    const std::size_t end = text.find(']', at + 2);
+    if (end == std::string_view::npos) break;
+    std::string_view label = text.substr(at + 2, end - at - 2);
+    if (label.find_first_not_of(" \t\r\n") == std::string_view::npos) {  // "[text][]"
+      const std::size_t open = text.rfind('[', at);
+      if (open == std::string_view::npos) continue;
+      label = text.substr(open + 1, at - open - 1);
+    }
+    // CommonMark: at most 999 bytes, something other than blank, no unescaped bracket.
+    if (label.size() > 999 || label.find_first_of("[]") != std::string_view::npos ||
+        label.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+      continue;
+    }
+    buffer.append("\n\n[").append(label).append("]: #\n");
+  }
+  return buffer;
+}
+
 }  // namespace
 
 std::vector<MarkdownPair> find_markdown_pairs(std::string_view text) {
   if ((text.find_first_of("*_") == std::string_view::npos &&
-       text.find("](") == std::string_view::npos) ||
-      text.size() > std::numeric_limits<MD_SIZE>::max()) {
+       text.find("](") == std::string_view::npos && text.find("][") == std::string_view::npos) ||
+      text.size() > std::numeric_limits<MD_SIZE>::max() / 2) {
     return {};
   }
-  return Reader(text).read();
+  if (text.find("][") == std::string_view::npos) return Reader(text, text.size()).read();
+  const std::string buffer = with_reference_definitions(text);
+  if (buffer.size() > std::numeric_limits<MD_SIZE>::max()) return {};
+  return Reader(buffer, text.size()).read();
 }
 
 }  // namespace rpt::spans

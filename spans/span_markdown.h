@@ -12,7 +12,7 @@ namespace rpt::spans {
 
 // One pair: the byte ranges of its opening and closing delimiters. Emphasis: the runs ("**",
 // "*", "__" or "_"; ***x*** is two pairs, "*" around "**"). A link: "[" and "](destination)",
-// the title and blanks inside the brackets with it; an image: "![" and "](src)".
+// the title and blanks inside the brackets with it, or "][label]"; an image: "![" and "](src)".
 struct MarkdownPair {
   std::size_t open_begin = 0;
   std::size_t open_end = 0;
@@ -22,9 +22,10 @@ struct MarkdownPair {
 
 // The emphasis, link and image pairs of `text` read as one CommonMark document (no indented code
 // blocks, no HTML blocks: a segment's indentation or leading <p> does not hide them), in the
-// order of their openers. Left out: a pair whose delimiters md4c's events do not place beyond
-// doubt (an empty link, or one inside emphasis: "*[](u)*"; a reference link "[text][label]",
-// whose destination is elsewhere, and emphasis closing after it), and emphasis whose opener is
+// order of their openers. A reference link ("[text][label]", "[text][]") is a pair whose closer
+// is "][label]", its definition elsewhere in the document. Left out: a pair whose delimiters
+// md4c's events do not place beyond doubt (an empty link, or one inside emphasis: "*[](u)*"; a
+// shortcut reference "[label]" and emphasis closing after it), and emphasis whose opener is
 // followed by punctuation other than ` < [, another opener or a command-line option
 // ("**--all**"): the file filter "*.png;*.jpg" is emphasis to CommonMark, not to a translator.
 std::vector<MarkdownPair> find_markdown_pairs(std::string_view text);

@@ -224,6 +224,22 @@ TEST(Segmenter, MarkdownTablesAreReadCellByCell) {
   EXPECT_EQ(segment(text).segments.front(), "Option | Description");
 }
 
+// A Markdown document's link reference definitions are layout: the models rewrote their
+// destinations ("faq.md" came back as "Faq.md"). A line of text that looks like one is text, and
+// so are definitions in plain text, where "[Error]: disk full" is a message.
+TEST(Segmenter, MarkdownLinkReferenceDefinitionsAreLayout) {
+  const std::string text =
+      "Read the [user guide][guide] and\nthe [FAQ][] first.\n\n"
+      "[guide]: https://example.org/guide \"The guide\"\n  [FAQ]: faq.md\n\n"
+      "[Note]: not a definition, a paragraph.\n";
+  const SegmentedText s = segment_text(text, {.keep_together = {}, .markdown = true});
+  EXPECT_EQ(s.segments, (Strings{"Read the [user guide][guide] and\nthe [FAQ][] first.",
+                                 "[Note]: not a definition, a paragraph."}));
+  EXPECT_EQ(join_segments(s, s.segments), text);
+  EXPECT_EQ(segment("[Error]: disk full\n[Error]: https://example.org").segments,
+            (Strings{"[Error]: disk full", "[Error]: https://example.org"}));
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);

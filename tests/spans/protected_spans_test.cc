@@ -249,8 +249,9 @@ TEST(ProtectedSpans, MarkdownEmphasis) {
 // Markdown's inline links and images are tag pairs: "[" (an image's "![") opens, and "](" with the
 // destination, the title and the ")" closes. The link text is what a translator translates; the
 // demo models, reading "[text](url)" as words, dropped or doubled its brackets in long sentences
-// ("[PyYAML-Fehlerhttps://..."). Links md4c does not read as links (a reference link's label, a
-// link with no text, brackets alone) keep what they had: text, and the destination an address.
+// ("[PyYAML-Fehlerhttps://..."). A reference link's closer is "][label]". Links md4c does not
+// read as links (a link with no text, brackets alone) keep what they had: text, and the
+// destination an address.
 TEST(ProtectedSpans, MarkdownLinksAndImages) {
   expect_table({
       {"See [the manual](docs/setup.md) and ![Logo](logo.png) or [x](https://a.org/b).",
@@ -288,8 +289,21 @@ TEST(ProtectedSpans, MarkdownLinksAndImages) {
       // Over a line break; an escaped bracket and an entity in the text.
       {"[the\nguide](g.md) [a\\]b &amp; c](u)",
        {{"[", T, 1}, {"](g.md)", T, 0}, {"[", T, 4}, {"&amp;", E}, {"](u)", T, 2}}},
-      // Not inline links: a reference link, brackets alone, a checkbox.
-      {"[text][ref] and [ref] or [ ] and [x]", {}},
+      // Reference links, full and collapsed, whose definitions are elsewhere in the document:
+      // the label is the closer's (the demo models looped on "[FAQ][]": "[FAQ][][][][]...").
+      {"Read the [user guide][guide] and the [FAQ][] first.",
+       {{"[", T, 1}, {"][guide]", T, 0}, {"[", T, 3}, {"][]", T, 2}}},
+      {"[*a*][r] [![b](b.svg)][ci]",
+       {{"[", T, 3},
+        {"*", T, 2},
+        {"*", T, 1},
+        {"][r]", T, 0},
+        {"[", T, 7},
+        {"![", T, 6},
+        {"](b.svg)", T, 5},
+        {"][ci]", T, 4}}},
+      // Not links: a shortcut reference (brackets alone), an empty label, a checkbox.
+      {"[ref] or [ ] and [x] and [][] or [a][ ] x", {}},
       {"See [RFC 2119] (page 3).", {{"2119", N}}},
   });
 }

@@ -31,8 +31,10 @@ inline std::string check_span_invariants(std::string_view text,
     // emphasis markers open and close alike.
     const bool markdown = text[s.begin] == '*' || text[s.begin] == '_';
     const std::string_view head = text.substr(s.begin, 2);
-    const bool link = head == "](" || head.starts_with("[") || head == "![";
-    if (link && s.closing != (head == "](")) return at + "link delimiter unlike its side";
+    const bool link = head == "](" || head == "][" || head.starts_with("[") || head == "![";
+    if (link && s.closing != (head == "](" || head == "][")) {
+      return at + "link delimiter unlike its side";
+    }
     if (!markdown && !link && s.closing != (head == "</")) {
       return at + "closing flag unlike the tag's </";
     }
