@@ -154,14 +154,72 @@ std::size_t front_matter_end(std::string_view text) {
   return 0;
 }
 
+// The HTML comments that are blocks of their own (CommonMark's HTML block that starts with
+// "<!--" at a line's start and ends on the line of "-->"), as line ranges in text order: md4c
+// with HTML blocks read. Not those in code blocks, nor comments inside a line of text.
+std::vector<std::pair<std::size_t, std::size_t>> comment_blocks(std::string_view text,
+                                                                const MarkdownOptions& options) {
+  struct Blocks {
+    std::string_view text;
+    std::vector<std::pair<std::size_t, std::size_t>> found;
+    bool in_html = false;
+    std::size_t first = kNone;
+    std::size_t last = 0;
+  } blocks{text, {}};
+  MD_PARSER parser{};
+  parser.flags = MD_DIALECT_COMMONMARK | (options.document ? 0u : MD_FLAG_NOINDENTEDCODEBLOCKS);
+  parser.enter_block = [](MD_BLOCKTYPE type, void*, void* self) {
+    auto& b = *static_cast<Blocks*>(self);
+    if (type == MD_BLOCK_HTML) {
+      b.in_html = true;
+      b.first = kNone;
+      b.last = 0;
+    }
+    return 0;
+  };
+  parser.leave_block = [](MD_BLOCKTYPE type, void*, void* self) {
+    auto& b = *static_cast<Blocks*>(self);
+    if (type != MD_BLOCK_HTML || b.first == kNone) return 0;
+    b.in_html = false;
+    std::size_t begin = b.first;
+    while (begin > 0 && b.text[begin - 1] != '\n' && b.text[begin - 1] != '\r') --begin;
+    const std::string_view block = b.text.substr(b.first, b.last - b.first);
+    const std::size_t end = block.rfind("-->");
+    if (block.starts_with("<!--") && end != std::string_view::npos &&
+        block.substr(end + 3).find_first_not_of(" \t\r\n") == std::string_view::npos) {
+      b.found.emplace_back(begin, b.first + end + 3);
+    }
+    return 0;
+  };
+  parser.enter_span = [](MD_SPANTYPE, void*, void*) { return 0; };
+  parser.leave_span = [](MD_SPANTYPE, void*, void*) { return 0; };
+  parser.text = [](MD_TEXTTYPE, const MD_CHAR* run, MD_SIZE size, void* self) {
+    auto& b = *static_cast<Blocks*>(self);
+    if (!b.in_html || run < b.text.data() || run + size > b.text.data() + b.text.size()) return 0;
+    const auto at = static_cast<std::size_t>(run - b.text.data());
+    b.first = std::min(b.first, at);
+    b.last = std::max(b.last, at + size);
+    return 0;
+  };
+  if (md_parse(text.data(), static_cast<MD_SIZE>(text.size()), &parser, &blocks) != 0) return {};
+  return std::move(blocks.found);
+}
+
 }  // namespace
 
 MarkdownReading read_markdown(std::string_view text, const MarkdownOptions& options) {
-  if (!options.document && text.find("```") == std::string_view::npos &&
+  const bool comments = text.find("<!--") != std::string_view::npos;
+  if (!options.document && !comments && text.find("```") == std::string_view::npos &&
       text.find("~~~") == std::string_view::npos) {
     return {};
   }
   MarkdownReading reading = Reader(text, options).read();
+  if (comments) {
+    auto& blocks = reading.code_blocks;
+    const auto found = comment_blocks(text, options);
+    blocks.insert(blocks.end(), found.begin(), found.end());
+    std::sort(blocks.begin(), blocks.end());
+  }
   if (options.document) {
     if (const std::size_t end = front_matter_end(text); end > 0) {
       reading.code_blocks.insert(reading.code_blocks.begin(), {0, end});

@@ -26,7 +26,9 @@ struct MarkdownReading {
   // start of its opening fence's line to the end of its last line of code (its closing fence,
   // holding no words, is layout anyway); an indented block from its first line to its last. A
   // Markdown document's front matter (YAML between "---" lines, TOML between "+++" lines, at its
-  // start) is one too: its keys are the site generator's, and md4c read them as a heading.
+  // start) is one too: its keys are the site generator's, and md4c read them as a heading. So is
+  // an HTML comment standing as a block of its own (Node.js's "<!-- YAML\nadded: v11.0.0\n-->"),
+  // in any text: the models translated and garbled it ("<!-111.0.0.0.0...").
   std::vector<std::pair<std::size_t, std::size_t>> code_blocks;
   // Markdown documents: each run of text outside code (its offset) with the leaf block it is in
   // (an id, the same for all runs of one block), in text order.

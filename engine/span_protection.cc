@@ -17,7 +17,9 @@ namespace {
 constexpr const char* kWordBoundary = "\xe2\x96\x81";  // SentencePiece's "▁"
 
 bool is_tag_closing(std::string_view tag) { return tag.size() > 1 && tag[1] == '/'; }
-bool is_self_closing(std::string_view tag) { return tag.ends_with("/>"); }
+bool is_self_closing(std::string_view tag) {
+  return tag.ends_with("/>") || tag.starts_with("<!--");
+}
 
 std::string tag_name(std::string_view tag) {
   std::size_t i = is_tag_closing(tag) ? 2 : 1;

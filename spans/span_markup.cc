@@ -10,6 +10,7 @@ namespace rpt::spans {
 namespace {
 
 constexpr std::size_t kMaxTag = 2048;       // <span foreground="red" font_desc="...">
+constexpr std::size_t kMaxComment = 4096;   // <!-- a translator's or a generator's note -->
 constexpr std::size_t kMaxEntityName = 32;  // &kappname;
 constexpr std::size_t kMaxNumberedTag = 3;  // <0> .. <999>
 constexpr std::size_t kMaxCode = 120;       // `git commit --amend --no-edit`, as GCC's %<...%>
@@ -156,6 +157,12 @@ Match match_code(std::string_view text, std::size_t at) {
 
 TagShape match_tag(std::string_view text, std::size_t at) {
   TagShape tag;
+  // An HTML comment stands alone, whole: "<!-- note -->" (the models garbled its words).
+  if (text.substr(at, 4) == "<!--") {
+    const std::size_t end = text.substr(at, kMaxComment).find("-->", 4);
+    if (end == std::string_view::npos) return {};
+    return {.length = end + 3, .name = "!--", .closing = false, .self_closing = true};
+  }
   std::size_t i = at + 1;
   if (at_or_nul(text, i) == '/') {
     tag.closing = true;

@@ -240,6 +240,20 @@ TEST(Segmenter, MarkdownLinkReferenceDefinitionsAreLayout) {
             (Strings{"[Error]: disk full", "[Error]: https://example.org"}));
 }
 
+// HTML comments are layout: a block of their own in any text (Node.js's "<!-- YAML\nadded:
+// v11.0.0\n-->", which the models garbled into "<!-111.0.0.0.0..."), and a comment at a
+// segment's edge; one inside a sentence is a protected span.
+TEST(Segmenter, HtmlCommentsAreLayout) {
+  const std::string text =
+      "<!-- introduced_in=v0.10.0 -->\n\nSave the file.\n<!-- YAML\nadded: v11.0.0\n-->\n"
+      "Open <!-- why --> the file.\n```\n<!-- code -->\n```\n";
+  for (const bool markdown : {false, true}) {
+    const SegmentedText s = segment_text(text, {.keep_together = {}, .markdown = markdown});
+    EXPECT_EQ(s.segments, (Strings{"Save the file.", "Open <!-- why --> the file."})) << markdown;
+    EXPECT_EQ(join_segments(s, s.segments), text) << markdown;
+  }
+}
+
 TEST(Segmenter, BlankTextsHaveNoSegment) {
   for (const std::string blank : {"", " ", "\n\n", "\t\r\n", "\xC2\xA0", "\xE3\x80\x80"}) {
     const SegmentedText s = segment(blank);

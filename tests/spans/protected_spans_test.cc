@@ -522,6 +522,18 @@ TEST(ProtectedSpans, TagsPairNestingAware) {
 
 // react-i18next's Trans component numbers its elements: "<0>items</0>" lost its "<0>" (en-fr)
 // when the model read it as text; its "{{count}}" was the field "{count}" between two braces.
+// An HTML comment is a tag standing alone, whole, up to 4 kB; one without its end is text.
+TEST(ProtectedSpans, HtmlComments) {
+  expect_table({
+      {"Save <!-- a note --> the file.", {{"<!-- a note -->", T}}},
+      {"<!--lib/timers.js--> <b>x</b><!---->",
+       {{"<!--lib/timers.js-->", T}, {"<b>", T, 2}, {"</b>", T, 1}, {"<!---->", T}}},
+      {"<!-- YAML\nadded: v11.0.0\n-->", {{"<!-- YAML\nadded: v11.0.0\n-->", T}}},
+      {"<!-- no end", {}},
+  });
+  EXPECT_TRUE(find_protected_spans("<!-- " + std::string(5000, 'x') + " -->").empty());
+}
+
 TEST(ProtectedSpans, NumberedTags) {
   expect_table({
       {"You have <0>{{count}}</0> new <1>messages</1>.",
