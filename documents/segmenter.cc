@@ -280,32 +280,56 @@ bool ends_word(std::string_view text, std::size_t at) {
   return before > 0x7F && u_hasBinaryProperty(static_cast<UChar32>(before), UCHAR_S_TERM);
 }
 
-bool opens_image(std::string_view content, const ProtectedSpan& span) {
-  return span.kind == SpanKind::kTag && content.substr(span.begin, 2) == "![";
-}
-
-// Whether spans[i] opens a tag pair that is layout whole at a segment's edge: a Markdown image
-// ("![" of ![alt](src)), or a pair around nothing but images and tags (a badge,
-// [![CI](b.svg)](ci), <a><img src="b.svg"/></a>). Not one around a placeholder: "<b>%s</b>
-// files" is one sentence.
-bool opens_layout_pair(std::string_view content, const std::vector<ProtectedSpan>& spans,
-                       std::size_t i) {
-  if (spans[i].kind != SpanKind::kTag || spans[i].partner <= static_cast<int>(i)) return false;
-  if (opens_image(content, spans[i])) return true;
-  const auto closer = static_cast<std::size_t>(spans[i].partner);
-  std::size_t from = spans[i].end;
-  for (std::size_t k = i + 1; k <= closer; ++k) {
-    if (has_letter_or_digit(content.substr(from, spans[k].begin - from)) ||
-        spans[k].kind != SpanKind::kTag) {
-      return false;
+// Which of a text's tag pairs are layout whole at a segment's edge: a Markdown image ("![" of
+// ![alt](src)), or a pair around nothing but images and tags (a badge, [![CI](b.svg)](ci),
+// <a><img src="b.svg"/></a>). Not one around a placeholder: "<b>%s</b> files" is one sentence.
+// Answered in constant time from counts made once: a nest of a million tags is peeled pair by
+// pair.
+class LayoutPairs {
+ public:
+  LayoutPairs(std::string_view content, const std::vector<ProtectedSpan>& spans)
+      : content_(content), spans_(spans), wordy_(2 * spans.size() + 2, 0) {
+    // Item 2k: the text before spans[k] (k == size: after the last); item 2k + 1: spans[k]. An
+    // image's insides (its alt text) count for nothing.
+    std::size_t from = 0;
+    for (std::size_t k = 0; k <= spans.size(); ++k) {
+      const std::size_t to = k < spans.size() ? spans[k].begin : content.size();
+      int bad = has_letter_or_digit(content.substr(from, to - from)) ? 1 : 0;
+      wordy_[2 * k + 1] = wordy_[2 * k] + bad;
+      if (k == spans.size()) break;
+      bad = spans[k].kind != SpanKind::kTag ? 1 : 0;
+      wordy_[2 * k + 2] = wordy_[2 * k + 1] + bad;
+      from = spans[k].end;
+      if (opens_image(k)) {
+        const auto closer = static_cast<std::size_t>(spans[k].partner);
+        for (std::size_t inside = 2 * k + 3; inside <= 2 * closer + 2; ++inside) {
+          wordy_[inside] = wordy_[2 * k + 2];
+        }
+        from = spans[closer].end;
+        k = closer;
+      }
     }
-    if (opens_image(content, spans[k]) && spans[k].partner > static_cast<int>(k)) {
-      k = static_cast<std::size_t>(spans[k].partner);
-    }
-    from = spans[k].end;
   }
-  return true;
-}
+
+  // Whether spans[i] opens such a pair.
+  bool opens(std::size_t i) const {
+    if (spans_[i].kind != SpanKind::kTag || spans_[i].partner <= static_cast<int>(i)) return false;
+    if (opens_image(i)) return true;
+    const auto closer = static_cast<std::size_t>(spans_[i].partner);
+    // Items 2i + 2 (the text after spans[i]) to 2 * closer (the text before its partner).
+    return wordy_[2 * closer + 1] == wordy_[2 * i + 2];
+  }
+
+ private:
+  bool opens_image(std::size_t k) const {
+    return spans_[k].kind == SpanKind::kTag && spans_[k].partner > static_cast<int>(k) &&
+           content_.substr(spans_[k].begin, 2) == "![";
+  }
+
+  std::string_view content_;
+  const std::vector<ProtectedSpan>& spans_;
+  std::vector<int> wordy_;  // wordy_[j]: how many of items [0, j) have words or are no tags
+};
 
 // Markup a model need not see at the edges of text[first, last) (no blank edges), moved out
 // with the blanks beside it: a tag standing alone (<br/>, <img src="a"/>, a markup placeholder
@@ -316,6 +340,7 @@ bool opens_layout_pair(std::string_view content, const std::vector<ProtectedSpan
 Range without_edge_markup(std::string_view text, std::size_t first, std::size_t last) {
   const std::string_view content = text.substr(first, last - first);
   const std::vector<ProtectedSpan> spans = find_protected_spans(content);
+  const LayoutPairs layout_pairs(content, spans);
   std::size_t begin = 0;
   std::size_t end = content.size();
   std::size_t front = 0;            // spans[front] is the first that may open the rest
@@ -325,11 +350,11 @@ Range without_edge_markup(std::string_view text, std::size_t first, std::size_t 
     const ProtectedSpan& closing = spans[back - 1];
     const auto closing_opener = static_cast<std::size_t>(closing.partner);
     if (opening.begin == begin && opening.partner < static_cast<int>(back) &&
-        opens_layout_pair(content, spans, front)) {
+        layout_pairs.opens(front)) {
       begin = skip_blank(content, spans[static_cast<std::size_t>(opening.partner)].end, end);
       front = static_cast<std::size_t>(opening.partner) + 1;
     } else if (closing.end == end && closing.partner >= static_cast<int>(front) &&
-               opens_layout_pair(content, spans, closing_opener)) {
+               layout_pairs.opens(closing_opener)) {
       end = blank_start(content, begin, spans[closing_opener].begin);
       back = closing_opener;
     } else if (opening.kind == SpanKind::kTag && opening.begin == begin && opening.partner < 0) {

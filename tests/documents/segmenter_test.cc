@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
 #include <random>
 #include <string>
 #include <vector>
@@ -543,6 +544,20 @@ TEST(Segmenter, MarkdownImageAtASegmentsEdgeIsLayout) {
               Strings{"[example.org](https://example.org) is our site."})
         << mode;
   }
+}
+
+// Peeling markup off a segment's edges is linear however deep it nests: each pair's test for
+// words inside was a walk over them, and a megabyte of nested tags took minutes.
+TEST(Segmenter, EdgeMarkupIsPeeledInLinearTime) {
+  std::string nest;
+  for (int i = 0; i < 50000; ++i) nest += "<b>";
+  nest += "x";
+  for (int i = 0; i < 50000; ++i) nest += "</b>";
+  const auto start = std::chrono::steady_clock::now();
+  const SegmentedText s = segment(nest, SplitSentences::kNone);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(s.segments, Strings{"x"});
+  EXPECT_EQ(join_segments(s, s.segments), nest);
 }
 
 // Span protection off: markup is text the model reads, at the edges too.
