@@ -322,9 +322,8 @@ std::size_t double_brace_length(std::string_view text, std::size_t at) {
   return 0;
 }
 
-// A template's tag, whole, on one line: Hugo's shortcodes {{< name args >}} {{% name %}}
-// {{< /name >}}, Jinja's and Django's statements {% if user %} and comments {# note #}; 0 when
-// not one. The demo models translated a shortcode's name and arguments.
+}  // namespace
+
 std::size_t template_tag_length(std::string_view text, std::size_t at) {
   std::string_view close;
   if (text.substr(at, 3) == "{{<") {
@@ -348,8 +347,6 @@ std::size_t template_tag_length(std::string_view text, std::size_t at) {
   if (inside.find_first_not_of(' ') == std::string_view::npos) return 0;
   return end + close.size();
 }
-
-}  // namespace
 
 Match match_brace(const TextFacts& facts, std::size_t at) {
   if (const std::size_t tag = template_tag_length(facts.text, at); tag > 0) {

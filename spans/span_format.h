@@ -52,6 +52,11 @@ struct TextFacts {
 Match match_percent(const TextFacts& facts, std::size_t at);
 // text[at] == '{': {0} {} {name} {0:N2}, or a whole ICU message.
 Match match_brace(const TextFacts& facts, std::size_t at);
+// The length of a template's tag at text[at], whole, on one line (at most 200 bytes): Hugo's
+// shortcodes {{< name args >}} {{% name %}} {{< /name >}}, Jinja's and Django's statements
+// {% if user %} and comments {# note #}; 0 when not one. The demo models translated a
+// shortcode's name and arguments.
+std::size_t template_tag_length(std::string_view text, std::size_t at);
 // A digit at text[at]: 2024, 10:30, 2024-01-03, 1.5, 1,234,567, 192.168.0.1, 12/31/2023.
 Match match_number(std::string_view text, std::size_t at);
 // text[at] == '+': an international phone number, "+1 555 0100", "+44 (0)20 7946 0958".

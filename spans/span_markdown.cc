@@ -279,12 +279,27 @@ class Reader {
   std::vector<std::pair<int, int>> pairs_;  // opener and closer markers
 };
 
-// The text, and a definition after it for each label of a reference link ("[text][label]",
-// "[text][]"), whose own definition is elsewhere in the document: md4c reads only what it can
-// resolve as a link. The labels' definitions point nowhere ("#"); a link's closer is found by
-// its brackets.
-std::string with_reference_definitions(std::string_view text) {
-  std::string buffer(text);
+// The text as md4c is given it: a Hugo shortcode's bytes (a span of their own) read as letters,
+// so that a link destination holding one is a destination ("[the releases]({{< param repo
+// >}}/releases)": its blanks made it none, and the models translated "/releases"); and a
+// definition after it for each label of a reference link ("[text][label]", "[text][]"), whose
+// own definition is elsewhere in the document: md4c reads only what it can resolve as a link.
+// The labels' definitions point nowhere ("#"); a link's closer is found by its brackets. Empty
+// when nothing needs changing.
+std::string as_parsed(std::string_view text) {
+  std::string buffer;
+  if (text.find("{{") != std::string_view::npos) {
+    for (std::size_t at = text.find("{{"); at != std::string_view::npos;
+         at = text.find("{{", at + 1)) {
+      const std::size_t length = template_tag_length(text, at);
+      if (length == 0) continue;
+      if (buffer.empty()) buffer = text;
+      buffer.replace(at, length, length, 'x');
+      at += length - 1;
+    }
+  }
+  if (text.find("][") == std::string_view::npos) return buffer;
+  if (buffer.empty()) buffer = text;
   for (std::size_t at = text.find("]["); at != std::string_view::npos;
        at = text.find("][", at + 2)) {
     const std::size_t end = text.find(']', at + 2);
@@ -313,8 +328,8 @@ std::vector<MarkdownPair> find_markdown_pairs(std::string_view text) {
       text.size() > std::numeric_limits<MD_SIZE>::max() / 2) {
     return {};
   }
-  if (text.find("][") == std::string_view::npos) return Reader(text, text.size()).read();
-  const std::string buffer = with_reference_definitions(text);
+  const std::string buffer = as_parsed(text);
+  if (buffer.empty()) return Reader(text, text.size()).read();
   if (buffer.size() > std::numeric_limits<MD_SIZE>::max()) return {};
   return Reader(buffer, text.size()).read();
 }

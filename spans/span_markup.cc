@@ -188,7 +188,18 @@ TagShape match_tag(std::string_view text, std::size_t at) {
   tag.name = text.substr(name_begin, i - name_begin);
   const std::size_t rest = i;
   // Up to '>', never past a '<': a stray '<' cannot make the scan of every later '<' quadratic.
-  while (i < text.size() && i - at < kMaxTag && text[i] != '>' && text[i] != '<') ++i;
+  // A Hugo shortcode in an attribute's value is part of it: <img src="/docs/{{< param v >}}/a.svg">
+  // (read as text, the models translated the attribute names).
+  while (i < text.size() && i - at < kMaxTag && text[i] != '>') {
+    if (text[i] == '<') {
+      const std::size_t shortcode =
+          i >= at + 3 && text.substr(i - 2, 2) == "{{" ? template_tag_length(text, i - 2) : 0;
+      if (shortcode == 0) break;
+      i += shortcode - 2;
+      continue;
+    }
+    ++i;
+  }
   if (at_or_nul(text, i) != '>') return {};
   std::string_view inside = text.substr(rest, i - rest);  // between the name and '>'
   if (!inside.empty() && !is_space(inside.front()) && inside != "/") return {};

@@ -302,6 +302,13 @@ TEST(ProtectedSpans, MarkdownLinksAndImages) {
         {"![", T, 6},
         {"](b.svg)", T, 5},
         {"][ci]", T, 4}}},
+      // A Hugo shortcode in a destination (its blanks are the shortcode's); not in the text.
+      {"[the releases]({{< param repo >}}/releases) and [{{< year >}}](y.md)",
+       {{"[", T, 1},
+        {"]({{< param repo >}}/releases)", T, 0},
+        {"[", T, 4},
+        {"{{< year >}}", Br},
+        {"](y.md)", T, 2}}},
       // Not links: a shortcut reference (brackets alone), an empty label, a checkbox.
       {"[ref] or [ ] and [x] and [][] or [a][ ] x", {}},
       {"See [RFC 2119] (page 3).", {{"2119", N}}},
@@ -522,6 +529,16 @@ TEST(ProtectedSpans, TagsPairNestingAware) {
 
 // react-i18next's Trans component numbers its elements: "<0>items</0>" lost its "<0>" (en-fr)
 // when the model read it as text; its "{{count}}" was the field "{count}" between two braces.
+// A Hugo shortcode inside a tag's attribute is part of the tag.
+TEST(ProtectedSpans, ShortcodesInsideTags) {
+  expect_table({
+      {"<img class=\"svg\" src=\"/docs/{{< param v >}}/a.svg\" alt=\"Logo\">",
+       {{"<img class=\"svg\" src=\"/docs/{{< param v >}}/a.svg\" alt=\"Logo\">", T}}},
+      {"<a href=\"{{% ref x %}}\">Go</a>", {{"<a href=\"{{% ref x %}}\">", T, 1}, {"</a>", T, 0}}},
+      {"<b {{< x", {{"{{<", Lone}}},
+  });
+}
+
 // An HTML comment is a tag standing alone, whole, up to 4 kB; one without its end is text.
 TEST(ProtectedSpans, HtmlComments) {
   expect_table({
