@@ -17,7 +17,7 @@ struct Directive {
 // The argument-taking directives (%s, %lu, %.2f; not %%), or false when one cannot be numbered
 // simply: already positional, a `*` width or precision, a system-dependent <PRIu64>.
 bool directives_of(std::string_view text, std::vector<Directive>* out) {
-  for (const ProtectedSpan& span : find_protected_spans(text, {.accelerators = false})) {
+  for (const ProtectedSpan& span : find_argument_spans(text, {.accelerators = false})) {
     if (span.kind != SpanKind::kPrintf) continue;
     const std::string_view directive = text.substr(span.begin, span.end - span.begin);
     if (directive.find_first_of("$*<") != std::string_view::npos) return false;

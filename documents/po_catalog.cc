@@ -196,7 +196,7 @@ std::string charset_of(const std::optional<std::string>& content_type) {
 // than n == 1 must have the plural's, so the singular's translation fits it only when they match.
 std::multiset<std::string> directives(std::string_view text) {
   std::multiset<std::string> found;
-  for (const ProtectedSpan& span : find_protected_spans(text, {.accelerators = false})) {
+  for (const ProtectedSpan& span : find_argument_spans(text, {.accelerators = false})) {
     if (span.kind == SpanKind::kPrintf || span.kind == SpanKind::kPositional ||
         span.kind == SpanKind::kBrace || span.kind == SpanKind::kVariable) {
       found.emplace(text.substr(span.begin, span.end - span.begin));

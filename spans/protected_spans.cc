@@ -413,6 +413,29 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   return result;
 }
 
+std::vector<ProtectedSpan> find_argument_spans(std::string_view text,
+                                               const SpanRecognitionOptions& options) {
+  std::vector<ProtectedSpan> found;
+  for (ProtectedSpan span : find_protected_spans(text, options)) {
+    span.partner = -1;
+    const std::string_view head = text.substr(span.begin, 2);
+    if (span.kind != SpanKind::kTag || (head != "](" && head != "][")) {
+      found.push_back(span);
+      continue;
+    }
+    // Between "](" (or "][") and the closing bracket.
+    const std::size_t inside = span.begin + 2;
+    for (ProtectedSpan inner :
+         find_protected_spans(text.substr(inside, span.end - 1 - inside), options)) {
+      inner.begin += inside;
+      inner.end += inside;
+      inner.partner = -1;
+      found.push_back(inner);
+    }
+  }
+  return found;
+}
+
 void merge_spans(std::vector<ProtectedSpan>& spans, const std::vector<ProtectedSpan>& added) {
   if (added.empty()) return;
   std::vector<ProtectedSpan> merged;

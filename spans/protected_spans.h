@@ -57,6 +57,13 @@ struct SpanRecognitionOptions {
 std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
                                                 const SpanRecognitionOptions& options = {});
 
+// find_protected_spans with each Markdown link closer replaced by the spans inside it
+// ("[%d files](%s)" gives "[", "%d" and the "%s" of "](%s)"), partners not kept: the directives a
+// format string's arguments fill, which msgfmt's checks count, though the model sees the closer
+// as one span of markup.
+std::vector<ProtectedSpan> find_argument_spans(std::string_view text,
+                                               const SpanRecognitionOptions& options = {});
+
 // Merges `added` (in text order, outside every span of `spans`, without partners) into `spans`
 // (in text order), each span's partner index renumbered: spans found by another pass (symbols,
 // the engine's words a model cannot write) joining those of the first.

@@ -361,6 +361,10 @@ TEST(CFormatOrder, OutOfOrderDirectivesGetTheirSourcePositions) {
   EXPECT_EQ(c_directives_in_source_order("%s %d", "%d"), "%d");  // not the same directives
   EXPECT_EQ(c_directives_in_source_order("%lu files, %s", "%s: %lu Dateien"),
             "%2$s: %1$lu Dateien");
+  // A directive in a Markdown link's destination counts though the model saw the link's closer
+  // as one span.
+  EXPECT_EQ(c_directives_in_source_order("[%d files](%s)", "[Dateien](%s) %d"),
+            "[Dateien](%2$s) %1$d");
 }
 
 TEST(PoCatalog, CFormatEntriesPassMsgfmtCheckWhenTheModelReordersDirectives) {

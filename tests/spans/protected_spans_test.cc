@@ -529,6 +529,17 @@ TEST(ProtectedSpans, TagsPairNestingAware) {
 
 // react-i18next's Trans component numbers its elements: "<0>items</0>" lost its "<0>" (en-fr)
 // when the model read it as text; its "{{count}}" was the field "{count}" between two braces.
+// The spans a format string's arguments fill, those inside a link's closer too.
+TEST(ProtectedSpans, ArgumentSpansIncludeALinkClosersInsides) {
+  const std::string text = "[%d files](%s) and [%1$s][r]";
+  std::vector<std::string> found;
+  for (const ProtectedSpan& span : find_argument_spans(text)) {
+    found.push_back(text.substr(span.begin, span.end - span.begin));
+    EXPECT_EQ(span.partner, -1);
+  }
+  EXPECT_EQ(found, (std::vector<std::string>{"[", "%d", "%s", "[", "%1$s"}));
+}
+
 // A Hugo shortcode inside a tag's attribute is part of the tag.
 TEST(ProtectedSpans, ShortcodesInsideTags) {
   expect_table({
