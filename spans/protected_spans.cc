@@ -314,11 +314,15 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
   // Their delimiters in text order.
   struct Delimiter {
     std::size_t begin, end;
-    int pair;  // index into markdown
+    int pair;  // index into markdown; -1: a whole span (MarkdownPair::whole)
     bool closing;
   };
   std::vector<Delimiter> delimiters;
   for (std::size_t k = 0; k < markdown.size(); ++k) {
+    if (markdown[k].whole) {  // one span, as a placeholder is: "[FAQ][]"
+      delimiters.push_back({markdown[k].open_begin, markdown[k].close_end, -1, false});
+      continue;
+    }
     delimiters.push_back(
         {markdown[k].open_begin, markdown[k].open_end, static_cast<int>(k), false});
     delimiters.push_back(
@@ -348,6 +352,7 @@ std::vector<ProtectedSpan> find_protected_spans(std::string_view text,
     if (marker_at < next) {
       Candidate marker;
       marker.span = {delimiter->begin, delimiter->end, SpanKind::kTag, -1, delimiter->closing};
+      if (delimiter->pair < 0) marker.span.kind = SpanKind::kCode;  // a whole reference link
       marker.markdown = delimiter->pair;
       candidates.push_back(marker);
       i = delimiter->end;

@@ -29,8 +29,8 @@ enum class SpanKind {
   kSymbol,  // ✓ © ° ™ and emoji sequences (😀 👍🏽 🇩🇪): pictographs a model would
             // swap
   kUrl,     // https://example.com/a, www.example.org, example.com/a.b, user@example.com
-  kCode,    // Markdown's inline code: `make install`, ``a ` b``; command-line options in
-            // prose: --dry-run, --color[=WHEN], -r
+  kCode,    // Markdown's inline code: `make install`, ``a ` b``, a collapsed reference link
+            // [FAQ][] (its text is its label); command-line options: --dry-run, --color[=WHEN], -r
   kNumber,  // 2024, 10:30, 2024-01-03, 1.5, 1,234,567 (two digits or a separator)
   kPluralNumber,  // # standing alone: an ICU plural case's number ("{n, plural, other {# files}}")
   kLoneBracket,   // a bracket nothing pairs, with the syntax around it: "(" "\(" "[^" "(?C" "1)"

@@ -237,7 +237,10 @@ class Reader {
       if (open.begin == kUnplaced || close.begin == kUnplaced || open.end > close.begin) continue;
       const bool emphasis = is_delimiter(text_[open.begin]);
       if (emphasis && text_[open.begin] != text_[close.begin]) continue;
-      found.push_back({open.begin, open.end, close.begin, close.end});
+      const std::string_view closing = text_.substr(close.begin, close.end - close.begin);
+      const bool collapsed = closing.starts_with("][") &&
+                             closing.find_first_not_of(" \t\r\n", 2) == closing.size() - 1;
+      found.push_back({open.begin, open.end, close.begin, close.end, collapsed});
     }
     std::sort(found.begin(), found.end(), [](const MarkdownPair& a, const MarkdownPair& b) {
       return a.open_begin < b.open_begin;

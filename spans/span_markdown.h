@@ -18,6 +18,9 @@ struct MarkdownPair {
   std::size_t open_end = 0;
   std::size_t close_begin = 0;
   std::size_t close_end = 0;
+  // A collapsed reference link ("[FAQ][]"): its text is its label, which names its definition
+  // and must stay as written; not a pair to translate inside but one span from open to close.
+  bool whole = false;
 };
 
 // The emphasis, link and image pairs of `text` read as one CommonMark document (no indented code

@@ -289,10 +289,11 @@ TEST(ProtectedSpans, MarkdownLinksAndImages) {
       // Over a line break; an escaped bracket and an entity in the text.
       {"[the\nguide](g.md) [a\\]b &amp; c](u)",
        {{"[", T, 1}, {"](g.md)", T, 0}, {"[", T, 4}, {"&amp;", E}, {"](u)", T, 2}}},
-      // Reference links, full and collapsed, whose definitions are elsewhere in the document:
-      // the label is the closer's (the demo models looped on "[FAQ][]": "[FAQ][][][][]...").
-      {"Read the [user guide][guide] and the [FAQ][] first.",
-       {{"[", T, 1}, {"][guide]", T, 0}, {"[", T, 3}, {"][]", T, 2}}},
+      // Reference links, whose definitions are elsewhere in the document: a full one's label is
+      // the closer's; a collapsed one's text is its label, one span whole (en-de looped on
+      // "[FAQ][]": "[FAQ][][][][]...", en-fr translated the label: "[html.][]").
+      {"Read the [user guide][guide] and the [FAQ][] or [*the* FAQ][] first.",
+       {{"[", T, 1}, {"][guide]", T, 0}, {"[FAQ][]", C}, {"[*the* FAQ][]", C}}},
       {"[*a*][r] [![b](b.svg)][ci]",
        {{"[", T, 3},
         {"*", T, 2},
