@@ -179,8 +179,9 @@ std::vector<std::pair<std::size_t, std::size_t>> comment_blocks(std::string_view
   };
   parser.leave_block = [](MD_BLOCKTYPE type, void*, void* self) {
     auto& b = *static_cast<Blocks*>(self);
-    if (type != MD_BLOCK_HTML || b.first == kNone) return 0;
+    if (type != MD_BLOCK_HTML) return 0;
     b.in_html = false;
+    if (b.first == kNone) return 0;
     std::size_t begin = b.first;
     while (begin > 0 && b.text[begin - 1] != '\n' && b.text[begin - 1] != '\r') --begin;
     const std::string_view block = b.text.substr(b.first, b.last - b.first);
@@ -286,10 +287,6 @@ MarkdownLines markdown_lines(std::string_view text, const std::vector<ByteRange>
   for (std::size_t i = 0; i < n; ++i) {
     if (!cell_texts[i].empty()) out.cells[i] = cells_of_row(text, lines[i], cell_texts[i]);
   }
-  // A line goes on its paragraph unless a quotation's '>' opens it (joined, that marker would be
-  // in the text the model reads) or one of the two has no words of its own: a term of a man
-  // page's option list ("**--debug, -D**" above "Show additional information.") is no part of
-  // the sentence below it, and read with it the model broke the emphasis and the option.
   // A line md4c reads no text in that starts as a link reference definition does ("[label]:",
   // up to three blanks before) is one: its label and destination are the document's keys.
   for (std::size_t i = 0; i < n && document; ++i) {
@@ -300,6 +297,10 @@ MarkdownLines markdown_lines(std::string_view text, const std::vector<ByteRange>
       out.layout[i] = true;
     }
   }
+  // A line goes on its paragraph unless a quotation's '>' opens it (joined, that marker would be
+  // in the text the model reads) or one of the two has no words of its own: a term of a man
+  // page's option list ("**--debug, -D**" above "Show additional information.") is no part of
+  // the sentence below it, and read with it the model broke the emphasis and the option.
   std::vector<bool> words(n, false);
   for (std::size_t i = 0; i < n; ++i) {
     words[i] =

@@ -84,10 +84,6 @@ bool cut_segment_outside(SegmentedText& text, std::size_t index, const Unbreakab
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // cut_segment, outside bracket, quotation and tag pairs only when `inside_pairs` is false.
 bool cut_segment_keeping(SegmentedText& text, std::size_t index, const KeepTogether& keep_together,
                          CutPlaces places, bool inside_pairs) {
